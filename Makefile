@@ -1,0 +1,33 @@
+# Two commands on a fresh clone: `make demo` and `make test` (INTERFACE.md section 1).
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+
+.PHONY: install demo test test-fast bench soundness clean
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[all]'
+	@touch $(STAMP)
+
+demo: install
+	$(VENV)/bin/dpaudit run configs/quickstart.yaml --out results
+
+test: install
+	$(PY) -m pytest -q
+
+test-fast: install
+	$(PY) -m pytest -q -m "not slow"
+
+bench: install
+	$(PY) benchmarks/run_all.py
+
+soundness: install
+	$(PY) benchmarks/soundness.py
+
+clean:
+	rm -rf $(VENV) results .pytest_cache build *.egg-info

@@ -1,0 +1,60 @@
+"""Exceptions raised by dpaudit.
+
+Every dpaudit error subclasses a built-in exception so that callers who do not
+know dpaudit can still catch it: wrong types raise a :class:`TypeError`
+subclass, wrong values a :class:`ValueError` subclass (the habit of
+scikit-learn's ``_param_validation``).  The command line turns any
+:class:`DPAuditError` into one line on stderr and exit status 2.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "DPAuditError",
+    "ParameterTypeError",
+    "ParameterValueError",
+    "ConfigError",
+    "DatasetError",
+    "TargetError",
+    "TargetTimeoutError",
+]
+
+
+class DPAuditError(Exception):
+    """Base class of every error dpaudit raises on purpose."""
+
+
+class ParameterTypeError(DPAuditError, TypeError):
+    """A parameter has the wrong type; the message names the parameter."""
+
+
+class ParameterValueError(DPAuditError, ValueError):
+    """A parameter has a value outside its domain; the message names it."""
+
+
+class ConfigError(ParameterValueError):
+    """An experiment configuration is invalid.
+
+    The message starts with the key path, e.g.
+    ``attack.params.queries: expected an integer >= 1, got 'many'``.
+    """
+
+    def __init__(self, key_path: str, problem: str):
+        self.key_path = key_path
+        self.problem = problem
+        super().__init__(f"{key_path}: {problem}" if key_path else problem)
+
+
+class DatasetError(ParameterValueError):
+    """A dataset argument could not be read or parsed."""
+
+
+class TargetError(DPAuditError, RuntimeError):
+    """The mechanism under audit misbehaved (raised, returned NaN, changed shape...).
+
+    The message always names the target.
+    """
+
+
+class TargetTimeoutError(TargetError, TimeoutError):
+    """The mechanism under audit did not return within the allowed time."""
