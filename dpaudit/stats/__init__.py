@@ -1,0 +1,40 @@
+"""The statistics core: counts and scores in, epsilon lower bounds with stated confidence out."""
+
+from .bayes import PosteriorInterval, posterior_interval
+from .bounds import EpsilonBound, ceiling, epsilon_bounds_array, epsilon_lower_bound, log_ratio_bound
+from .clopper_pearson import clopper_pearson_interval, cp_lower, cp_upper
+from .profile import (
+    DEFAULT_DELTAS,
+    GDPBound,
+    PrivacyProfile,
+    empirical_roc,
+    gaussian_epsilon,
+    gdp_mu_lower_bound,
+    privacy_profile,
+)
+from .selection import ThresholdEvent, bound_from_scores, select_threshold, split_scores, threshold_candidates
+
+__all__ = [
+    "PosteriorInterval",
+    "posterior_interval",
+    "EpsilonBound",
+    "ceiling",
+    "epsilon_bounds_array",
+    "epsilon_lower_bound",
+    "log_ratio_bound",
+    "clopper_pearson_interval",
+    "cp_lower",
+    "cp_upper",
+    "DEFAULT_DELTAS",
+    "GDPBound",
+    "PrivacyProfile",
+    "empirical_roc",
+    "gaussian_epsilon",
+    "gdp_mu_lower_bound",
+    "privacy_profile",
+    "ThresholdEvent",
+    "bound_from_scores",
+    "select_threshold",
+    "split_scores",
+    "threshold_candidates",
+]
