@@ -1,0 +1,14 @@
+"""The black-box auditor: :func:`audit` and its :class:`AuditReport`."""
+
+from .engine import DEFAULT_CHUNK_SIZE, DEFAULT_SAMPLES_PER_CALL, DEFAULT_SAMPLES_VECTORISED, ESTIMATORS, audit
+from .report import TIMING_FIELDS, AuditReport
+
+__all__ = [
+    "audit",
+    "AuditReport",
+    "TIMING_FIELDS",
+    "DEFAULT_SAMPLES_VECTORISED",
+    "DEFAULT_SAMPLES_PER_CALL",
+    "DEFAULT_CHUNK_SIZE",
+    "ESTIMATORS",
+]

@@ -1,0 +1,110 @@
+"""The audit report: a frozen record that echoes its inputs and round-trips through JSON."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field, fields
+
+__all__ = ["AuditReport", "TIMING_FIELDS"]
+
+#: Fields that depend on the machine, not the seed; excluded from equality checks.
+TIMING_FIELDS = ("elapsed_seconds",)
+
+
+@dataclass(frozen=True)
+class AuditReport:
+    """Result of :func:`dpaudit.audit`; attribute names are the JSON keys (INTERFACE.md section 3).
+
+    ``epsilon_lower_bound`` is valid with probability ``confidence`` for the
+    mechanism on this pair of datasets (at ``claimed_delta``); ``ceiling`` is
+    the most these sample sizes could have certified, so "no violation found"
+    means nothing above it.
+    """
+
+    epsilon_lower_bound: float
+    claimed_epsilon: float
+    claimed_delta: float
+    confidence: float
+    samples: int
+    attack: str
+    seed: int
+    verdict: str
+    ceiling: float
+    estimator: str
+    target: str
+    seeded: bool
+    output_kind: str
+    output_shape: list
+    event: str
+    threshold: float
+    direction: str
+    tp: int
+    fn: int
+    fp: int
+    tn: int
+    tpr: float
+    fpr: float
+    tpr_interval: list
+    fpr_interval: list
+    n_calibration: int
+    n_test: int
+    gdp_mu_lower_bound: float
+    privacy_profile: dict
+    roc: dict
+    posterior: dict
+    explanation: str
+    notes: list = field(default_factory=list)
+    version: str = ""
+    elapsed_seconds: float = 0.0
+
+    @property
+    def violation(self) -> bool:
+        return self.verdict == "violation"
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    def to_json(self, **kw) -> str:
+        return json.dumps(self.to_dict(), **kw)
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "AuditReport":
+        names = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in d.items() if k in names})
+
+    def __repr__(self) -> str:
+        return (f"AuditReport(verdict={self.verdict!r}, epsilon_lower_bound={self.epsilon_lower_bound:.4g}, "
+                f"claimed_epsilon={self.claimed_epsilon!r}, claimed_delta={self.claimed_delta!r}, "
+                f"ceiling={self.ceiling:.3g}, attack={self.attack!r}, samples={self.samples}, "
+                f"confidence={self.confidence!r}, seed={self.seed})")
+
+    def summary(self) -> str:
+        """A few lines for people (the CLI prints them to stderr)."""
+        lines = [
+            f"target      {self.target} ({'seeded' if self.seeded else 'UNSEEDED: not reproducible'};"
+            f" {self.output_kind} output)",
+            f"verdict     {self.verdict.upper()}: epsilon >= {self.epsilon_lower_bound:.4f} with "
+            f"{self.confidence:.0%} confidence; claimed epsilon = {self.claimed_epsilon:g}"
+            + (f", delta = {self.claimed_delta:g}" if self.claimed_delta else ""),
+        ]
+        if self.violation:
+            lines.append(f"            the claim is exceeded by at least {self.epsilon_lower_bound - self.claimed_epsilon:.4f}"
+                         f" (a factor e^{self.epsilon_lower_bound - self.claimed_epsilon:.3f} ="
+                         f" {_safe_exp(self.epsilon_lower_bound - self.claimed_epsilon):.3g} in probability)")
+        lines += [
+            f"ceiling     {self.ceiling:.3f} (the most {self.samples} samples per side could certify)",
+            f"attack      {self.attack} [{self.estimator}]; event: {self.event}",
+            f"rates       TPR {self.tpr:.5g} in [{self.tpr_interval[0]:.5g}, {self.tpr_interval[1]:.5g}], "
+            f"FPR {self.fpr:.5g} in [{self.fpr_interval[0]:.5g}, {self.fpr_interval[1]:.5g}] "
+            f"({self.n_test} held-out samples per side)",
+            f"GDP         mu >= {self.gdp_mu_lower_bound:.4f}",
+            f"meaning     {self.explanation}",
+        ]
+        lines += [f"note        {n}" for n in self.notes]
+        return "\n".join(lines)
+
+
+def _safe_exp(x: float) -> float:
+    import math
+
+    return math.exp(min(x, 700.0))
