@@ -116,6 +116,15 @@ def select_threshold(cal0, cal1, *, n_test0, n_test1, delta=0.0, confidence=0.95
     calibration rates (the counts are rescaled, Clopper-Pearson takes
     non-integer counts), in both orientations.  A custom ``objective(tp, n0,
     fp, n1)`` (vectorised over candidates) may replace it, e.g. for GDP.
+
+    The default objective scores each candidate with its failure probability
+    shared among all ``2 * len(candidates)`` (threshold, orientation) pairs.
+    The held-out bound does not need this (it counts fresh data), but the
+    choice does: the best of a thousand noisy calibration scores is usually a
+    tail event whose few counts happened to look separated (the winner's
+    curse), and it then certifies little on held-out data.  A simultaneous
+    score is rarely won by noise: at 10^6 Laplace samples per side (epsilon 1)
+    the held-out bound went from 0.96 +- 0.11 (min 0.40) to 0.992 +- 0.003.
     """
     s0 = np.sort(np.asarray(cal0, dtype=float))
     s1 = np.sort(np.asarray(cal1, dtype=float))
@@ -127,7 +136,7 @@ def select_threshold(cal0, cal1, *, n_test0, n_test1, delta=0.0, confidence=0.95
     if objective is None:
         def objective(tp, n0, fp, n1):
             return epsilon_bounds_array(tp, n0 - tp, fp, n1 - fp, delta=delta, confidence=confidence,
-                                        directions="forward")[0]
+                                        directions="forward", n_comparisons=2 * len(candidates))[0]
     fwd = np.asarray(objective(c0, n_test0, c1, n_test1), dtype=float)
     rev = np.asarray(objective(n_test0 - c0, n_test0, n_test1 - c1, n_test1), dtype=float)
     i_f, i_r = int(np.argmax(fwd)), int(np.argmax(rev))
