@@ -1,7 +1,37 @@
-"""dpaudit: measure, rather than trust, the privacy of differentially private mechanisms."""
+"""dpaudit: measure, rather than trust, the privacy of differentially private mechanisms.
+
+>>> import numpy as np, dpaudit
+>>> def noisy_count(dataset, size=None, rng=None):
+...     return float(np.sum(dataset)) + rng.laplace(0.0, 1.0, size=size)
+>>> report = dpaudit.audit(noisy_count, [0, 1], [0, 0], epsilon=1.0, samples=100_000, seed=0)
+>>> report.verdict
+'no violation found'
+"""
 
 from ._version import __version__
-from .exceptions import DPAuditError
+from .auditor import AuditReport, audit
+from .exceptions import (
+    ConfigError,
+    DatasetError,
+    DPAuditError,
+    ParameterTypeError,
+    ParameterValueError,
+    TargetError,
+    TargetTimeoutError,
+)
 from .privacy import Neighbouring, PrivacyClaim
 
-__all__ = ["__version__", "DPAuditError", "Neighbouring", "PrivacyClaim"]
+__all__ = [
+    "__version__",
+    "audit",
+    "AuditReport",
+    "DPAuditError",
+    "ParameterTypeError",
+    "ParameterValueError",
+    "ConfigError",
+    "DatasetError",
+    "TargetError",
+    "TargetTimeoutError",
+    "Neighbouring",
+    "PrivacyClaim",
+]
