@@ -109,7 +109,7 @@ def gaussian_epsilon(sigma: float, sensitivity: float, delta: float) -> float:
     def excess(eps: float) -> float:
         a = sensitivity / (2 * sigma)
         b = eps * sigma / sensitivity
-        return stats.norm.cdf(a - b) - math.exp(eps) * stats.norm.cdf(-a - b) - delta
+        return stats.norm.cdf(a - b) - math.exp(min(eps + stats.norm.logcdf(-a - b), 700.0)) - delta
 
     if excess(0.0) <= 0:
         return 0.0
