@@ -29,6 +29,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from .._validation import check_choice, check_confidence, check_delta, check_int
+from ..exceptions import ParameterValueError
 from .clopper_pearson import cp_lower, cp_upper
 
 __all__ = [
@@ -219,9 +220,9 @@ def _check_counts(tp, fn, fp, tn):
     fp = check_int(fp, "fp", low=0)
     tn = check_int(tn, "tn", low=0)
     if tp + fn == 0:
-        raise ValueError("tp + fn (runs on D) must be at least 1; got 0")
+        raise ParameterValueError("tp + fn (runs on D) must be at least 1; got 0")
     if fp + tn == 0:
-        raise ValueError("fp + tn (runs on D') must be at least 1; got 0")
+        raise ParameterValueError("fp + tn (runs on D') must be at least 1; got 0")
     return tp, fn, fp, tn
 
 
