@@ -306,7 +306,10 @@ def audit(
     alpha_half = (1.0 - confidence) / 2.0
 
     def gdp_objective(tp, n0, fp, n1):
-        return _mu_from_rates(cp_upper(fp, n1, alpha_half), cp_upper(n0 - tp, n0, alpha_half))
+        # Simultaneous over candidates and orientations, as select_threshold's
+        # default, so the choice is not won by calibration noise.
+        a = alpha_half / (2 * np.size(tp))
+        return _mu_from_rates(cp_upper(fp, n1, a), cp_upper(n0 - tp, n0, a))
 
     gdp_event = select_threshold(s0, s1, n_test0=n_test, n_test1=n_test, confidence=confidence,
                                  objective=gdp_objective)
