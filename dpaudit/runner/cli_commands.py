@@ -1,0 +1,105 @@
+"""``dpaudit run`` and ``dpaudit plot``: argument parsing and printing only.
+
+The lead's :mod:`dpaudit.cli` calls :func:`add_run_parser` /
+:func:`add_plot_parser` on its subparsers; the parsed namespace carries
+``func`` (:func:`cmd_run` / :func:`cmd_plot`), which returns the exit status.
+Bad input raises a :class:`~dpaudit.exceptions.DPAuditError`, which the CLI
+turns into one line on stderr and exit status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+__all__ = ["add_run_parser", "add_plot_parser", "cmd_run", "cmd_plot"]
+
+RUN_EXAMPLE = """\
+example:
+  dpaudit run configs/quickstart.yaml --out results --jobs 2
+  dpaudit run configs/quickstart.yaml --resume          # after an interruption
+  dpaudit run configs/rr_tradeoff.yaml --backend dask   # a local 2-worker Dask cluster
+"""
+
+PLOT_EXAMPLE = """\
+example:
+  dpaudit plot results/quickstart
+  dpaudit plot results/quickstart --size two-column
+"""
+
+
+def add_run_parser(subparsers) -> argparse.ArgumentParser:
+    """Register ``run`` on an argparse subparsers object."""
+    p = subparsers.add_parser(
+        "run",
+        help="run a YAML experiment (results, summary and plots under --out)",
+        description="Run a YAML experiment: validate it, run its trials (resumable), "
+        "write DIR/<name>/{config.resolved.yaml, trials.jsonl, summary.json} and its plots.",
+        epilog=RUN_EXAMPLE,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("config", metavar="CONFIG.yaml", help="the experiment file")
+    p.add_argument("--out", metavar="DIR", default="results", help="parent folder of the results (default: results)")
+    p.add_argument("--jobs", metavar="J", type=int, default=1, help="parallel workers (default 1); results do not depend on it")
+    p.add_argument("--backend", choices=["loky", "dask"], default="loky", help="joblib loky processes (default) or Dask")
+    p.add_argument("--scheduler", metavar="ADDRESS", default=None,
+                   help="a Dask scheduler address (implies --backend dask); default: a local cluster")
+    p.add_argument("--resume", action="store_true", help="keep finished trials of an earlier run and run the rest")
+    p.add_argument("--no-plots", dest="plots", action="store_false", help="skip drawing the plots")
+    p.add_argument("--progress", dest="progress", action="store_true", default=None,
+                   help="force the progress bar (default: only when stderr is a terminal)")
+    p.set_defaults(func=cmd_run)
+    return p
+
+
+def add_plot_parser(subparsers) -> argparse.ArgumentParser:
+    """Register ``plot`` on an argparse subparsers object."""
+    p = subparsers.add_parser(
+        "plot",
+        help="redraw an experiment's plots from its saved results",
+        description="Redraw the PDF and PNG plots of DIR/<name> from its saved results alone (nothing is recomputed).",
+        epilog=PLOT_EXAMPLE,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("results", metavar="DIR/NAME", help="a results folder written by dpaudit run")
+    p.add_argument("--size", choices=["one-column", "two-column"], default=None, help="figure width (3.3 in or 6.9 in)")
+    p.add_argument("--figure", dest="figures", action="append", default=None, metavar="NAME",
+                   help="draw only this figure (repeatable)")
+    p.set_defaults(func=cmd_plot)
+    return p
+
+
+def cmd_run(args) -> int:
+    """Run the experiment named by ``args.config``; print the table and where results went."""
+    from .execution import run_experiment
+
+    outcome = run_experiment(
+        args.config,
+        out=args.out,
+        n_jobs=args.jobs,
+        backend=args.backend,
+        scheduler=args.scheduler,
+        resume=args.resume,
+        progress=getattr(args, "progress", None),
+        draw=getattr(args, "plots", True),
+    )
+    print(outcome.table)
+    print()
+    print(f"results: {outcome.directory}/")
+    print(f"  summary: {outcome.directory / 'summary.json'}")
+    print(f"  trials:  {outcome.directory / 'trials.jsonl'} ({outcome.trials_run} run, {outcome.trials_skipped} resumed)")
+    for path in outcome.figures:
+        print(f"  plot:    {path}")
+    return 0
+
+
+def cmd_plot(args) -> int:
+    """Redraw the plots of ``args.results``."""
+    from ..plots import draw_figures
+
+    written = draw_figures(args.results, size=args.size, figures=args.figures)
+    if not written:
+        print(f"{args.results}: nothing to draw", file=sys.stderr)
+    for path in written:
+        print(path)
+    return 0

@@ -1,0 +1,255 @@
+"""Run an experiment's trials serially, with joblib (loky) or on a Dask cluster.
+
+One :class:`~numpy.random.SeedSequence` child per *trial* (child ``i`` of the
+experiment seed), never per worker, so every backend and ``--jobs`` gives the
+same trial results.  The main process appends each result to
+``trials.jsonl`` the moment it arrives; the summary is recomputed from that
+file, so an interrupted-and-resumed run ends with the same summary as an
+uninterrupted one.
+"""
+
+from __future__ import annotations
+
+import enum
+import logging
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Iterable, Mapping
+
+import numpy as np
+import yaml
+
+from ..exceptions import DPAuditError, ParameterValueError
+from .results import CONFIG_FILE, SUMMARY_FILE, TRIALS_FILE, TrialLog, atomic_write_text, read_trials
+from .schema import ExperimentConfig, dump_yaml, load_config, resolve_config
+from .summary import format_table, summarize, summary_json
+
+__all__ = ["Backend", "RunOutcome", "TrialError", "execute_trial", "run_experiment"]
+
+
+class Backend(str, enum.Enum):
+    """Where trials run."""
+
+    LOKY = "loky"
+    DASK = "dask"
+
+
+class TrialError(DPAuditError, RuntimeError):
+    """A trial raised; the message names the trial, its sweep point and mechanism.
+
+    Trials finished before it are kept; fix the cause and run with ``--resume``.
+    """
+
+
+@dataclass(frozen=True)
+class RunOutcome:
+    """Where a run wrote its results and what it found."""
+
+    directory: Path
+    summary: dict
+    figures: tuple
+    trials_run: int
+    trials_skipped: int
+    table: str
+
+
+def execute_trial(task: Mapping[str, Any]) -> dict:
+    """Run one trial (in whatever process) and return its JSON record."""
+    from .kinds import get_kind
+
+    trial = task["trial"]
+    seed = np.random.SeedSequence(task["seed"], spawn_key=(trial["index"],))
+    start = time.perf_counter()
+    try:
+        result = get_kind(task["kind"]).run_trial(task["config"], task["mechanism"], seed)
+    except Exception as exc:  # re-raised with the trial named; a plain message pickles across processes
+        where = ", ".join(f"{k}={v!r}" for k, v in trial["sweep"].items()) or "no sweep"
+        mech = f", mechanism {trial['mechanism']!r}" if trial["mechanism"] is not None else ""
+        raise TrialError(f"trial {trial['index']} ({where}{mech}) failed: {type(exc).__name__}: {exc}") from None
+    record = dict(trial)
+    record["result"] = result
+    record["elapsed_seconds"] = round(time.perf_counter() - start, 6)
+    return record
+
+
+def _serial(tasks: list) -> Iterable[dict]:
+    for task in tasks:
+        yield execute_trial(task)
+
+
+def _loky(tasks: list, n_jobs: int) -> Iterable[dict]:
+    from joblib import Parallel, delayed
+
+    parallel = Parallel(n_jobs=n_jobs, backend="loky", return_as="generator_unordered")
+    yield from parallel(delayed(execute_trial)(t) for t in tasks)
+
+
+def _dask(tasks: list, n_jobs: int, scheduler: str | None) -> Iterable[dict]:
+    try:
+        from distributed import Client, LocalCluster, as_completed
+    except ImportError as exc:  # pragma: no cover - dask is an optional extra
+        raise ParameterValueError(f"--backend dask needs dask[distributed] (pip install 'dpaudit[dask]'): {exc}") from None
+    cluster = None
+    if scheduler:
+        try:
+            client = Client(scheduler, timeout="10s")
+        except (OSError, TimeoutError) as exc:
+            raise ParameterValueError(f"--scheduler: cannot connect to {scheduler!r}: {exc}") from None
+    else:
+        cluster = LocalCluster(
+            n_workers=max(2, n_jobs), threads_per_worker=1, processes=True,
+            dashboard_address=None, silence_logs=logging.ERROR,
+        )
+        client = Client(cluster)
+    try:
+        futures = client.map(execute_trial, tasks, pure=False)
+        for fut in as_completed(futures):
+            yield fut.result()
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+def _progress(total: int, initial: int, enabled: bool | None):
+    from tqdm.auto import tqdm
+
+    if enabled is None:
+        enabled = sys.stderr.isatty()
+    return tqdm(total=total, initial=initial, unit="trial", file=sys.stderr, disable=not enabled,
+                dynamic_ncols=True, desc="trials")
+
+
+def _first_difference(a: Any, b: Any, path: str = "") -> str:
+    if isinstance(a, dict) and isinstance(b, dict):
+        for k in list(a) + [k for k in b if k not in a]:
+            if a.get(k) != b.get(k):
+                return _first_difference(a.get(k), b.get(k), f"{path}.{k}" if path else k)
+    return path or "(top level)"
+
+
+def prepare(config: "ExperimentConfig | str | Path | Mapping", out: "str | Path", resume: bool) -> tuple[ExperimentConfig, Path]:
+    """Validate, pick the output folder and reconcile with saved results on ``resume``."""
+    source = config
+    if not isinstance(config, ExperimentConfig):
+        config = load_config(config) if not isinstance(config, Mapping) else resolve_config(config)
+    directory = Path(out) / config.name
+    saved_file = directory / CONFIG_FILE
+    if resume and saved_file.is_file():
+        saved = yaml.safe_load(saved_file.read_text(encoding="utf-8"))
+        if not config.seed_given and isinstance(saved, dict) and isinstance(saved.get("seed"), int):
+            # The first run drew the seed; the resumed run must reuse it.
+            if isinstance(source, ExperimentConfig):
+                raw = dict(source.resolved, seed=saved["seed"])
+                config = resolve_config(raw)
+            elif isinstance(source, Mapping):
+                config = resolve_config(source, seed=saved["seed"])
+            else:
+                config = load_config(source, seed=saved["seed"])
+        if saved != config.resolved:
+            raise ParameterValueError(
+                f"--resume: {directory} holds results of a different config "
+                f"(first difference at {_first_difference(saved, config.resolved)}); "
+                "run without --resume to start again, or change the name"
+            )
+    return config, directory
+
+
+def run_experiment(
+    config: "ExperimentConfig | str | Path | Mapping",
+    *,
+    out: "str | Path" = "results",
+    n_jobs: int = 1,
+    backend: "str | Backend" = "loky",
+    scheduler: str | None = None,
+    resume: bool = False,
+    progress: bool | None = None,
+    draw: bool = True,
+    echo: Callable[[str], None] | None = None,
+) -> RunOutcome:
+    """Run (or resume) an experiment and write its results under ``out/<name>/``.
+
+    Parameters
+    ----------
+    config : ExperimentConfig, path or mapping
+        The experiment (validated here before anything runs).
+    out : path
+        The parent folder of the results.
+    n_jobs : int
+        Parallel workers; 1 runs in this process.  Results do not depend on it.
+    backend : {"loky", "dask"}
+        joblib's loky processes, or a Dask cluster (a 2-worker LocalCluster, or
+        ``scheduler``).
+    scheduler : str, optional
+        A Dask scheduler address (``tcp://host:8786``); implies ``backend="dask"``.
+    resume : bool
+        Keep finished trials of a previous run of the same config and run the rest.
+    progress : bool, optional
+        Show a progress bar on stderr; by default only when stderr is a terminal.
+    draw : bool
+        Draw the plots at the end.
+    echo : callable, optional
+        Where to send the one-line messages for people (default: stderr).
+
+    Returns
+    -------
+    RunOutcome
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> cfg = {"name": "doc", "seed": 3, "trials": 2,
+    ...        "attack": {"name": "rr_tradeoff", "params": {"epsilon": 1.0, "n": 100, "repetitions": 50}}}
+    >>> out = run_experiment(cfg, out=tempfile.mkdtemp(), draw=False, echo=lambda s: None)
+    >>> out.summary["trials_finished"], out.summary["complete"]
+    (2, True)
+    """
+    from .._validation import check_int
+
+    echo = echo or (lambda s: print(s, file=sys.stderr))
+    n_jobs = check_int(n_jobs, "--jobs", low=1)
+    try:
+        backend = Backend(backend)
+    except ValueError:
+        raise ParameterValueError(f"--backend must be one of ['loky', 'dask']; got {backend!r}") from None
+    if scheduler:
+        backend = Backend.DASK
+    config, directory = prepare(config, out, resume)
+    directory.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(directory / CONFIG_FILE, dump_yaml(config.resolved))
+    summary_file = directory / SUMMARY_FILE
+    if summary_file.exists():
+        summary_file.unlink()  # never leave a summary that does not match the trials
+
+    trials = config.trials
+    done = {t["index"] for t in read_trials(directory / TRIALS_FILE)} if resume else set()
+    pending = [t for t in trials if t.index not in done]
+    tasks = [config.task(t) for t in pending]
+    if resume and done:
+        echo(f"resuming: {len(done)} of {len(trials)} trials already finished")
+
+    with TrialLog(directory / TRIALS_FILE, fresh=not resume) as log, _progress(len(trials), len(trials) - len(pending), progress) as bar:
+        if not tasks:
+            stream: Iterable[dict] = ()
+        elif backend is Backend.DASK:
+            stream = _dask(tasks, n_jobs, scheduler)
+        elif n_jobs == 1 or len(tasks) == 1:
+            stream = _serial(tasks)
+        else:
+            stream = _loky(tasks, n_jobs)
+        for record in stream:
+            log.append(record)
+            bar.update(1)
+
+    finished = read_trials(directory / TRIALS_FILE)
+    summary = summarize(config, finished)
+    atomic_write_text(summary_file, summary_json(summary))
+    figures: tuple = ()
+    if draw:
+        from ..plots import draw_figures
+
+        figures = tuple(draw_figures(directory))
+    table = format_table(summary, config.resolved)
+    return RunOutcome(directory, summary, figures, len(pending), len(trials) - len(pending), table)

@@ -1,0 +1,228 @@
+"""The ``audit`` kind: one black-box audit of one mechanism per trial.
+
+Mechanism entries (``mechanisms:`` in a config) are built here, both when the
+config is validated (so a bad name or parameter fails before anything runs)
+and in each trial.  A built-in entry names a registry mechanism
+(``dpaudit.mechanisms.get_mechanism``, third-party adapters included, e.g.
+``opendp.laplace``); a target entry names ``module:attr`` or
+``file.py:attr`` (``dpaudit.targets.load_target``), which is imported only
+because the config names it.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import inspect
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ...exceptions import ConfigError, DPAuditError
+from .._spec import Param
+from . import ExperimentKind, register_kind
+
+__all__ = ["build_mechanism", "BuiltMechanism", "audit_function", "seed_int"]
+
+SELECTIONS = ("split", "bonferroni")
+
+PARAMS = {
+    "samples": Param("int", None, low=1, nullable=True, help="releases per dataset (null: dpaudit.audit's default)"),
+    "attack": Param("str", "auto", help="distinguisher (see `dpaudit list`)"),
+}
+
+
+class BuiltMechanism:
+    """What a trial needs: the callable, the neighbouring pair and the claim."""
+
+    def __init__(self, target, dataset, neighbor, epsilon, delta, true_epsilon=None, broken=None, label=""):
+        self.target = target
+        self.dataset = dataset
+        self.neighbor = neighbor
+        self.epsilon = epsilon
+        self.delta = delta
+        self.true_epsilon = true_epsilon
+        self.broken = broken
+        self.label = label
+
+
+def seed_int(seed_sequence: np.random.SeedSequence) -> int:
+    """A 63-bit integer seed drawn from a trial's SeedSequence (recorded in the report).
+
+    >>> seed_int(np.random.SeedSequence(1)) == seed_int(np.random.SeedSequence(1))
+    True
+    """
+    return int(seed_sequence.generate_state(1, np.uint64)[0] >> np.uint64(1))
+
+
+def audit_function():
+    """``dpaudit.audit`` (the function), wherever the package exposes it."""
+    import dpaudit
+
+    obj = getattr(dpaudit, "audit", None)
+    if obj is None or inspect.ismodule(obj):
+        mod = obj if obj is not None else importlib.import_module("dpaudit.audit")
+        obj = getattr(mod, "audit", None)
+    if obj is None or not callable(obj):
+        raise ImportError("dpaudit.audit() is not available yet")
+    return obj
+
+
+def _load_array(value: Any, path: str, base_dir: Path | None):
+    if isinstance(value, str):
+        file = Path(value)
+        if not file.is_absolute() and base_dir is not None:
+            file = base_dir / file
+        try:
+            if file.suffix == ".npy":
+                return np.load(file, allow_pickle=False)
+            if file.suffix == ".json":
+                return np.asarray(json.loads(file.read_text()))
+            if file.suffix == ".csv":
+                return np.loadtxt(file, delimiter=",", ndmin=1)
+        except (OSError, ValueError) as exc:
+            raise ConfigError(path, f"could not read {str(file)!r}: {exc}") from None
+        raise ConfigError(path, f"expected a list or a .json/.npy/.csv file, got {value!r}")
+    try:
+        arr = np.asarray(value)
+    except ValueError as exc:
+        raise ConfigError(path, f"expected a rectangular list of numbers: {exc}") from None
+    if arr.dtype.kind not in "biuf" or arr.ndim not in (1, 2) or arr.size == 0:
+        raise ConfigError(path, f"expected a non-empty 1-D or 2-D list of numbers, got {value!r}")
+    return arr
+
+
+def build_mechanism(entry: dict, path: str, base_dir: Path | None = None) -> BuiltMechanism:
+    """Build a resolved mechanism entry; every failure is a ConfigError at ``path``."""
+    params = entry.get("params") or {}
+    label = entry["label"]
+    if entry.get("mechanism") is not None:
+        try:
+            from ...mechanisms import get_mechanism
+        except ImportError as exc:
+            raise ConfigError(f"{path}.mechanism", f"the mechanism registry is not available yet: {exc}") from None
+        try:
+            mech = get_mechanism(entry["mechanism"], **params)
+        except (DPAuditError, TypeError, ValueError, KeyError, ImportError) as exc:
+            raise ConfigError(path, f"cannot build mechanism {entry['mechanism']!r} with params {params}: {exc}") from None
+        if entry.get("dataset") is not None:
+            dataset = _load_array(entry["dataset"], f"{path}.dataset", base_dir)
+            neighbor = _load_array(entry["neighbor"], f"{path}.neighbor", base_dir)
+        else:
+            dataset, neighbor = mech.neighbouring_pair()
+        claim = mech.claim
+        true_eps = None
+        if hasattr(mech, "true_epsilon"):
+            try:
+                true_eps = float(mech.true_epsilon(claim.delta))
+            except Exception:  # noqa: BLE001 - a mechanism without a closed form; the plot omits it
+                true_eps = None
+        return BuiltMechanism(mech, dataset, neighbor, claim.epsilon, claim.delta, true_eps,
+                              bool(getattr(mech, "broken", False)), label)
+    try:
+        from ...targets import load_target
+    except ImportError as exc:
+        raise ConfigError(f"{path}.target", f"target loading is not available yet: {exc}") from None
+    try:
+        fn = load_target(entry["target"])
+    except (DPAuditError, ImportError, AttributeError, OSError, ValueError, TypeError) as exc:
+        raise ConfigError(f"{path}.target", f"cannot load {entry['target']!r}: {exc}") from None
+    if params:
+        fn = functools.wraps(fn)(functools.partial(fn, **params)) if inspect.isfunction(fn) else functools.partial(fn, **params)
+    dataset = _load_array(entry["dataset"], f"{path}.dataset", base_dir)
+    neighbor = _load_array(entry["neighbor"], f"{path}.neighbor", base_dir)
+    return BuiltMechanism(fn, dataset, neighbor, entry["epsilon"], entry["delta"], None, None, label)
+
+
+def _jsonable(value):
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return [_jsonable(v) for v in value.tolist()]
+    if isinstance(value, np.generic):
+        return value.item()
+    if hasattr(value, "value") and hasattr(type(value), "__members__"):  # an Enum
+        return value.value
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    if hasattr(value, "to_dict"):
+        return _jsonable(value.to_dict())
+    return str(value)
+
+
+def check_config(config: dict, base_dir: Path | None) -> None:
+    """Validate the audit section against ``dpaudit.audit``'s signature."""
+    selection = config["estimator"]["selection"]
+    try:
+        fn = audit_function()
+    except ImportError:
+        return  # checked again when the trial runs; the registry entry says why
+    if selection != "split" and "selection" not in inspect.signature(fn).parameters:
+        raise ConfigError("estimator.selection", f"expected 'split' (this dpaudit.audit has no selection option), got {selection!r}")
+
+
+def run_trial(config: dict, mechanism: dict, seed) -> dict:
+    built = build_mechanism(mechanism, f"mechanisms.{mechanism['label']}")
+    try:
+        fn = audit_function()
+    except ImportError as exc:
+        raise ConfigError("audit", f"the audit experiment is not available yet: {exc}") from None
+    est = config["estimator"]
+    delta = built.delta if est["delta"] is None else est["delta"]
+    kwargs = dict(
+        epsilon=built.epsilon,
+        delta=delta,
+        samples=config["audit"]["samples"],
+        confidence=est["confidence"],
+        seed=seed_int(seed),
+        attack=config["audit"]["attack"],
+        n_jobs=1,
+    )
+    if est["selection"] != "split":
+        kwargs["selection"] = est["selection"]
+    report = fn(built.target, built.dataset, built.neighbor, **kwargs)
+    out = _jsonable(report.to_dict() if hasattr(report, "to_dict") else report)
+    out.pop("elapsed_seconds", None)
+    out["true_epsilon"] = built.true_epsilon
+    out["broken"] = built.broken
+    out["mechanism"] = built.label
+    return out
+
+
+def aggregate(trials: list[dict], confidence: float = 0.95) -> dict:
+    """Per (sweep point, mechanism): the claim and the lower bound across trials."""
+    lbs = np.array([t.get("epsilon_lower_bound", math.nan) for t in trials], dtype=float)
+    first = trials[0]
+    return {
+        "claimed_epsilon": first.get("claimed_epsilon"),
+        "claimed_delta": first.get("claimed_delta"),
+        "true_epsilon": first.get("true_epsilon"),
+        "broken": first.get("broken"),
+        "ceiling": first.get("ceiling"),
+        "samples": first.get("samples"),
+        "confidence": first.get("confidence"),
+        "epsilon_lower_bound_max": float(np.max(lbs)),
+        "epsilon_lower_bound_median": float(np.median(lbs)),
+        "epsilon_lower_bound_min": float(np.min(lbs)),
+        "violations": int(sum(t.get("verdict") == "violation" for t in trials)),
+        "verdict": "violation" if any(t.get("verdict") == "violation" for t in trials) else "no violation found",
+    }
+
+
+register_kind(
+    ExperimentKind(
+        name="audit",
+        description="black-box audit: an epsilon lower bound for each mechanism (dpaudit.audit)",
+        section="audit",
+        params=PARAMS,
+        run_trial=run_trial,
+        figures=("epsilon_vs_claimed",),
+        uses_mechanisms=True,
+        extra={"check_config": check_config, "aggregate": aggregate},
+    )
+)

@@ -1,0 +1,143 @@
+"""Aggregate finished trials into ``summary.json`` and a printable table.
+
+The summary is a pure function of the resolved config and the trials sorted
+by index: no timings, no host names, no dates, so two runs with the same seed
+give byte-identical summaries whatever ``--jobs``, backend or interruptions.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import numbers
+
+import numpy as np
+
+from .._version import __version__
+from .kinds import get_kind
+
+__all__ = ["summarize", "describe", "format_table", "summary_json"]
+
+
+def _numeric_fields(results: list[dict]) -> list[str]:
+    keys = []
+    for k, v in results[0].items():
+        if all(isinstance(r.get(k), numbers.Real) and not isinstance(r.get(k), bool) for r in results):
+            keys.append(k)
+    return keys
+
+
+def describe(values, confidence: float = 0.95) -> dict:
+    """Mean, spread and a t-interval for the mean across trials.
+
+    With one trial the interval collapses to the value (``n`` says so).
+
+    >>> d = describe([1.0, 2.0, 3.0]); d["mean"], d["median"], d["n"]
+    (2.0, 2.0, 3)
+    """
+    from scipy.stats import t as student_t
+
+    x = np.asarray(values, dtype=float)
+    n = x.size
+    mean = float(np.mean(x))
+    std = float(np.std(x, ddof=1)) if n > 1 else 0.0
+    sem = std / math.sqrt(n) if n > 1 else 0.0
+    half = float(student_t.ppf(0.5 + confidence / 2, n - 1)) * sem if n > 1 and sem > 0 else 0.0
+    return {
+        "n": int(n),
+        "mean": mean,
+        "std": std,
+        "sem": sem,
+        "ci_low": mean - half,
+        "ci_high": mean + half,
+        "median": float(np.median(x)),
+        "min": float(np.min(x)),
+        "max": float(np.max(x)),
+    }
+
+
+def summarize(config, trials: list[dict]) -> dict:
+    """The summary of a run: one group per (sweep point, mechanism)."""
+    kind = config.kind
+    resolved = config.resolved
+    confidence = resolved["estimator"]["confidence"]
+    aggregate = kind.extra.get("aggregate")
+    trials = sorted(trials, key=lambda t: t["index"])
+    groups = []
+    for p, point in enumerate(config.points):
+        for label in config.mechanism_labels:
+            ts = [t for t in trials if t["point"] == p and t.get("mechanism") == label]
+            group = {"point": p, "sweep": dict(point), "mechanism": label, "n_trials": len(ts)}
+            if ts:
+                results = [t["result"] for t in ts]
+                group["metrics"] = {k: describe([r[k] for r in results], confidence) for k in _numeric_fields(results)}
+                if aggregate is not None:
+                    group.update(aggregate(results, confidence))
+            groups.append(group)
+    expected = len(config.points) * len(config.mechanism_labels) * resolved["trials"]
+    return {
+        "name": resolved["name"],
+        "kind": kind.name,
+        "seed": resolved["seed"],
+        "dpaudit_version": __version__,
+        "confidence": confidence,
+        "trials_expected": expected,
+        "trials_finished": len(trials),
+        "complete": len(trials) == expected,
+        "sweep": {"mode": resolved["sweep"]["mode"], "parameters": list(resolved["sweep"]["parameters"])},
+        "groups": groups,
+    }
+
+
+def summary_json(summary: dict) -> str:
+    return json.dumps(summary, indent=2, sort_keys=False) + "\n"
+
+
+def _fmt(v) -> str:
+    if v is None:
+        return "-"
+    if isinstance(v, float):
+        return f"{v:.4g}"
+    return str(v)
+
+
+def format_table(summary: dict, config: dict) -> str:
+    """A plain-text table of the summary, one row per group."""
+    kind = get_kind(summary["kind"], "attack.name")
+    sweep_keys = summary["sweep"]["parameters"]
+    rows = []
+    if kind.name == "audit":
+        refs = sorted({k for m in config.get("mechanisms", []) for k in (m.get("reference") or {})})
+        header = ["mechanism", *[k.split(".")[-1] for k in sweep_keys], "claimed eps", "eps lower bound (median [min, max])",
+                  "ceiling", "true eps", "verdict", *[f"ref {r}" for r in refs]]
+        ref_of = {m["label"]: (m.get("reference") or {}) for m in config.get("mechanisms", [])}
+        for g in summary["groups"]:
+            if not g["n_trials"]:
+                continue
+            lb = f"{g['epsilon_lower_bound_median']:.4g} [{g['epsilon_lower_bound_min']:.4g}, {g['epsilon_lower_bound_max']:.4g}]"
+            rows.append([g["mechanism"], *[_fmt(g["sweep"][k]) for k in sweep_keys], _fmt(g["claimed_epsilon"]), lb,
+                         _fmt(g["ceiling"]), _fmt(g["true_epsilon"]), g["verdict"],
+                         *[_fmt(ref_of[g["mechanism"]].get(r)) for r in refs]])
+    else:
+        swept_names = {k.split(".")[-1] for k in sweep_keys}
+        metric_names = []
+        for g in summary["groups"]:
+            for k in g.get("metrics", {}):
+                if k not in metric_names and not k.startswith("sum_") and k not in swept_names:
+                    metric_names.append(k)
+        metric_names = metric_names[:6]
+        extra = ["rmse [CI]"] if kind.name == "rr_tradeoff" else []
+        header = [*[k.split(".")[-1] for k in sweep_keys], "trials", *metric_names, *extra]
+        for g in summary["groups"]:
+            if not g["n_trials"]:
+                continue
+            row = [*[_fmt(g["sweep"][k]) for k in sweep_keys], str(g["n_trials"])]
+            row += [_fmt(g["metrics"].get(k, {}).get("mean")) for k in metric_names]
+            if extra:
+                row.append(f"{g['rmse']:.4g} [{g['rmse_low']:.4g}, {g['rmse_high']:.4g}]")
+            rows.append(row)
+    widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)] if rows else [len(h) for h in header]
+    lines = ["  ".join(str(x).ljust(w) for x, w in zip(header, widths)).rstrip()]
+    lines.append("  ".join("-" * w for w in widths))
+    lines += ["  ".join(str(x).ljust(w) for x, w in zip(r, widths)).rstrip() for r in rows]
+    return "\n".join(lines)
