@@ -180,8 +180,8 @@ def plot_privacy_profile(results, *, size="one-column"):
     """Empirical lower bounds on epsilon(delta) against the claimed curve.
 
     Line: median over trials; band: range over trials.  The claimed curve is
-    the mechanism's own privacy profile when it has one (e.g. Gaussian), else
-    the claimed epsilon for delta >= claimed delta.
+    the claimed epsilon for delta >= claimed delta (dashed); the mechanism's
+    true profile is dotted when known (e.g. the Gaussian's analytic curve).
     """
     groups = []
     for g in _groups(results):
@@ -202,21 +202,22 @@ def plot_privacy_profile(results, *, size="one-column"):
         ax.plot(delta[keep], np.median(eps, 0)[keep], color=colour(i), marker=MARKERS[i % len(MARKERS)], ms=2.5,
                 label=_series_label(g, sweep_keys))
         r = ts[0]["result"]
-        claimed = r.get("claimed_profile")
-        if isinstance(claimed, dict) and claimed.get("delta"):
-            cd = np.asarray(claimed["delta"], dtype=float)
-            ce = np.asarray(claimed["epsilon"], dtype=float)
-            ok = (cd > 0) & np.isfinite(ce)
-            ax.plot(cd[ok], ce[ok], color=colour(i), ls="--", lw=0.9)
-        elif r.get("claimed_epsilon") is not None:
+        if r.get("claimed_epsilon") is not None:
             d0 = max(r.get("claimed_delta") or 0.0, delta[keep].min())
             ax.plot([d0, delta[keep].max()], [r["claimed_epsilon"]] * 2, color=colour(i), ls="--", lw=0.9)
+        true = r.get("true_profile")
+        if isinstance(true, dict) and true.get("delta"):
+            td = np.asarray(true["delta"], dtype=float)
+            te = np.array([np.nan if e is None else e for e in true["epsilon"]], dtype=float)
+            ok = (td > 0) & np.isfinite(te)
+            if ok.any():
+                ax.plot(td[ok], te[ok], color=colour(i), ls=":", lw=0.9)
     ax.set_xscale("log")
     ax.set_xlabel(f"{DELTA}")
     ax.set_ylabel(f"{EPS}({DELTA})")
     ax.set_ylim(bottom=0)
     ax.legend(loc="upper right")
-    ax.text(0.02, 0.02, "solid: empirical lower bound (band: range over trials); dashed: claimed",
+    ax.text(0.02, 0.02, "solid: lower bound (band: range over trials)\ndashed: claimed; dotted: true",
             transform=ax.transAxes, fontsize=6, color="0.35")
     _title(ax, results)
     return fig
@@ -272,7 +273,7 @@ def plot_reconstruction(results, *, size="one-column"):
     for i, (q, rows) in enumerate(sorted(by_q.items(), key=lambda kv: (kv[0] is None, kv[0]))):
         _errbar_series(ax_noise, rows, i, f"{qn}={q}" if qn else None)
     for i, (s, rows) in enumerate(sorted(by_noise.items())):
-        _errbar_series(ax_q, rows, i, f"noise/√n={s:g}")
+        _errbar_series(ax_q, rows, i, f"noise/√n={s:.3g}")
     metric = pts[0][3].replace("_", " ")
     ax_noise.set_xlabel("noise scale / √n")
     ax_q.set_xlabel(f"number of queries ({qn})" if qn else "n")

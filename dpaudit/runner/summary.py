@@ -69,7 +69,8 @@ def summarize(config, trials: list[dict]) -> dict:
             ts = [t for t in trials if t["point"] == p and t.get("mechanism") == label]
             group = {"point": p, "sweep": dict(point), "mechanism": label, "n_trials": len(ts)}
             if ts:
-                results = [t["result"] for t in ts]
+                # Timing lives in its own key of each trial record and never enters the summary.
+                results = [{k: v for k, v in t["result"].items() if k != "timing"} for t in ts]
                 group["metrics"] = {k: describe([r[k] for r in results], confidence) for k in _numeric_fields(results)}
                 if aggregate is not None:
                     group.update(aggregate(results, confidence))

@@ -35,7 +35,48 @@ _KNOWN = {
     "alpha": Param("real", low=0, high=1, low_open=True, high_open=True),
     "fpr": Param("real", low=0, high=1, low_open=True, high_open=True),
     "confidence": Param("real", low=0, high=1, low_open=True, high_open=True),
+    "epsilon": Param("real", low=0, low_open=True),
+    "delta": Param("real", low=0, high=1, high_open=True),
+    "trials": Param("int", low=1),
+    "n_people": Param("int", low=1),
+    "k_repeats": Param("int", low=1),
+    "subsample_size": Param("int", low=1),
+    "reference_size": Param("int", low=1),
+    "error_bound": Param("real", low=0),
+    "disease_rate": Param("real", low=0, high=1),
 }
+
+# Where a module lists the accepted strings of a parameter.
+_CHOICES = {
+    "norm": ("reconstruction", "NORMS"),
+    "solver": ("reconstruction", "SOLVERS"),
+    "query_family": ("reconstruction", "QUERY_FAMILIES"),
+    "threshold": ("tracing", "THRESHOLDS"),
+    "noise": ("query_mechanisms", "QUERY_MECHANISMS"),
+    "mechanism": ("query_mechanisms", "QUERY_MECHANISMS"),
+}
+
+
+def _choices(name: str):
+    where = _CHOICES.get(name)
+    if where is None:
+        return None
+    try:
+        values = getattr(importlib.import_module(f"dpaudit.attacks.{where[0]}"), where[1])
+    except (ImportError, AttributeError):
+        return None
+    return tuple(sorted(str(v) for v in values))
+
+
+def _is_timing(key: str) -> bool:
+    return key == "seconds" or key.endswith("_seconds") or key.startswith("elapsed")
+
+
+def _split_timing(out: dict) -> tuple[dict, dict]:
+    """Move timing fields out of a result so that summaries compare equal across runs."""
+    timing = {k: v for k, v in out.items() if _is_timing(k)}
+    rest = {k: v for k, v in out.items() if not _is_timing(k)}
+    return rest, timing
 
 
 def _param_from(name: str, default) -> Param:
@@ -54,7 +95,7 @@ def _param_from(name: str, default) -> Param:
     if isinstance(default, numbers.Real):
         return Param("real", float(default))
     if isinstance(default, str):
-        return Param("str", default)
+        return Param("str", default, choices=_choices(name))
     return Param("any", default, nullable=True)
 
 
@@ -84,8 +125,9 @@ def attack_kind(name: str, module: str, function: str, description: str, figures
             out = dataclasses.asdict(result)
         else:
             out = dict(result)
-        out = _jsonable(out)
-        out.pop("elapsed_seconds", None)
+        out, timing = _split_timing(_jsonable(out))
+        if timing:
+            out["timing"] = {k: timing[k] for k in sorted(timing)}
         return out
 
     return register_kind(

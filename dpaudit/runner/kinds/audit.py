@@ -38,7 +38,9 @@ PARAMS = {
 class BuiltMechanism:
     """What a trial needs: the callable, the neighbouring pair and the claim."""
 
-    def __init__(self, target, dataset, neighbor, epsilon, delta, true_epsilon=None, broken=None, label=""):
+    def __init__(self, target, dataset, neighbor, epsilon, delta, true_epsilon=None, broken=None, label="",
+                 true_epsilon_fn=None):
+        self.true_epsilon_fn = true_epsilon_fn
         self.target = target
         self.dataset = dataset
         self.neighbor = neighbor
@@ -121,7 +123,7 @@ def build_mechanism(entry: dict, path: str, base_dir: Path | None = None) -> Bui
             except Exception:  # noqa: BLE001 - a mechanism without a closed form; the plot omits it
                 true_eps = None
         return BuiltMechanism(mech, dataset, neighbor, claim.epsilon, claim.delta, true_eps,
-                              bool(getattr(mech, "broken", False)), label)
+                              bool(getattr(mech, "broken", False)), label, getattr(mech, "true_epsilon", None))
     try:
         from ...targets import load_target
     except ImportError as exc:
@@ -189,6 +191,16 @@ def run_trial(config: dict, mechanism: dict, seed) -> dict:
     out = _jsonable(report.to_dict() if hasattr(report, "to_dict") else report)
     out.pop("elapsed_seconds", None)
     out["true_epsilon"] = built.true_epsilon
+    profile = out.get("privacy_profile")
+    if built.true_epsilon_fn is not None and isinstance(profile, dict) and profile.get("delta"):
+        # The mechanism's own epsilon(delta) at the profile's deltas, for the privacy-profile plot.
+        true_eps = []
+        for d in profile["delta"]:
+            try:
+                true_eps.append(float(built.true_epsilon_fn(float(d))))
+            except Exception:  # noqa: BLE001 - no closed form at this delta; the plot skips it
+                true_eps.append(None)
+        out["true_profile"] = {"delta": list(profile["delta"]), "epsilon": true_eps}
     out["broken"] = built.broken
     out["mechanism"] = built.label
     return out
