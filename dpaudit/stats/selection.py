@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._validation import check_choice, check_confidence, check_delta, check_real
-from ..exceptions import ParameterValueError
+from ..exceptions import ParameterTypeError, ParameterValueError
 from .bounds import EpsilonBound, epsilon_bounds_array, epsilon_lower_bound
 
 __all__ = [
@@ -200,6 +200,16 @@ def bound_from_scores(
             f"need at least 2 scores per side; got {len(scores0)} and {len(scores1)}")
     if not (np.all(np.isfinite(scores0)) and np.all(np.isfinite(scores1))):
         raise ParameterValueError("scores must be finite (no NaN or inf)")
+    if candidates is not None:
+        # An empty set divided the failure probability by zero; a NaN threshold
+        # was reported as if it were an event.
+        given = candidates
+        try:
+            candidates = np.asarray(candidates, dtype=float).ravel()
+        except (TypeError, ValueError):
+            raise ParameterTypeError(f"candidates must be an array of real numbers; got {given!r}") from None
+        if candidates.size == 0 or np.any(np.isnan(candidates)):
+            raise ParameterValueError(f"candidates must be non-empty and free of NaN; got {given!r}")
 
     if selection == "bonferroni":
         if candidates is None:
