@@ -83,12 +83,21 @@ class QueryMechanism(Protocol):
     def __call__(self, queries: Any, x: np.ndarray, *, rng: Any = None) -> np.ndarray: ...
 
 
+def _is_identity(queries: Any) -> bool:
+    return (
+        sp.issparse(queries) and queries.format == "dia" and queries.shape[0] == queries.shape[1]
+        and list(queries.offsets) == [0] and bool(np.all(queries.data == 1))
+    )
+
+
 def exact_answers(queries: Any, x: np.ndarray) -> np.ndarray:
     """``queries @ x`` as a float array (dense result even for sparse queries).
 
     >>> exact_answers(np.eye(2), np.array([3, 4]))
     array([3., 4.])
     """
+    if _is_identity(queries):  # one release per row (e.g. the tracing games): skip the product
+        return np.array(x, dtype=float)
     out = queries @ np.asarray(x, dtype=float)
     if sp.issparse(out):
         out = out.toarray()
