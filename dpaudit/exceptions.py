@@ -17,6 +17,7 @@ __all__ = [
     "DatasetError",
     "TargetError",
     "TargetTimeoutError",
+    "MissingExtraError",
 ]
 
 
@@ -58,3 +59,7 @@ class TargetError(DPAuditError, RuntimeError):
 
 class TargetTimeoutError(TargetError, TimeoutError):
     """The mechanism under audit did not return within the allowed time."""
+
+
+class MissingExtraError(DPAuditError, ImportError):
+    """An optional third-party library is missing or unusable; the message names the extra to install."""

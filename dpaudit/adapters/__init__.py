@@ -1,0 +1,65 @@
+"""Adapters that turn third-party DP libraries' mechanisms into dpaudit targets.
+
+Importing this package imports neither library: the adapter classes import
+diffprivlib or OpenDP when they are instantiated, and raise
+:class:`~dpaudit.exceptions.MissingExtraError` naming the extra to install
+(``pip install 'dpaudit[diffprivlib]'`` / ``'dpaudit[opendp]'``) when it is
+missing.  See :mod:`dpaudit.adapters.diffprivlib` for the scikit-learn 1.9
+incompatibility of diffprivlib 0.6.6 and how it is worked around.
+"""
+
+from __future__ import annotations
+
+from ..mechanisms.registry import REGISTRY, register
+from .diffprivlib import (
+    DiffprivlibBinary,
+    DiffprivlibExponential,
+    DiffprivlibGaussian,
+    DiffprivlibGaussianAnalytic,
+    DiffprivlibGeometric,
+    DiffprivlibLaplace,
+)
+from .opendp import OpenDPGaussian, OpenDPLaplace, OpenDPRandomizedResponse
+
+__all__ = ["ADAPTERS", "available"]
+
+#: registry name -> (class, extra)
+ADAPTERS = {
+    cls.name: (cls, extra)
+    for cls, extra in [
+        (DiffprivlibLaplace, "diffprivlib"),
+        (DiffprivlibGaussian, "diffprivlib"),
+        (DiffprivlibGaussianAnalytic, "diffprivlib"),
+        (DiffprivlibGeometric, "diffprivlib"),
+        (DiffprivlibExponential, "diffprivlib"),
+        (DiffprivlibBinary, "diffprivlib"),
+        (OpenDPLaplace, "opendp"),
+        (OpenDPGaussian, "opendp"),
+        (OpenDPRandomizedResponse, "opendp"),
+    ]
+}
+
+_SEEDING = {"diffprivlib": "seeded via a RandomState", "opendp": "unseeded: OpenDP's own RNG"}
+
+for _name, (_cls, _extra) in ADAPTERS.items():
+    if _name not in REGISTRY:
+        _doc = (_cls.__doc__ or _name).strip().splitlines()[0].rstrip(".")
+        register(_name, _cls, description=f"{_doc} (extra '{_extra}'; {_SEEDING[_extra]})")
+
+
+def available(extra: str) -> bool:
+    """Whether the library behind ``extra`` ("diffprivlib" or "opendp") can be used here (imports it)."""
+    from ..exceptions import MissingExtraError
+
+    try:
+        if extra == "diffprivlib":
+            from .diffprivlib import load_mechanisms
+
+            load_mechanisms()
+        else:
+            from .opendp import load_opendp
+
+            load_opendp()
+    except MissingExtraError:
+        return False
+    return True

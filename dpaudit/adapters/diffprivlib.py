@@ -1,0 +1,307 @@
+"""Targets built from IBM diffprivlib's mechanisms (extra ``dpaudit[diffprivlib]``).
+
+Registered as ``diffprivlib.laplace``, ``diffprivlib.gaussian``,
+``diffprivlib.gaussian_analytic``, ``diffprivlib.geometric``,
+``diffprivlib.exponential`` and ``diffprivlib.binary``.
+
+Compatibility (measured with diffprivlib 0.6.6): ``import diffprivlib`` fails
+with scikit-learn >= 1.9 (``cannot import name 'DOUBLE' from
+sklearn.tree._tree``) because its ``__init__`` imports ``diffprivlib.models``.
+``diffprivlib.mechanisms`` itself only needs ``diffprivlib.utils`` (which uses
+``sklearn.utils.check_random_state``, still present).  When the normal import
+fails, :func:`load_mechanisms` registers an empty *package stub* for
+``diffprivlib`` (right ``__path__``, no ``__init__`` executed) and imports
+``diffprivlib.mechanisms`` through it.  Side effect: in this process,
+``import diffprivlib`` then yields the stub (no ``models``/``tools``); those
+needed scikit-learn <= 1.8 anyway.
+
+Randomness: diffprivlib mechanisms accept ``random_state`` (an int or a
+``numpy.random.RandomState``); without it they use ``secrets.SystemRandom``.
+The adapters pass a ``RandomState`` seeded from dpaudit's ``rng``, so these
+targets *are* seedable and reproducible; the sampling algorithm is the same
+either way.  diffprivlib has no vectorised API: one Python call per release
+(about 2e5 releases/s for Laplace).
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.machinery
+import importlib.util
+import math
+import sys
+import types
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .._validation import check_delta, check_int, check_real
+from ..exceptions import MissingExtraError, ParameterValueError
+from ..mechanisms.additive import _positive_epsilon
+from ..mechanisms.base import BuiltinMechanism, _as_numeric_array, counting_queries, record_values
+from ..privacy import PrivacyClaim
+
+__all__ = [
+    "load_mechanisms",
+    "import_note",
+    "DiffprivlibLaplace",
+    "DiffprivlibGaussian",
+    "DiffprivlibGaussianAnalytic",
+    "DiffprivlibGeometric",
+    "DiffprivlibExponential",
+    "DiffprivlibBinary",
+]
+
+_STATE: dict[str, Any] = {}
+_EXTRA_HINT = "install it with: pip install 'dpaudit[diffprivlib]'"
+
+
+def load_mechanisms() -> types.ModuleType:
+    """Import ``diffprivlib.mechanisms``, bypassing the scikit-learn-dependent top level if needed.
+
+    Raises :class:`~dpaudit.exceptions.MissingExtraError` when diffprivlib is not installed.
+    """
+    if "module" in _STATE:
+        return _STATE["module"]
+    try:
+        module = importlib.import_module("diffprivlib.mechanisms")
+        _STATE["note"] = "diffprivlib imported normally"
+    except ImportError as exc:
+        # Forget the half-imported package, then locate it without executing its __init__.
+        for name in [m for m in sys.modules if m == "diffprivlib" or m.startswith("diffprivlib.")]:
+            del sys.modules[name]
+        spec = importlib.util.find_spec("diffprivlib")
+        if spec is None or not spec.submodule_search_locations:
+            raise MissingExtraError(f"the diffprivlib adapters need diffprivlib ({exc}); {_EXTRA_HINT}") from None
+        stub = types.ModuleType("diffprivlib", "dpaudit stub: diffprivlib without models/tools")
+        stub.__spec__ = importlib.machinery.ModuleSpec("diffprivlib", None, is_package=True)
+        stub.__spec__.submodule_search_locations = list(spec.submodule_search_locations)
+        stub.__path__ = list(spec.submodule_search_locations)
+        sys.modules["diffprivlib"] = stub
+        try:
+            module = importlib.import_module("diffprivlib.mechanisms")
+        except ImportError as exc2:
+            del sys.modules["diffprivlib"]
+            raise MissingExtraError(
+                f"diffprivlib is installed but unusable: {exc} (and its mechanisms alone fail: {exc2}); "
+                "diffprivlib 0.6.6 needs scikit-learn <= 1.8"
+            ) from None
+        _STATE["note"] = (
+            f"diffprivlib's top-level import failed ({exc}); diffprivlib.mechanisms was loaded "
+            "through a package stub that skips diffprivlib.models"
+        )
+    _STATE["module"] = module
+    return module
+
+
+def import_note() -> str:
+    """How diffprivlib was imported (for reports); loads it if needed."""
+    load_mechanisms()
+    return _STATE["note"]
+
+
+def _library_error(name: str, exc: Exception) -> ParameterValueError:
+    return ParameterValueError(f"{name}: diffprivlib rejected the parameters: {exc}")
+
+
+@dataclass(frozen=True)
+class _DiffprivlibBase(BuiltinMechanism):
+    """Common loop: one diffprivlib ``randomise`` call per release, seeded from ``rng``."""
+
+    def __post_init__(self) -> None:
+        self._validate()
+        try:
+            self._make(load_mechanisms(), None)
+        except (ValueError, TypeError) as exc:
+            raise _library_error(self.name, exc) from None
+
+    def _validate(self) -> None:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _make(self, lib: types.ModuleType, random_state: Any, prepared: Any = None) -> Any:  # pragma: no cover
+        raise NotImplementedError
+
+    def _one(self, mech: Any, prepared: Any) -> Any:
+        return mech.randomise(prepared)
+
+    def _draw(self, prepared: Any, n: int, rng: np.random.Generator) -> np.ndarray:
+        random_state = np.random.RandomState(np.random.MT19937(np.random.SeedSequence(int(rng.integers(2**63)))))
+        mech = self._make(load_mechanisms(), random_state, prepared)
+        return np.array([self._one(mech, prepared) for _ in range(n)])
+
+    def true_epsilon(self, delta: float = 0.0) -> float:
+        """Not known independently: the library's claim is returned as is."""
+        return super().true_epsilon(delta)
+
+
+@dataclass(frozen=True)
+class _DplAdditive(_DiffprivlibBase):
+    epsilon: float = 1.0
+    sensitivity: float = 1.0
+
+    output_kind = "scalar"
+
+    def _validate(self) -> None:
+        object.__setattr__(self, "epsilon", _positive_epsilon(self.epsilon))
+        object.__setattr__(self, "sensitivity", check_real(self.sensitivity, "sensitivity", low=0, low_inclusive=False))
+
+    def neighbouring_pair(self) -> tuple[np.ndarray, np.ndarray]:
+        return np.array([0.0]), np.array([0.0, float(self.sensitivity)])
+
+    def _prepare(self, dataset: Any) -> float:
+        return float(np.clip(record_values(dataset), 0.0, self.sensitivity).sum())
+
+
+@dataclass(frozen=True)
+class DiffprivlibLaplace(_DplAdditive):
+    """diffprivlib Laplace on a sum clipped to [0, sensitivity]."""
+
+    name = "diffprivlib.laplace"
+
+    @property
+    def claim(self) -> PrivacyClaim:
+        return PrivacyClaim(self.epsilon, 0.0, "add/remove")
+
+    def _make(self, lib, random_state, prepared=None):
+        return lib.Laplace(epsilon=self.epsilon, delta=0.0, sensitivity=self.sensitivity, random_state=random_state)
+
+
+@dataclass(frozen=True)
+class DiffprivlibGaussian(_DplAdditive):
+    """diffprivlib Gaussian (classic calibration, epsilon <= 1) on a clipped sum."""
+
+    epsilon: float = 0.5
+    delta: float = 1e-5
+
+    name = "diffprivlib.gaussian"
+
+    def _validate(self) -> None:
+        super()._validate()
+        object.__setattr__(self, "delta", check_delta(self.delta))
+
+    @property
+    def claim(self) -> PrivacyClaim:
+        return PrivacyClaim(self.epsilon, self.delta, "add/remove")
+
+    def _make(self, lib, random_state, prepared=None):
+        return lib.Gaussian(epsilon=self.epsilon, delta=self.delta, sensitivity=self.sensitivity,
+                            random_state=random_state)
+
+
+@dataclass(frozen=True)
+class DiffprivlibGaussianAnalytic(DiffprivlibGaussian):
+    """diffprivlib GaussianAnalytic (Balle and Wang 2018) on a clipped sum."""
+
+    epsilon: float = 1.0
+
+    name = "diffprivlib.gaussian_analytic"
+
+    def _make(self, lib, random_state, prepared=None):
+        return lib.GaussianAnalytic(epsilon=self.epsilon, delta=self.delta, sensitivity=self.sensitivity,
+                                    random_state=random_state)
+
+
+@dataclass(frozen=True)
+class DiffprivlibGeometric(_DiffprivlibBase):
+    """diffprivlib Geometric (two-sided geometric) on an integer sum clipped to [0, sensitivity]."""
+
+    epsilon: float = 1.0
+    sensitivity: int = 1
+
+    name = "diffprivlib.geometric"
+    output_kind = "discrete"
+
+    def _validate(self) -> None:
+        object.__setattr__(self, "epsilon", _positive_epsilon(self.epsilon))
+        object.__setattr__(self, "sensitivity", check_int(self.sensitivity, "sensitivity", low=1))
+
+    @property
+    def claim(self) -> PrivacyClaim:
+        return PrivacyClaim(self.epsilon, 0.0, "add/remove")
+
+    def neighbouring_pair(self) -> tuple[np.ndarray, np.ndarray]:
+        return np.array([0]), np.array([0, self.sensitivity])
+
+    def _prepare(self, dataset: Any) -> int:
+        return int(np.rint(np.clip(record_values(dataset), 0, self.sensitivity)).sum())
+
+    def _make(self, lib, random_state, prepared=None):
+        return lib.Geometric(epsilon=self.epsilon, sensitivity=self.sensitivity, random_state=random_state)
+
+    def _draw(self, prepared: Any, n: int, rng: np.random.Generator) -> np.ndarray:
+        return super()._draw(prepared, n, rng).astype(np.int64)
+
+
+@dataclass(frozen=True)
+class DiffprivlibExponential(_DiffprivlibBase):
+    """diffprivlib Exponential over n_candidates counting-query utilities (index released)."""
+
+    epsilon: float = 1.0
+    n_candidates: int = 4
+    sensitivity: float = 1.0
+
+    name = "diffprivlib.exponential"
+    output_kind = "discrete"
+
+    def _validate(self) -> None:
+        object.__setattr__(self, "epsilon", _positive_epsilon(self.epsilon))
+        object.__setattr__(self, "n_candidates", check_int(self.n_candidates, "n_candidates", low=1))
+        object.__setattr__(self, "sensitivity", check_real(self.sensitivity, "sensitivity", low=0, low_inclusive=False))
+
+    @property
+    def claim(self) -> PrivacyClaim:
+        return PrivacyClaim(self.epsilon, 0.0, "add/remove")
+
+    def neighbouring_pair(self) -> tuple[np.ndarray, np.ndarray]:
+        d = np.repeat(np.arange(1, self.n_candidates), 3).astype(float)
+        return d, np.append(d, 0.0)
+
+    def _prepare(self, dataset: Any) -> list:
+        return counting_queries(dataset, self.n_candidates).tolist()
+
+    def _make(self, lib, random_state, prepared=None):
+        utility = prepared if prepared is not None else [0.0] * self.n_candidates
+        return lib.Exponential(epsilon=self.epsilon, sensitivity=self.sensitivity, utility=utility,
+                               random_state=random_state)
+
+    def _one(self, mech: Any, prepared: Any) -> Any:
+        return mech.randomise()
+
+    def _draw(self, prepared: Any, n: int, rng: np.random.Generator) -> np.ndarray:
+        return super()._draw(prepared, n, rng).astype(np.int64)
+
+
+@dataclass(frozen=True)
+class DiffprivlibBinary(_DiffprivlibBase):
+    """diffprivlib Binary (randomized response) on every respondent's bit; releases the count of 1 answers."""
+
+    epsilon: float = math.log(3.0)
+
+    name = "diffprivlib.binary"
+    output_kind = "discrete"
+
+    def _validate(self) -> None:
+        object.__setattr__(self, "epsilon", _positive_epsilon(self.epsilon))
+
+    @property
+    def claim(self) -> PrivacyClaim:
+        return PrivacyClaim(self.epsilon, 0.0, "replace-one")
+
+    def neighbouring_pair(self) -> tuple[np.ndarray, np.ndarray]:
+        return np.array([1]), np.array([0])
+
+    def _prepare(self, dataset: Any) -> list:
+        arr = _as_numeric_array(dataset)
+        if arr.ndim != 1:
+            raise ParameterValueError(f"{self.name} expects a 1-D dataset of bits; got shape {arr.shape}")
+        return ["1" if v else "0" for v in (arr != 0)]
+
+    def _make(self, lib, random_state, prepared=None):
+        return lib.Binary(epsilon=self.epsilon, value0="0", value1="1", random_state=random_state)
+
+    def _one(self, mech: Any, prepared: Any) -> Any:
+        return sum(mech.randomise(bit) == "1" for bit in prepared)
+
+    def _draw(self, prepared: Any, n: int, rng: np.random.Generator) -> np.ndarray:
+        return super()._draw(prepared, n, rng).astype(np.int64)

@@ -1,0 +1,191 @@
+"""The mechanism seam and the shared machinery of the built-in mechanisms.
+
+A *mechanism* is any callable ``m(dataset, *, size=None, rng=None)``
+(:class:`Mechanism`): it returns one release for ``size=None`` and ``size``
+releases stacked on axis 0 otherwise.  Users never inherit from anything;
+the built-ins derive from :class:`BuiltinMechanism` only to share the
+vectorised sampling loop, the validation of ``size`` and the description.
+
+Datasets follow INTERFACE.md section 2: 1-D (one value per individual) or 2-D
+(one row per individual).  Two small helpers turn them into the statistic a
+mechanism perturbs:
+
+* :func:`record_values` -- one number per individual (a 2-D row is summed);
+* :func:`counting_queries` -- ``k`` counting queries: for 1-D data the number of
+  records equal to each label ``0..k-1``; for 2-D data the column sums of the
+  rows clipped to ``[0, 1]``.  Adding or removing one individual moves every
+  query by at most 1, all in the same direction (monotone counting queries).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, ClassVar, Protocol, runtime_checkable
+
+import numpy as np
+
+from .._rng import RNGLike, as_generator
+from .._validation import check_int
+from ..exceptions import ParameterTypeError, ParameterValueError
+from ..privacy import PrivacyClaim
+
+__all__ = [
+    "Mechanism",
+    "BuiltinMechanism",
+    "OUTPUT_KINDS",
+    "record_values",
+    "counting_queries",
+    "check_size",
+]
+
+#: Hints for the auditor's ``auto`` attack.
+OUTPUT_KINDS = ("scalar", "discrete", "vector")
+
+# Vector mechanisms draw at most this many numbers at once, so that 10^7
+# releases of a 10-query mechanism do not allocate gigabytes.
+_CHUNK_ELEMENTS = 1 << 23
+
+
+@runtime_checkable
+class Mechanism(Protocol):
+    """Anything that releases from a dataset.
+
+    ``m(dataset)`` returns one release (a scalar or a 1-D array of fixed length);
+    ``m(dataset, size=n)`` returns ``n`` releases stacked on axis 0;
+    ``rng`` is a :class:`numpy.random.Generator`, a seed or ``None``.
+    """
+
+    def __call__(self, dataset: Any, *, size: int | None = None, rng: RNGLike = None) -> Any: ...
+
+
+def check_size(size: Any) -> int | None:
+    """Validate the ``size`` keyword: ``None`` or an integer >= 0."""
+    if size is None:
+        return None
+    return check_int(size, "size", low=0)
+
+
+def _as_numeric_array(dataset: Any) -> np.ndarray:
+    arr = np.asarray(dataset)
+    if arr.dtype.kind not in "biuf":
+        raise ParameterTypeError(f"dataset must be numeric; got an array of dtype {arr.dtype}")
+    if arr.ndim > 2:
+        raise ParameterValueError(f"dataset must be 1-D or 2-D; got {arr.ndim}-D")
+    return np.atleast_1d(arr)
+
+
+def record_values(dataset: Any) -> np.ndarray:
+    """One float per individual: the entries of a 1-D dataset, the row sums of a 2-D one.
+
+    Examples
+    --------
+    >>> record_values([[1, 2], [3, 4]])
+    array([3., 7.])
+    """
+    arr = _as_numeric_array(dataset).astype(float, copy=False)
+    return arr if arr.ndim == 1 else arr.sum(axis=1)
+
+
+def counting_queries(dataset: Any, n_queries: int) -> np.ndarray:
+    """Answers to ``n_queries`` monotone counting queries (sensitivity 1 each).
+
+    A 1-D dataset holds labels: query ``j`` counts the records equal to ``j``
+    (labels are rounded; labels outside ``0..n_queries-1`` are counted nowhere).
+    A 2-D dataset of shape ``(n, n_queries)`` holds each record's contribution
+    to each query, clipped to ``[0, 1]``; query ``j`` is the column sum.
+
+    Examples
+    --------
+    >>> counting_queries([1, 1, 2, 3, 3, 3], 4)
+    array([0., 2., 1., 3.])
+    >>> counting_queries([[1, 0, 5], [1, 1, -2]], 3)
+    array([2., 1., 1.])
+    """
+    arr = _as_numeric_array(dataset)
+    if arr.ndim == 1:
+        labels = np.rint(arr.astype(float, copy=False))
+        inside = (labels >= 0) & (labels < n_queries)
+        return np.bincount(labels[inside].astype(np.int64), minlength=n_queries).astype(float)
+    if arr.shape[1] != n_queries:
+        raise ParameterValueError(
+            f"dataset must have {n_queries} columns (one per query, n_queries={n_queries}); "
+            f"got shape {arr.shape}"
+        )
+    return np.clip(arr.astype(float, copy=False), 0.0, 1.0).sum(axis=0)
+
+
+class BuiltinMechanism:
+    """Shared behaviour of the built-in mechanisms (frozen dataclasses).
+
+    Subclasses define ``name``, ``output_kind``, ``broken``, the ``claim``
+    property, ``neighbouring_pair()``, and two hooks: ``_prepare(dataset)``
+    computes the exact statistic once, ``_draw(prepared, n, rng)`` draws ``n``
+    releases of it, shape ``(n,)`` or ``(n, k)``, fully vectorised.
+    """
+
+    name: ClassVar[str] = "builtin"
+    output_kind: ClassVar[str] = "scalar"
+    broken: ClassVar[bool] = False
+
+    # -- to be provided by subclasses ------------------------------------------------
+    @property
+    def claim(self) -> PrivacyClaim:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def neighbouring_pair(self) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _prepare(self, dataset: Any) -> Any:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _draw(self, prepared: Any, n: int, rng: np.random.Generator) -> np.ndarray:  # pragma: no cover
+        raise NotImplementedError
+
+    def _width(self, prepared: Any) -> int:
+        """Numbers drawn per release (used to bound memory)."""
+        return 1
+
+    # -- shared ------------------------------------------------------------------------
+    def __call__(self, dataset: Any, *, size: int | None = None, rng: RNGLike = None) -> Any:
+        """Release once (``size=None``) or ``size`` times (stacked on axis 0)."""
+        size = check_size(size)
+        gen = as_generator(rng)
+        prepared = self._prepare(dataset)
+        n = 1 if size is None else size
+        rows = max(1, _CHUNK_ELEMENTS // max(1, self._width(prepared)))
+        if n <= rows:
+            out = self._draw(prepared, n, gen)
+        else:
+            first = self._draw(prepared, rows, gen)
+            out = np.empty((n,) + first.shape[1:], dtype=first.dtype)
+            out[:rows] = first
+            for start in range(rows, n, rows):
+                stop = min(n, start + rows)
+                out[start:stop] = self._draw(prepared, stop - start, gen)
+        return out[0] if size is None else out
+
+    def true_epsilon(self, delta: float = 0.0) -> float:
+        """The mechanism's true epsilon at ``delta``, or the best known upper bound.
+
+        Never an underestimate: an auditor's lower bound must stay below it.
+        ``math.inf`` when no finite epsilon holds.  The default for a correct
+        pure-DP mechanism is its claimed epsilon (valid for every delta >= 0).
+        """
+        if self.claim.delta > 0 and delta < self.claim.delta:
+            return math.inf
+        return self.claim.epsilon
+
+    def params(self) -> dict:
+        """The constructor parameters, for reports and for :func:`get_mechanism`."""
+        from dataclasses import fields
+
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.init and f.repr}  # type: ignore[arg-type]
+
+    def describe(self) -> str:
+        """One line: what it releases, its claim, and whether it is known-broken."""
+        doc = (type(self).__doc__ or "").strip().splitlines()
+        first = doc[0].rstrip(".") if doc else type(self).__name__
+        c = self.claim
+        delta = f", delta={c.delta:g}" if c.delta else ""
+        tag = " [BROKEN]" if self.broken and not first.startswith("BROKEN") else ""
+        return f"{first}; claims epsilon={c.epsilon:.4g}{delta} ({c.neighbouring.value}){tag}"

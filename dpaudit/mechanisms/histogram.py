@@ -1,0 +1,93 @@
+"""Noisy histograms: Laplace(1/epsilon) on every bin, and the replace-one misuse (broken)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .._validation import check_int
+from ..exceptions import ParameterValueError
+from ..privacy import PrivacyClaim
+from .additive import _positive_epsilon
+from .base import BuiltinMechanism, _as_numeric_array, counting_queries
+
+__all__ = ["NoisyHistogram", "HistogramReplaceOneBug"]
+
+
+@dataclass(frozen=True)
+class NoisyHistogram(BuiltinMechanism):
+    """Histogram of labels 0..n_bins-1 with Laplace(1/epsilon) noise on every bin.
+
+    Adding or removing one record changes one bin by 1 (L1 sensitivity 1), so it
+    is epsilon-DP under add/remove.  The dataset is 1-D (labels, rounded;
+    labels outside the range fall in no bin).
+
+    Examples
+    --------
+    >>> NoisyHistogram(n_bins=3)([0, 1, 1, 2], size=5, rng=0).shape
+    (5, 3)
+    """
+
+    epsilon: float = 1.0
+    n_bins: int = 4
+
+    name = "noisy_histogram"
+    output_kind = "vector"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "epsilon", _positive_epsilon(self.epsilon))
+        object.__setattr__(self, "n_bins", check_int(self.n_bins, "n_bins", low=1))
+
+    @property
+    def claim(self) -> PrivacyClaim:
+        return PrivacyClaim(self.epsilon, 0.0, "add/remove")
+
+    def neighbouring_pair(self) -> tuple[np.ndarray, np.ndarray]:
+        d = np.arange(self.n_bins, dtype=float)
+        return d, np.append(d, 0.0)
+
+    def _prepare(self, dataset: Any) -> np.ndarray:
+        arr = _as_numeric_array(dataset)
+        if arr.ndim != 1:
+            raise ParameterValueError(f"{self.name} expects a 1-D dataset of labels; got shape {arr.shape}")
+        return counting_queries(arr, self.n_bins)
+
+    def _width(self, prepared: np.ndarray) -> int:
+        return self.n_bins
+
+    def _draw(self, prepared: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
+        out = rng.laplace(0.0, 1.0 / self.epsilon, (n, self.n_bins))
+        out += prepared
+        return out
+
+
+@dataclass(frozen=True)
+class HistogramReplaceOneBug(NoisyHistogram):
+    """BROKEN: a histogram calibrated for add/remove (Laplace(1/epsilon)) but claimed for replace-one neighbours.
+
+    Replacing one record moves one bin down and another up: L1 sensitivity 2,
+    so the true epsilon is ``2 * epsilon``.
+
+    Examples
+    --------
+    >>> HistogramReplaceOneBug(epsilon=1.0).true_epsilon()
+    2.0
+    """
+
+    name = "histogram_replace_one_bug"
+    broken = True
+
+    @property
+    def claim(self) -> PrivacyClaim:
+        return PrivacyClaim(self.epsilon, 0.0, "replace-one")
+
+    def neighbouring_pair(self) -> tuple[np.ndarray, np.ndarray]:
+        d = np.arange(self.n_bins, dtype=float)
+        d2 = d.copy()
+        d2[0] = 1.0 if self.n_bins > 1 else 0.0
+        return d, d2
+
+    def true_epsilon(self, delta: float = 0.0) -> float:
+        return 2.0 * self.epsilon if self.n_bins > 1 else self.epsilon

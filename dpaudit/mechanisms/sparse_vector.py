@@ -1,0 +1,253 @@
+"""The sparse vector technique: the correct AboveThreshold and the broken variants of Lyu, Su and Li (2017).
+
+All variants answer ``n_queries`` counting queries (sensitivity 1; the
+dataset is 2-D with one column per query, or 1-D labels, see
+:func:`~dpaudit.mechanisms.base.counting_queries`) against a public
+``threshold`` ``T`` with a noisy threshold ``T + rho``.  A release is a vector
+with one entry per query: ``1`` (above), ``0`` (below), ``-1`` (not answered:
+the cutoff ``c`` of above answers was reached).  Algorithm 3 also releases
+the noisy value of every above answer (a second block of ``n_queries`` numbers,
+0 elsewhere).
+
+========================  =========  ===============  =========  ======  ==========================
+variant (Lyu et al.)      rho scale  nu scale         cutoff c   value   true privacy (paper)
+========================  =========  ===============  =========  ======  ==========================
+``sparse_vector`` (Alg 1) 2/eps      4c/eps           yes        no      eps (correct)
+``svt_lyu_alg3`` (Roth)   2/eps      2c/eps           yes        yes     not eps'-DP for any eps'
+``svt_lyu_alg4`` (Lee)    4/eps      4/(3 eps)        yes        no      (1 + 6c)/4 eps
+``svt_lyu_alg5`` (Stoddard) 2/eps    none             no         no      not eps'-DP for any eps'
+``svt_lyu_alg6`` (Chen)   2/eps      2/eps            no         no      not eps'-DP for any eps'
+========================  =========  ===============  =========  ======  ==========================
+
+The paper's "infinite" results are suprema over the number of queries; for a
+fixed ``n_queries = m``, ``true_epsilon()`` returns the best upper bound we can
+prove for the instance (the query noise alone composes to ``m / nu scale``
+because ``rho`` does not depend on the data), and ``math.inf`` for Algorithm 5
+with ``m >= 2`` (two queries whose order flips give an output impossible on
+the neighbour).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .._validation import check_int, check_real
+from ..privacy import PrivacyClaim
+from .additive import _positive_epsilon
+from .base import BuiltinMechanism, counting_queries
+
+__all__ = ["SparseVector", "SVTLyuAlg3", "SVTLyuAlg4", "SVTLyuAlg5", "SVTLyuAlg6"]
+
+
+@dataclass(frozen=True)
+class _SVTBase(BuiltinMechanism):
+    epsilon: float = 1.0
+    threshold: float = 0.5
+    c: int = 1
+    n_queries: int = 10
+
+    output_kind = "vector"
+
+    # Per variant: share of epsilon for the threshold, query noise multiplier, cutoff, value release.
+    _eps1_share = 0.5
+    _releases_values = False
+    _has_cutoff = True
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "epsilon", _positive_epsilon(self.epsilon))
+        object.__setattr__(self, "threshold", check_real(self.threshold, "threshold"))
+        object.__setattr__(self, "c", check_int(self.c, "c", low=1))
+        object.__setattr__(self, "n_queries", check_int(self.n_queries, "n_queries", low=1))
+
+    @property
+    def eps1(self) -> float:
+        """Budget of the noisy threshold."""
+        return self._eps1_share * self.epsilon
+
+    @property
+    def eps2(self) -> float:
+        """Budget of the noisy queries."""
+        return self.epsilon - self.eps1
+
+    @property
+    def rho_scale(self) -> float:
+        return 1.0 / self.eps1
+
+    @property
+    def nu_scale(self) -> float:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    @property
+    def claim(self) -> PrivacyClaim:
+        return PrivacyClaim(self.epsilon, 0.0, "add/remove")
+
+    def neighbouring_pair(self) -> tuple[np.ndarray, np.ndarray]:
+        # q(D) = 0 everywhere; the added record raises every query but the last.
+        d = np.zeros((1, self.n_queries))
+        extra = np.ones((1, self.n_queries))
+        extra[0, -1] = 0.0
+        return d, np.vstack([d, extra])
+
+    def _prepare(self, dataset: Any) -> np.ndarray:
+        return counting_queries(dataset, self.n_queries)
+
+    def _width(self, prepared: np.ndarray) -> int:
+        return 3 * self.n_queries
+
+    def _draw(self, prepared: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
+        m = self.n_queries
+        noisy_threshold = rng.laplace(self.threshold, self.rho_scale, (n, 1))
+        if self.nu_scale > 0:
+            noisy = rng.laplace(0.0, self.nu_scale, (n, m))
+            noisy += prepared
+        else:
+            noisy = np.broadcast_to(prepared, (n, m))
+        above = noisy >= noisy_threshold
+        status = above.astype(np.int64)
+        if self._has_cutoff:
+            before = np.cumsum(above, axis=1) - above
+            answered = before < self.c
+            status[~answered] = -1
+            above &= answered
+        if not self._releases_values:
+            return status
+        return np.hstack([status.astype(float), np.where(above, noisy, 0.0)])
+
+    def _query_noise_bound(self) -> float:
+        """epsilon of releasing all m noisy queries (rho is data-independent)."""
+        return self.n_queries / self.nu_scale if self.nu_scale > 0 else math.inf
+
+
+@dataclass(frozen=True)
+class SparseVector(_SVTBase):
+    """Sparse vector with cutoff c (Lyu et al. 2017, Algorithm 1; Dwork-Roth AboveThreshold for c = 1); epsilon-DP.
+
+    rho ~ Lap(2/epsilon), nu_i ~ Lap(4c/epsilon); stops after c above answers.
+
+    Examples
+    --------
+    >>> SparseVector(n_queries=3)([[0, 5, 9]], rng=0).shape
+    (3,)
+    """
+
+    name = "sparse_vector"
+
+    @property
+    def nu_scale(self) -> float:
+        return 2.0 * self.c / self.eps2
+
+
+@dataclass(frozen=True)
+class SVTLyuAlg3(_SVTBase):
+    """BROKEN: SVT that also releases the noisy value of each above answer (Lyu et al. 2017, Algorithm 3; Roth's notes).
+
+    rho ~ Lap(2/epsilon), nu_i ~ Lap(2c/epsilon), cutoff c.  The released
+    values reveal the query noise and, with the below answers, the threshold
+    noise: Lyu et al. prove it is not epsilon'-DP for any finite epsilon' as the
+    number of queries grows.  For ``m`` queries the loss is at most
+    ``m * epsilon / (2c)`` (``true_epsilon``).
+
+    Examples
+    --------
+    >>> SVTLyuAlg3(epsilon=1.0, n_queries=10).true_epsilon()
+    5.0
+    """
+
+    name = "svt_lyu_alg3"
+    broken = True
+    _releases_values = True
+
+    @property
+    def nu_scale(self) -> float:
+        return self.c / self.eps2
+
+    def _width(self, prepared: np.ndarray) -> int:
+        return 5 * self.n_queries
+
+    def true_epsilon(self, delta: float = 0.0) -> float:
+        return self._query_noise_bound()
+
+
+@dataclass(frozen=True)
+class SVTLyuAlg4(_SVTBase):
+    """BROKEN: SVT with query noise that ignores the cutoff (Lyu et al. 2017, Algorithm 4; Lee and Clifton 2014).
+
+    epsilon1 = epsilon/4, rho ~ Lap(4/epsilon), nu_i ~ Lap(4/(3 epsilon)), cutoff c.
+    Lyu et al. show it is only ((1 + 6c)/4) epsilon-DP; ``true_epsilon`` is the
+    smaller of that and the composition bound ``3 m epsilon / 4``.
+
+    Examples
+    --------
+    >>> SVTLyuAlg4(epsilon=1.0, c=1).true_epsilon()
+    1.75
+    """
+
+    name = "svt_lyu_alg4"
+    broken = True
+    _eps1_share = 0.25
+
+    @property
+    def nu_scale(self) -> float:
+        return 1.0 / self.eps2
+
+    def true_epsilon(self, delta: float = 0.0) -> float:
+        return min((1 + 6 * self.c) / 4 * self.epsilon, self._query_noise_bound())
+
+
+@dataclass(frozen=True)
+class SVTLyuAlg5(_SVTBase):
+    """BROKEN: SVT without query noise and without cutoff (Lyu et al. 2017, Algorithm 5; Stoddard et al. 2014).
+
+    rho ~ Lap(2/epsilon), nu_i = 0, every query answered.  With two queries
+    whose answers are 0 and 1 on D and 1 and 1 on D', the output "below, above"
+    has positive probability on D and probability 0 on D': not epsilon'-DP for
+    any finite epsilon' (``true_epsilon`` is inf when ``n_queries >= 2``).
+    ``c`` is accepted but ignored, as in the original.
+
+    Examples
+    --------
+    >>> SVTLyuAlg5().true_epsilon()
+    inf
+    """
+
+    name = "svt_lyu_alg5"
+    broken = True
+    _has_cutoff = False
+
+    @property
+    def nu_scale(self) -> float:
+        return 0.0
+
+    def true_epsilon(self, delta: float = 0.0) -> float:
+        return math.inf if self.n_queries >= 2 else self.eps1
+
+
+@dataclass(frozen=True)
+class SVTLyuAlg6(_SVTBase):
+    """BROKEN: SVT with query noise but without cutoff (Lyu et al. 2017, Algorithm 6; Chen et al. 2015).
+
+    rho ~ Lap(2/epsilon), nu_i ~ Lap(2/epsilon), every query answered: the
+    privacy loss grows with the number of above answers, so no finite
+    epsilon' holds for all query counts.  For ``m`` queries it is at most
+    ``m * epsilon / 2`` (``true_epsilon``).  ``c`` is accepted but ignored.
+
+    Examples
+    --------
+    >>> SVTLyuAlg6(n_queries=10).true_epsilon()
+    5.0
+    """
+
+    name = "svt_lyu_alg6"
+    broken = True
+    _has_cutoff = False
+
+    @property
+    def nu_scale(self) -> float:
+        return 1.0 / self.eps2
+
+    def true_epsilon(self, delta: float = 0.0) -> float:
+        return self._query_noise_bound()
