@@ -166,7 +166,7 @@ def gaussian_epsilon(mu: float, delta: float) -> float:
     >>> round(gaussian_epsilon(1.0, 1e-5), 3)
     4.377
     """
-    from scipy.special import ndtr
+    from scipy.special import log_ndtr, ndtr
 
     if mu <= 0:
         return 0.0
@@ -174,7 +174,9 @@ def gaussian_epsilon(mu: float, delta: float) -> float:
         return float("inf")
 
     def d(eps):
-        return ndtr(-eps / mu + mu / 2) - np.exp(eps) * ndtr(-eps / mu - mu / 2)
+        # e^eps Phi(x) as exp(eps + log Phi(x)): e^eps alone overflows for
+        # mu >~ 40 (eps(1e-5) > 709), a RuntimeWarning and then inf * 0 = NaN.
+        return ndtr(-eps / mu + mu / 2) - np.exp(eps + log_ndtr(-eps / mu - mu / 2))
 
     if d(0.0) <= delta:
         return 0.0
