@@ -212,11 +212,11 @@ def _solve_pulp(queries, answers, norm: str, error_bound: float | None, which: s
     a = np.asarray(answers, dtype=float)
     k, n = F.shape
     prob = pulp.LpProblem("reconstruction", pulp.LpMinimize)
-    x = [pulp.LpVariable(f"x{i}", 0, 1) for i in range(n)]
+    x = [prob.add_variable(f"x{i}", 0, 1) for i in range(n)]
     rows = [np.flatnonzero(F[j]) for j in range(k)]
     if norm == "l1":
-        ep = [pulp.LpVariable(f"ep{j}", 0) for j in range(k)]
-        em = [pulp.LpVariable(f"em{j}", 0) for j in range(k)]
+        ep = [prob.add_variable(f"ep{j}", 0) for j in range(k)]
+        em = [prob.add_variable(f"em{j}", 0) for j in range(k)]
         prob += pulp.lpSum(ep) + pulp.lpSum(em)
         for j in range(k):
             expr = pulp.LpAffineExpression([(x[i], F[j, i]) for i in rows[j]] + [(ep[j], -1.0), (em[j], 1.0)])
@@ -225,7 +225,7 @@ def _solve_pulp(queries, answers, norm: str, error_bound: float | None, which: s
         bound = error_bound
         t = None
         if bound is None:
-            t = pulp.LpVariable("t", 0)
+            t = prob.add_variable("t", 0)
             prob += t
         else:
             prob += pulp.LpAffineExpression([])
@@ -238,7 +238,11 @@ def _solve_pulp(queries, answers, norm: str, error_bound: float | None, which: s
                 prob += fx - t <= a[j], f"u{j}"
                 prob += fx + t >= a[j], f"l{j}"
     if which == "pulp-cbc":
-        solver = pulp.PULP_CBC_CMD(msg=False)
+        import warnings
+
+        with warnings.catch_warnings():  # pulp 3.3 deprecates its bundled CBC (removed in 4.0); still the CBC we have
+            warnings.filterwarnings("ignore", message="PULP_CBC_CMD is deprecated", category=DeprecationWarning)
+            solver = pulp.PULP_CBC_CMD(msg=False)
     else:
         solver = pulp.HiGHS(msg=False, solver="ipm", run_crossover="off")
     status = prob.solve(solver)
