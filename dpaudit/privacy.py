@@ -6,9 +6,13 @@ import enum
 import math
 from dataclasses import dataclass, field
 
-from ._validation import check_delta, check_epsilon
+from ._validation import check_delta, check_epsilon, check_int, check_real
 
 __all__ = ["Neighbouring", "PrivacyClaim"]
+
+# Composed deltas are capped just below 1 (a vacuous but valid claim).  The
+# former cap, 1.0 - 1e-300, rounds to 1.0 and was rejected by check_delta.
+_DELTA_CAP = math.nextafter(1.0, 0.0)
 
 
 class Neighbouring(str, enum.Enum):
@@ -68,20 +72,30 @@ class PrivacyClaim:
         """Basic sequential composition: budgets add."""
         if not isinstance(other, PrivacyClaim):
             return NotImplemented
-        return PrivacyClaim(self.epsilon + other.epsilon, min(1.0 - 1e-300, self.delta + other.delta), self.neighbouring)
+        if other.neighbouring is not self.neighbouring:
+            from .exceptions import ParameterValueError
+
+            raise ParameterValueError(
+                f"cannot compose claims under different neighbouring relations; got "
+                f"{self.neighbouring.value!r} and {other.neighbouring.value!r}")
+        return PrivacyClaim(self.epsilon + other.epsilon, min(_DELTA_CAP, self.delta + other.delta), self.neighbouring)
 
     def compose(self, k: int) -> "PrivacyClaim":
         """k-fold basic composition (k * epsilon, k * delta)."""
-        return PrivacyClaim(k * self.epsilon, min(k * self.delta, 1.0 - 1e-300) if self.delta else 0.0, self.neighbouring)
+        k = check_int(k, "k", low=1)
+        return PrivacyClaim(k * self.epsilon, min(k * self.delta, _DELTA_CAP), self.neighbouring)
 
     def advanced_composition(self, k: int, delta_prime: float) -> "PrivacyClaim":
         """Advanced composition (Dwork, Rothblum, Vadhan 2010) for k-fold use.
 
         epsilon' = sqrt(2 k ln(1/delta')) eps + k eps (e^eps - 1), delta' + k delta.
         """
+        k = check_int(k, "k", low=1)
+        delta_prime = check_real(delta_prime, "delta_prime", low=0.0, high=1.0, low_inclusive=False,
+                                 high_inclusive=False)
         eps = self.epsilon
         eps_total = math.sqrt(2 * k * math.log(1 / delta_prime)) * eps + k * eps * math.expm1(eps)
-        return PrivacyClaim(eps_total, min(k * self.delta + delta_prime, 1.0 - 1e-300), self.neighbouring)
+        return PrivacyClaim(eps_total, min(k * self.delta + delta_prime, _DELTA_CAP), self.neighbouring)
 
     def to_dict(self) -> dict:
         return {"epsilon": self.epsilon, "delta": self.delta, "neighbouring": self.neighbouring.value}
