@@ -81,7 +81,7 @@ def plot_epsilon_vs_claimed(results, *, size="one-column"):
         hi = np.array([g["epsilon_lower_bound_max"] for g in gs], dtype=float)
         broken = any(g.get("broken") for g in gs)
         ax.errorbar(x, y, yerr=[y - lo, hi - y], color=colour(i), marker=MARKERS[i % len(MARKERS)],
-                    capsize=2, lw=1.0, ms=3.5, label=label + (" (broken)" if broken else ""))
+                    capsize=2, lw=1.0, ms=3.5, label=str(label or "bound") + (" (broken)" if broken else ""))
         true = [(g["claimed_epsilon"], g["true_epsilon"]) for g in gs
                 if g.get("true_epsilon") is not None and math.isfinite(g["true_epsilon"])
                 and abs(g["true_epsilon"] - g["claimed_epsilon"]) > 1e-9]
@@ -241,7 +241,7 @@ def _metric_points(results, metric_names):
 
 
 def _errbar_series(ax, rows, i, label):
-    rows = sorted(rows)
+    rows = sorted(rows, key=lambda r: r[0])
     x = np.array([r[0] for r in rows], dtype=float)
     m = np.array([r[1]["mean"] for r in rows], dtype=float)
     lo = np.array([r[1]["ci_low"] for r in rows], dtype=float)
@@ -270,7 +270,7 @@ def plot_reconstruction(results, *, size="one-column"):
         scale = float(p[nn]) / math.sqrt(p["n"])
         by_q.setdefault(p.get(qn) if qn else None, []).append((scale, m))
         by_noise.setdefault(round(scale, 6), []).append((float(p[qn]) if qn else float(p["n"]), m))
-    for i, (q, rows) in enumerate(sorted(by_q.items(), key=lambda kv: (kv[0] is None, kv[0]))):
+    for i, (q, rows) in enumerate(sorted(by_q.items(), key=lambda kv: (kv[0] is None, kv[0] or 0))):
         _errbar_series(ax_noise, rows, i, f"{qn}={q}" if qn else None)
     for i, (s, rows) in enumerate(sorted(by_noise.items())):
         _errbar_series(ax_q, rows, i, f"noise/√n={s:.3g}")

@@ -1,0 +1,134 @@
+"""Plots are redrawn from saved results alone, as vector PDF and PNG, for every figure kind."""
+
+from __future__ import annotations
+
+import math
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from dpaudit.plots import FIGURES, OKABE_ITO, WIDTHS, draw_figures
+from dpaudit.runner import ExperimentKind, register_kind, run_experiment
+from dpaudit.runner._spec import Param
+from dpaudit.runner.kinds import unregister_kind
+from dpaudit.runner.kinds.audit import aggregate as audit_aggregate
+
+QUIET = dict(echo=lambda s: None, progress=False)
+
+
+def fake_audit_trial(config, mechanism, seed):
+    """An audit-shaped record (no mechanism is run): enough for figures 1-3."""
+    rng = np.random.default_rng(seed)
+    eps = config["attack"]["params"]["epsilon"]
+    fpr = np.geomspace(1e-4, 1, 30)
+    tpr = np.minimum(1.0, fpr * math.exp(eps) * rng.uniform(0.5, 1.0))
+    deltas = np.geomspace(1e-5, 0.5, 12)
+    return {
+        "epsilon_lower_bound": float(eps * rng.uniform(0.6, 0.95)),
+        "claimed_epsilon": eps, "claimed_delta": 0.0, "confidence": 0.95, "samples": 10_000,
+        "ceiling": 6.5, "true_epsilon": eps, "broken": False, "verdict": "no violation found",
+        "roc": {"fpr": fpr.tolist(), "tpr": tpr.tolist()},
+        "privacy_profile": {"delta": deltas.tolist(), "epsilon": (eps * (1 - deltas) * rng.uniform(0.7, 0.9)).tolist()},
+        "true_profile": {"delta": deltas.tolist(), "epsilon": [eps] * len(deltas)},
+    }
+
+
+def fake_metric_trial(config, mechanism, seed):
+    rng = np.random.default_rng(seed)
+    p = config["attack"]["params"]
+    return {"fraction_recovered": float(min(1, 0.5 + 0.5 / (1 + p["noise_scale"]) + rng.normal(0, 0.01))),
+            "tpr": float(min(1, p["d"] / 5000 * p["alpha"] + rng.uniform(0, 0.05)))}
+
+
+@pytest.fixture
+def fake_kinds():
+    register_kind(ExperimentKind("fake_audit", "test", "attack", {"epsilon": Param("real", 1.0)}, fake_audit_trial,
+                                 figures=("epsilon_vs_claimed", "roc", "privacy_profile"),
+                                 extra={"aggregate": audit_aggregate}), replace=True)
+    register_kind(ExperimentKind("fake_attack", "test", "attack",
+                                 {"n": Param("int", 100), "k": Param("int", 400), "noise_scale": Param("real", 1.0),
+                                  "d": Param("int", 1000), "alpha": Param("real", 0.5), "fpr": Param("real", 0.05)},
+                                 fake_metric_trial, figures=("reconstruction", "tracing")), replace=True)
+    yield
+    unregister_kind("fake_audit")
+    unregister_kind("fake_attack")
+
+
+def _run(tmp_path, cfg):
+    return run_experiment(cfg, out=tmp_path, **QUIET)
+
+
+def _check_files(paths):
+    assert paths
+    for p in paths:
+        assert p.exists() and p.stat().st_size > 1000, p
+    pdfs = [p for p in paths if p.suffix == ".pdf"]
+    pngs = [p for p in paths if p.suffix == ".png"]
+    assert len(pdfs) == len(pngs)
+    for p in pdfs:
+        assert p.read_bytes().startswith(b"%PDF")
+    for p in pngs:
+        assert p.read_bytes().startswith(b"\x89PNG")
+
+
+def test_audit_figures_and_redraw_from_results_alone(tmp_path, fake_kinds):
+    cfg = {"name": "figs", "seed": 4, "trials": 3, "attack": {"name": "fake_audit"},
+           "sweep": {"parameters": {"attack.params.epsilon": [0.5, 1.0, 2.0]}}}
+    out = _run(tmp_path, cfg)
+    names = sorted(p.stem for p in out.figures)
+    assert names == sorted(["epsilon_vs_claimed"] * 2 + ["roc"] * 2 + ["privacy_profile"] * 2)
+    _check_files(list(out.figures))
+    # delete the plots, then redraw them with the kind gone: only saved files are read
+    for p in out.figures:
+        p.unlink()
+    unregister_kind("fake_audit")
+    again = draw_figures(out.directory)
+    assert sorted(p.name for p in again) == sorted(p.name for p in out.figures)
+    _check_files(again)
+
+
+def test_attack_figures(tmp_path, fake_kinds):
+    cfg = {"name": "att", "seed": 5, "trials": 3, "attack": {"name": "fake_attack"},
+           "sweep": {"parameters": {"attack.params.noise_scale": [0.5, 2.0], "attack.params.k": [100, 400],
+                                    "attack.params.d": [100, 1000, 10000], "attack.params.alpha": [0.2, 0.8]}}}
+    out = _run(tmp_path, cfg)
+    assert sorted({p.stem for p in out.figures}) == ["reconstruction", "tracing"]
+    _check_files(list(out.figures))
+
+
+def test_rr_tradeoff_figure_and_two_column_size(tmp_path):
+    cfg = {"name": "rr", "seed": 6, "trials": 2, "attack": {"name": "rr_tradeoff", "params": {"repetitions": 100}},
+           "sweep": {"parameters": {"attack.params.n": [10, 100, 1000, 10000], "attack.params.epsilon": [0.25, 1.0, 4.0]}},
+           "plot": {"size": "two-column"}}
+    out = _run(tmp_path, cfg)
+    _check_files(list(out.figures))
+    from PIL import Image
+
+    with Image.open(out.directory / "rr_tradeoff.png") as im:
+        assert abs(im.size[0] / 300 - WIDTHS["two-column"]) < 0.05
+    draw_figures(out.directory, size="one-column")
+    with Image.open(out.directory / "rr_tradeoff.png") as im:
+        assert abs(im.size[0] / 300 - WIDTHS["one-column"]) < 0.05
+
+
+def test_plot_command_redraws(tmp_path):
+    cfg = {"name": "rr", "seed": 6, "attack": {"name": "rr_tradeoff", "params": {"repetitions": 50, "epsilon": 1.0}},
+           "sweep": {"parameters": {"attack.params.n": [10, 100]}}}
+    out = run_experiment(cfg, out=tmp_path, draw=False, **QUIET)
+    assert not list(out.directory.glob("*.png"))
+    env = dict(os.environ, PYTHONWARNINGS="ignore")
+    proc = subprocess.run([sys.executable, "-m", "dpaudit.runner", "plot", str(out.directory)], env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    _check_files([out.directory / "rr_tradeoff.pdf", out.directory / "rr_tradeoff.png"])
+    missing = subprocess.run([sys.executable, "-m", "dpaudit.runner", "plot", str(tmp_path / "nope")], env=env,
+                             capture_output=True, text=True, timeout=120)
+    assert missing.returncode == 2 and "not a results folder" in missing.stderr
+
+
+def test_palette_is_okabe_ito_and_registry_is_complete():
+    assert OKABE_ITO[:3] == ["#0072B2", "#D55E00", "#009E73"]
+    assert set(FIGURES) == {"epsilon_vs_claimed", "roc", "privacy_profile", "reconstruction", "tracing", "rr_tradeoff"}
