@@ -1,0 +1,259 @@
+"""Loading and checking targets (INTERFACE.md section 2): every misbehaviour is a TargetError naming the target."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+import time
+
+import numpy as np
+import pytest
+
+from dpaudit.exceptions import DatasetError, ParameterValueError, TargetError, TargetTimeoutError
+from dpaudit.mechanisms import LaplaceMechanism
+from dpaudit.targets import Target, load_target, parse_dataset
+
+D = np.array([1.0, 0.0, 1.0])
+
+
+# -- plain callables --------------------------------------------------------------------
+def plain(data):
+    return float(np.sum(data))
+
+
+def with_rng(data, *, rng):
+    return float(np.sum(data)) + rng.normal()
+
+
+def with_size_rng(data, *, size=None, rng=None):
+    return np.sum(data) + rng.normal(size=size)
+
+
+def with_kwargs(data, **kwargs):
+    return float(np.sum(data)) + kwargs["rng"].normal(size=kwargs.get("size"))
+
+
+def vector_out(data, *, rng):
+    return np.array([np.sum(data), len(data)]) + rng.normal(size=2)
+
+
+def int_out(data, *, rng):
+    return int(rng.integers(0, 3))
+
+
+def test_detects_size_and_rng():
+    assert (Target(plain).vectorised, Target(plain).seeded) == (False, False)
+    assert (Target(with_rng).vectorised, Target(with_rng).seeded) == (False, True)
+    assert (Target(with_size_rng).vectorised, Target(with_size_rng).seeded) == (True, True)
+    assert (Target(with_kwargs).vectorised, Target(with_kwargs).seeded) == (True, True)
+
+
+@pytest.mark.parametrize("fn, shape", [(plain, (7,)), (with_rng, (7,)), (with_size_rng, (7,)),
+                                        (with_kwargs, (7,)), (vector_out, (7, 2)), (int_out, (7,))])
+def test_sample_shapes(fn, shape):
+    out = Target(fn).sample(D, 7, rng=1, chunk_size=3)
+    assert out.shape == shape
+    if fn is int_out:
+        assert out.dtype.kind == "i"
+
+
+def test_builtin_name_and_instance():
+    t = load_target("laplace", epsilon=0.5)
+    assert t.name == "laplace" and t.claim.epsilon == 0.5 and t.seeded and t.vectorised
+    assert load_target(LaplaceMechanism()).output_kind == "scalar"
+
+
+def test_module_target():
+    t = load_target("dpaudit.mechanisms:LaplaceMechanism.__call__")
+    assert t.name == "dpaudit.mechanisms:LaplaceMechanism.__call__"
+
+
+def test_file_target(tmp_path):
+    f = tmp_path / "mech.py"
+    f.write_text(textwrap.dedent("""
+        import numpy as np
+        def release(data, *, size=None, rng=None):
+            return len(data) + rng.laplace(0, 1, size)
+        CONST = 3
+    """))
+    t = load_target(f"{f}:release")
+    assert t.vectorised and t.seeded
+    a = t.sample(D, 100, rng=5)
+    assert a.shape == (100,) and np.array_equal(a, t.sample(D, 100, rng=5))
+    with pytest.raises(ParameterValueError, match="not callable"):
+        load_target(f"{f}:CONST")
+    with pytest.raises(ParameterValueError, match="no attribute 'nope'"):
+        load_target(f"{f}:nope")
+
+
+@pytest.mark.parametrize("spec, match", [
+    ("nocolon", "neither a built-in"),
+    ("missing/file.py:f", "file not found"),
+    ("dpaudit_no_such_module:f", "cannot import module"),
+    ("numpy:", "both parts"),
+])
+def test_bad_specs(spec, match):
+    with pytest.raises(ParameterValueError, match=match) as info:
+        load_target(spec)
+    assert repr(spec) in str(info.value)
+
+
+def test_file_that_fails_to_execute(tmp_path):
+    f = tmp_path / "bad.py"
+    f.write_text("1/0\n")
+    with pytest.raises(ParameterValueError, match="ZeroDivisionError"):
+        load_target(f"{f}:g")
+
+
+# -- misbehaviour -----------------------------------------------------------------------
+def raises(data):
+    raise RuntimeError("boom")
+
+
+def nan_at_17():
+    calls = {"i": 0}
+
+    def f(data):
+        calls["i"] += 1
+        return float("nan") if calls["i"] == 18 else 1.0
+
+    return f
+
+
+def returns_inf(data, *, size, rng):
+    out = np.zeros(size)
+    out[3] = np.inf
+    return out
+
+
+def shape_change():
+    calls = {"i": 0}
+
+    def f(data):
+        calls["i"] += 1
+        return np.zeros(2 if calls["i"] < 5 else 3)
+
+    return f
+
+
+def mutates(data):
+    data[0] = 99
+    return 1.0
+
+
+def hangs(data):
+    time.sleep(2.0)
+    return 1.0
+
+
+@pytest.mark.parametrize("fn, match", [
+    (raises, r"raised RuntimeError: boom in release 0"),
+    (nan_at_17(), r"returned NaN in release 17"),
+    (returns_inf, r"returned inf in release 3"),
+    (shape_change(), r"changed its output shape from \(2,\) to \(3,\) in release 4"),
+    (mutates, r"mutated the dataset"),
+    (lambda data: "yes", r"non-numeric value of type str"),
+    (lambda data: {"a": 1}, r"non-numeric value of type dict"),
+    (lambda data: None, r"non-numeric value of type NoneType"),
+    (lambda data, *, size: np.zeros(size + 1), r"returned shape \(31,\) for size=30"),
+    (lambda data: np.zeros((2, 2)), r"a release must be a scalar or a 1-D array"),
+])
+def test_misbehaviour_is_a_target_error_naming_the_target(fn, match):
+    with pytest.raises(TargetError, match=match) as info:
+        Target(fn, name="mod:f").sample(D, 30, rng=0, chunk_size=100)
+    assert "'mod:f'" in str(info.value)
+
+
+def test_shape_change_between_size_batches():
+    calls = {"i": 0}
+
+    def f(data, *, size):
+        calls["i"] += 1
+        return np.zeros((size, 2 if calls["i"] == 1 else 3))
+
+    with pytest.raises(TargetError, match=r"changed its output shape from \(2,\) to \(3,\) in release 5"):
+        Target(f, name="t").sample(D, 10, chunk_size=5)
+
+
+def test_mutation_never_reaches_the_caller():
+    data = D.copy()
+    with pytest.raises(TargetError):
+        Target(mutates).sample(data, 3)
+    assert np.array_equal(data, D)
+
+
+def test_timeout():
+    t0 = time.perf_counter()
+    with pytest.raises(TargetTimeoutError, match=r"'slow'.*did not return within 0.2 s"):
+        Target(hangs, name="slow").sample(D, 3, timeout=0.2)
+    assert time.perf_counter() - t0 < 1.5
+
+
+def test_timeout_passes_fast_targets():
+    assert Target(with_rng).sample(D, 5, rng=0, timeout=5).shape == (5,)
+
+
+# -- reproducibility ----------------------------------------------------------------------
+@pytest.mark.parametrize("fn", [with_rng, with_size_rng])
+def test_same_seed_same_samples_for_any_n_jobs(fn):
+    t = Target(fn)
+    one = t.sample(D, 600, rng=42, chunk_size=100, n_jobs=1)
+    two = t.sample(D, 600, rng=42, chunk_size=100, n_jobs=2)
+    assert np.array_equal(one, two)
+    assert not np.array_equal(one, t.sample(D, 600, rng=43, chunk_size=100))
+
+
+def test_file_target_in_worker_processes(tmp_path):
+    f = tmp_path / "per_call.py"
+    f.write_text("def release(data, *, rng):\n    return float(data.sum()) + rng.normal()\n")
+    t = load_target(f"{f}:release")
+    assert np.array_equal(t.sample(D, 40, rng=3, chunk_size=10, n_jobs=2), t.sample(D, 40, rng=3, chunk_size=10))
+
+
+# -- datasets -----------------------------------------------------------------------------
+def test_parse_literals():
+    assert parse_dataset("[0,1,1]").tolist() == [0, 1, 1]
+    assert parse_dataset("[[1,2],[3,4]]").shape == (2, 2)
+    assert parse_dataset("[true, false]").tolist() == [1, 0]
+
+
+def test_parse_files(tmp_path):
+    (tmp_path / "a.json").write_text(json.dumps([1.5, 2]))
+    np.save(tmp_path / "b.npy", np.arange(6).reshape(3, 2))
+    (tmp_path / "c.csv").write_text("x,y\n1,2\n3,4\n")
+    (tmp_path / "d.csv").write_text("1\n0\n1\n")
+    assert parse_dataset(str(tmp_path / "a.json")).tolist() == [1.5, 2.0]
+    assert parse_dataset(str(tmp_path / "b.npy")).shape == (3, 2)
+    assert parse_dataset(str(tmp_path / "c.csv")).tolist() == [[1, 2], [3, 4]]
+    assert parse_dataset(str(tmp_path / "d.csv")).tolist() == [1, 0, 1]
+
+
+@pytest.mark.parametrize("text, match", [
+    ("[[1,2],[3]]", "ragged"),
+    ('["a", 1]', "non-numeric value 'a'"),
+    ("[null]", "non-numeric value None"),
+    ("[]", "empty"),
+    ("[[[1]]]", "3-D"),
+    ("[1, 2", "invalid JSON"),
+    ("5", "file not found"),
+    ("nofile.csv", "file not found"),
+])
+def test_parse_errors_name_the_argument(text, match):
+    with pytest.raises(DatasetError, match=match) as info:
+        parse_dataset(text, name="--neighbor")
+    assert str(info.value).startswith("--neighbor:")
+
+
+def test_parse_file_errors_name_the_file(tmp_path):
+    bad = tmp_path / "bad.csv"
+    bad.write_text("1,2\n3\n")
+    with pytest.raises(DatasetError, match=r"--dataset: .*bad.csv.*ragged CSV"):
+        parse_dataset(str(bad))
+    txt = tmp_path / "data.txt"
+    txt.write_text("1")
+    with pytest.raises(DatasetError, match="unsupported file type '.txt'"):
+        parse_dataset(str(txt))
+    word = tmp_path / "w.csv"
+    word.write_text("1\nabc\n")
+    with pytest.raises(DatasetError, match="non-numeric value 'abc'"):
+        parse_dataset(str(word))
