@@ -1,0 +1,84 @@
+"""Boundary validation: TypeError / ValueError subclasses whose message names the parameter."""
+
+import math
+
+import numpy as np
+import pytest
+
+from dpaudit import _validation as v
+from dpaudit.exceptions import DPAuditError, ParameterTypeError, ParameterValueError
+
+
+def test_exception_hierarchy():
+    assert issubclass(ParameterTypeError, TypeError) and issubclass(ParameterTypeError, DPAuditError)
+    assert issubclass(ParameterValueError, ValueError) and issubclass(ParameterValueError, DPAuditError)
+
+
+@pytest.mark.parametrize("value", [0.5, 1, np.float64(0.25), np.int32(0)])
+def test_check_real_accepts_numbers(value):
+    out = v.check_real(value, "x", low=0, high=1)
+    assert type(out) is float and out == float(value)
+
+
+@pytest.mark.parametrize("value", ["0.5", None, [0.5], np.array([0.5]), True, 1j])
+def test_check_real_rejects_non_numbers(value):
+    with pytest.raises(ParameterTypeError, match=r"^x must be a real number; got "):
+        v.check_real(value, "x")
+
+
+def test_check_real_ranges_and_messages():
+    with pytest.raises(ParameterValueError, match=r"^x must not be NaN; got nan$"):
+        v.check_real(math.nan, "x")
+    with pytest.raises(ParameterValueError, match=r"^x must be in \(0, 1\]; got 0.0$"):
+        v.check_real(0.0, "x", low=0, high=1, low_inclusive=False)
+    with pytest.raises(ParameterValueError, match=r"^x must be in \[-inf, 2\); got 2.0$"):
+        v.check_real(2, "x", high=2, high_inclusive=False)
+    assert v.check_real(math.inf, "x") == math.inf  # unbounded unless a range says so
+    assert v.check_real(0.0, "x", low=0) == 0.0
+
+
+def test_confidence_delta_epsilon_probability():
+    assert v.check_confidence(0.95) == 0.95
+    for bad in (0.0, 1.0, 1.5, -0.1):
+        with pytest.raises(ParameterValueError, match="^confidence must be in"):
+            v.check_confidence(bad)
+    assert v.check_delta(0.0) == 0.0
+    with pytest.raises(ParameterValueError, match=r"^delta must be in \[0, 1\); got 1.0$"):
+        v.check_delta(1.0)
+    assert v.check_epsilon(0.0) == 0.0
+    with pytest.raises(ParameterValueError, match="^epsilon must be finite"):
+        v.check_epsilon(math.inf)
+    with pytest.raises(ParameterValueError, match="^epsilon"):
+        v.check_epsilon(-1)
+    assert v.check_probability(1.0, "p") == 1.0
+    with pytest.raises(ParameterValueError, match="^p must be in"):
+        v.check_probability(1.0, "p", open_high=True)
+    # A custom name is used in the message.
+    with pytest.raises(ParameterValueError, match="^audit.confidence"):
+        v.check_confidence(2, "audit.confidence")
+
+
+def test_check_int():
+    assert v.check_int(3, "n") == 3
+    assert v.check_int(np.int64(3), "n") == 3 and type(v.check_int(np.int64(3), "n")) is int
+    assert v.check_int(3.0, "n") == 3  # an integral float is accepted
+    for bad in (3.5, "3", None, True, math.nan, math.inf):
+        with pytest.raises(ParameterTypeError, match="^n must be an integer; got "):
+            v.check_int(bad, "n")
+    with pytest.raises(ParameterValueError, match=r"^n must be an integer >= 1; got 0$"):
+        v.check_int(0, "n", low=1)
+    with pytest.raises(ParameterValueError, match=r"^n must be an integer <= 5; got 6$"):
+        v.check_int(6, "n", high=5)
+    with pytest.raises(ParameterValueError, match=r"^n must be an integer in \[1, 5\]; got 9$"):
+        v.check_int(9, "n", low=1, high=5)
+
+
+def test_check_choice():
+    assert v.check_choice("split", "selection", ("split", "bonferroni")) == "split"
+    with pytest.raises(ParameterValueError, match=r"^selection must be one of \['split', 'bonferroni'\]; got 'best'$"):
+        v.check_choice("best", "selection", ("split", "bonferroni"))
+
+
+def test_all_is_true():
+    for name in v.__all__:
+        assert callable(getattr(v, name))
