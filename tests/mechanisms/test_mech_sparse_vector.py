@@ -1,0 +1,99 @@
+"""Sparse vector variants: output laws against exact integrals over the threshold noise, and their documented truths."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+from scipy import integrate, stats
+
+from dpaudit.mechanisms import SparseVector, SVTLyuAlg3, SVTLyuAlg4, SVTLyuAlg5, SVTLyuAlg6
+
+ALPHA = 1e-3  # per-assertion failure probability for a correct sampler (fixed seed: deterministic)
+N = 40_000
+VARIANTS = [SparseVector, SVTLyuAlg3, SVTLyuAlg4, SVTLyuAlg5, SVTLyuAlg6]
+
+
+def exact_pattern_probabilities(m, q):
+    """P(status vector) = int f_rho(r) prod_i P(query i gives status_i | rho = r) dr, for c = 1."""
+    rho = stats.laplace(scale=m.rho_scale)
+    nu = stats.laplace(scale=m.nu_scale) if m.nu_scale > 0 else None
+
+    def above(x):  # P(q_i + nu_i >= T + r) with x = T + r - q_i
+        return nu.sf(x) if nu is not None else float(x <= 0)
+
+    patterns = {}
+    k = len(q)
+    for bits in itertools.product([0, 1], repeat=k):
+        if m._has_cutoff:
+            # after the first above answer every later status is -1
+            first = next((i for i, b in enumerate(bits) if b), None)
+            if first is not None and any(bits[first + 1:]):
+                continue
+            status = tuple(b if first is None or i <= first else -1 for i, b in enumerate(bits))
+        else:
+            status = bits
+
+        def integrand(r, bits=bits, status=status):
+            val = rho.pdf(r)
+            for i, b in enumerate(bits):
+                if status[i] == -1:
+                    continue
+                x = m.threshold + r - q[i]
+                val *= above(x) if b else 1.0 - above(x)
+            return val
+
+        pts = sorted({q_i - m.threshold for q_i in q} | {0.0})
+        patterns[status] = integrate.quad(integrand, -60, 60, points=pts, limit=400)[0]
+    return patterns
+
+
+@pytest.mark.parametrize("cls", VARIANTS)
+def test_status_law(cls, chisq):
+    m = cls(epsilon=1.0, threshold=0.5, c=1, n_queries=2)
+    data = np.array([[1.0, 0.0], [1.0, 1.0]])  # q = (2, 1)
+    law = exact_pattern_probabilities(m, [2.0, 1.0])
+    assert sum(law.values()) == pytest.approx(1.0, abs=1e-6)
+    out = m(data, size=N, rng=11)[:, :2].astype(int)
+    codes = [tuple(row) for row in out.tolist()]
+    keys = list(law)
+    index = {k: i for i, k in enumerate(keys)}
+    assert all(c in index for c in codes)
+    assert chisq(np.array([index[c] for c in codes]), range(len(keys)), [law[k] for k in keys]) > ALPHA
+
+
+def test_alg3_values_are_noisy_answers_when_above():
+    m = SVTLyuAlg3(epsilon=1.0, threshold=0.5, c=1, n_queries=2)
+    out = m(np.array([[1.0, 0.0], [1.0, 1.0]]), size=N, rng=12)
+    status, values = out[:, :2], out[:, 2:]
+    assert np.all(values[status != 1] == 0.0)
+    # The first query's value given "above" is q_1 + nu conditioned on beating the noisy threshold:
+    # at least its mean exceeds q_1 = 2 (selection on large noise).
+    assert values[status[:, 0] == 1, 0].mean() > 2.0
+
+
+def test_cutoff_counts():
+    m = SparseVector(epsilon=1000.0, threshold=0.5, c=2, n_queries=5)
+    out = m(np.ones((1, 5)) * 1.0, size=200, rng=13)  # all queries well above (noise tiny)
+    assert np.all(out == np.array([1, 1, -1, -1, -1]))
+
+
+def test_documented_truths():
+    assert SparseVector().true_epsilon() == 1.0 and not SparseVector().broken
+    assert SVTLyuAlg4(epsilon=1.0, c=1).true_epsilon() == pytest.approx(1.75)
+    assert SVTLyuAlg4(epsilon=1.0, c=1, n_queries=1).true_epsilon() == pytest.approx(0.75)
+    assert SVTLyuAlg5(n_queries=2).true_epsilon() == math.inf
+    assert SVTLyuAlg5(n_queries=1).true_epsilon() == 0.5
+    assert SVTLyuAlg6(epsilon=1.0, n_queries=10).true_epsilon() == 5.0
+    assert SVTLyuAlg3(epsilon=1.0, c=1, n_queries=10).true_epsilon() == 5.0
+    assert all(cls().broken for cls in VARIANTS[1:])
+
+
+def test_alg5_pair_has_an_output_impossible_on_the_neighbour():
+    m = SVTLyuAlg5()
+    d, d2 = m.neighbouring_pair()
+    a = {tuple(r) for r in m(d, size=20_000, rng=14).tolist()}
+    b = {tuple(r) for r in m(d2, size=20_000, rng=15).tolist()}
+    assert b - a  # "above on the raised queries, below on the last" never happens on D
