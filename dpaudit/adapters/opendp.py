@@ -107,11 +107,11 @@ class _OpenDPAdditive(_OpenDPBase):
     def output_kind(self) -> str:  # type: ignore[override]
         return "discrete" if self.domain == "int" else "scalar"
 
-    def _spaces(self, dp: Any) -> tuple[tuple, tuple]:
+    def _spaces(self, dp: Any, l2: bool = False) -> tuple[tuple, tuple]:
         t = int if self.domain == "int" else float
         atom = dp.atom_domain(T=t) if t is int else dp.atom_domain(T=t, nan=False)
         scalar = (atom, dp.absolute_distance(T=t))
-        vector = (dp.vector_domain(atom), dp.l1_distance(T=t))
+        vector = (dp.vector_domain(atom), (dp.l2_distance if l2 else dp.l1_distance)(T=t))
         return scalar, vector
 
     def neighbouring_pair(self) -> tuple[np.ndarray, np.ndarray]:
@@ -172,7 +172,7 @@ class OpenDPGaussian(_OpenDPAdditive):
         return PrivacyClaim(self.epsilon, self.delta, "add/remove")
 
     def _build(self, dp: Any) -> Any:
-        scalar, vector = self._spaces(dp)
+        scalar, vector = self._spaces(dp, l2=True)
 
         def approx(s: float) -> Any:
             meas = dp.m.make_gaussian(*scalar, scale=s)

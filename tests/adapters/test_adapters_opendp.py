@@ -1,0 +1,54 @@
+"""OpenDP adapters: run when OpenDP is installed, else skip.  OpenDP cannot be seeded, so these
+statistical tests are not deterministic: each assertion fails with probability 1e-3."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from dpaudit.adapters import available
+from dpaudit.mechanisms import get_mechanism
+from dpaudit.targets import load_target
+
+pytestmark = pytest.mark.skipif(not available("opendp"), reason="OpenDP is not installed (pip install 'dpaudit[opendp]')")
+ALPHA = 1e-3
+N = 20_000
+
+
+def test_laplace_float_and_int(chisq):
+    m = get_mechanism("opendp.laplace", epsilon=1.0)
+    t = load_target(m)
+    assert not t.seeded and t.vectorised  # OpenDP draws from its own RNG
+    x = t.sample([0.25, 0.5], N)
+    assert m.scale == pytest.approx(1.0)
+    assert stats.kstest(x, stats.laplace(loc=0.75, scale=m.scale).cdf).pvalue > ALPHA
+    mi = get_mechanism("opendp.laplace", epsilon=1.0, domain="int")
+    y = mi([1, 1], size=N)
+    a = math.exp(-1.0 / mi.scale)
+    support = np.arange(-15, 16)
+    assert y.dtype == np.int64 and chisq(y - 2, support, (1 - a) / (1 + a) * a ** np.abs(support)) > ALPHA
+
+
+def test_gaussian_float_and_int():
+    g = get_mechanism("opendp.gaussian", epsilon=1.0, delta=1e-5)
+    assert g.scale > get_mechanism("gaussian_analytic").sigma  # zCDP conversion is looser than Balle-Wang
+    x = g([0.0], size=N)
+    assert stats.kstest(x, stats.norm(scale=g.scale).cdf).pvalue > ALPHA
+    gi = get_mechanism("opendp.gaussian", epsilon=1.0, delta=1e-5, domain="int")
+    assert gi([0], size=100).dtype == np.int64
+
+
+def test_randomized_response(chisq):
+    rr = get_mechanism("opendp.randomized_response", epsilon=math.log(3))
+    assert rr.truth_probability == pytest.approx(0.75)
+    z = rr([1], size=N)
+    assert chisq(z, [0, 1], [0.25, 0.75]) > ALPHA
+
+
+def test_one_release_and_bad_parameters():
+    assert np.ndim(get_mechanism("opendp.laplace")([1.0])) == 0
+    with pytest.raises(ValueError, match="domain"):
+        get_mechanism("opendp.laplace", domain="complex")
