@@ -27,7 +27,7 @@ import numpy as np
 from .._validation import check_confidence, check_real
 from .bounds import epsilon_lower_bound
 from .clopper_pearson import cp_upper
-from .selection import select_threshold, split_scores
+from .selection import calibration_counts, choose_event, select_threshold, split_scores
 
 __all__ = [
     "PrivacyProfile",
@@ -84,10 +84,11 @@ def privacy_profile(scores0, scores1, *, deltas=DEFAULT_DELTAS, confidence=0.95,
     cal0, test0 = split_scores(s0, calibration_fraction)
     cal1, test1 = split_scores(s1, calibration_fraction)
     m = len(deltas) if simultaneous else 1
+    calibration = calibration_counts(cal0, cal1)  # sorted once, not once per delta
     eps = []
     for delta in deltas:
-        event = select_threshold(cal0, cal1, n_test0=len(test0), n_test1=len(test1), delta=delta,
-                                 confidence=confidence)
+        event = choose_event(calibration, n_test0=len(test0), n_test1=len(test1), delta=delta,
+                             confidence=confidence)
         tp, fp = event.count(test0), event.count(test1)
         b = epsilon_lower_bound(tp, len(test0) - tp, fp, len(test1) - fp, delta=delta, confidence=confidence,
                                 n_comparisons=m)
