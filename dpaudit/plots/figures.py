@@ -55,8 +55,19 @@ def _title(ax, results) -> None:
 
 def _series_label(group, sweep_keys_shown) -> str:
     parts = [group["mechanism"]] if group.get("mechanism") else []
-    parts += [f"{k.split('.')[-1]}={group['sweep'][k]}" for k in sweep_keys_shown]
-    return ", ".join(parts)
+    # a mechanism's own swept parameters show up through its claim; name the others
+    parts += [f"{k.split('.')[-1]}={group['sweep'][k]}" for k in sweep_keys_shown if not k.startswith("mechanisms.")]
+    return ", ".join(parts) or "attack"
+
+
+def _one_point(results, groups):
+    """Curves of one sweep point (``plot.point``, default the last), so a figure stays readable."""
+    points = sorted({g["point"] for g in groups})
+    if len(points) <= 1:
+        return groups, None
+    wanted = (results.config.get("plot") or {}).get("point")
+    point = points[-1] if wanted is None else min(points, key=lambda p: abs(p - wanted))
+    return [g for g in groups if g["point"] == point], point
 
 
 # 1 ----------------------------------------------------------------------------------------------
@@ -95,6 +106,12 @@ def plot_epsilon_vs_claimed(results, *, size="one-column"):
     diag = np.array([0.0, pad_hi])
     ax.plot(diag, diag, color="0.45", ls="--", lw=0.8, label=f"lower bound = claimed {EPS}")
     ceilings = sorted({round(g["ceiling"], 12) for g in groups if g.get("ceiling") is not None})
+    data_top = max(max(ys_all), pad_hi)
+    if ceilings and min(ceilings) > 2 * data_top:
+        # Far above the data: say so rather than squash the points.
+        ax.text(0.99, 0.97, f"ceiling {min(ceilings):.3g} (off scale)", transform=ax.transAxes, ha="right", va="top",
+                fontsize=6, color="0.2")
+        ceilings = []
     if ceilings:
         samples = groups[0].get("samples")
         txt = f"ceiling (n={samples:,})" if isinstance(samples, int) else "ceiling"
@@ -136,7 +153,8 @@ def plot_roc(results, *, size="one-column"):
     interval on the TPR (first trial of each group).
     """
     curves = []
-    for g in _groups(results):
+    chosen, _ = _one_point(results, _groups(results))
+    for g in chosen:
         ts = results.trials_at(g["point"], g["mechanism"])
         if ts and isinstance(ts[0]["result"].get("roc"), dict):
             curves.append((g, ts[0]["result"]))
@@ -184,7 +202,8 @@ def plot_privacy_profile(results, *, size="one-column"):
     true profile is dotted when known (e.g. the Gaussian's analytic curve).
     """
     groups = []
-    for g in _groups(results):
+    chosen, _ = _one_point(results, _groups(results))
+    for g in chosen:
         ts = results.trials_at(g["point"], g["mechanism"])
         prof = [t["result"].get("privacy_profile") for t in ts]
         if prof and all(isinstance(p, dict) and p.get("delta") for p in prof):

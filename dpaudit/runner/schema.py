@@ -32,7 +32,8 @@ Schema (see ``docs/experiments.md`` for the full reference)::
       parameters:
         mechanisms.*.params.epsilon: [0.5, 1.0, 2.0]
         attack.params.noise_scale: [1, 2, 4]
-    plot: {size: one-column, figures: [...], dpi: 300, title: null}
+    plot: {size: one-column, figures: [...], dpi: 300, title: null, point: null}
+                                # point: the sweep point drawn by the roc / privacy_profile figures (default: last)
 """
 
 from __future__ import annotations
@@ -341,7 +342,7 @@ def _resolve_sweep(value: Any) -> dict:
 def _resolve_plot(value: Any, kind: ExperimentKind) -> dict:
     from ..plots import FIGURES
 
-    plot = expect_mapping(value or {}, "plot", allowed=["size", "figures", "dpi", "title"])
+    plot = expect_mapping(value or {}, "plot", allowed=["size", "figures", "dpi", "title", "point"])
     size = expect_str(plot.get("size", "one-column"), "plot.size", choices=SIZES)
     figures = plot.get("figures", list(kind.figures))
     if not isinstance(figures, list):
@@ -352,7 +353,9 @@ def _resolve_plot(value: Any, kind: ExperimentKind) -> dict:
     title = plot.get("title")
     if title is not None and not isinstance(title, str):
         raise ConfigError("plot.title", f"expected a string, got {title!r}")
-    return {"size": size, "figures": list(figures), "dpi": dpi, "title": title}
+    point = plot.get("point")
+    point = None if point is None else expect_int(point, "plot.point", low=0)
+    return {"size": size, "figures": list(figures), "dpi": dpi, "title": title, "point": point}
 
 
 def _expand_sweep(resolved: dict) -> list[dict]:

@@ -108,6 +108,8 @@ def format_table(summary: dict, config: dict) -> str:
     sweep_keys = summary["sweep"]["parameters"]
     rows = []
     if kind.name == "audit":
+        # a mechanism's own swept parameters show up through its claimed epsilon
+        sweep_keys = [k for k in sweep_keys if not k.startswith("mechanisms.")]
         refs = sorted({k for m in config.get("mechanisms", []) for k in (m.get("reference") or {})})
         header = ["mechanism", *[k.split(".")[-1] for k in sweep_keys], "claimed eps", "eps lower bound (median [min, max])",
                   "ceiling", "true eps", "verdict", *[f"ref {r}" for r in refs]]
