@@ -299,3 +299,11 @@ def test_numpy_integers_are_accepted():
 def test_all_is_true():
     for name in bounds_module.__all__:
         assert hasattr(bounds_module, name)
+
+
+def test_package_all_is_true():
+    import dpaudit.stats as stats
+
+    assert len(set(stats.__all__)) == len(stats.__all__)
+    for name in stats.__all__:
+        assert hasattr(stats, name), name
