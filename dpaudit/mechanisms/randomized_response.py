@@ -128,10 +128,13 @@ class RandomizedResponse(BuiltinMechanism):
             return np.where(keep, prepared, ~prepared).astype(np.int64)
         ones = int(prepared.sum())
         zeros = int(prepared.shape[0] - ones)
-        if ones == 1 and zeros == 0:  # the audit's usual one-respondent pair: one Bernoulli draw
-            return (rng.random(n) < q1).astype(np.int64)
-        if ones == 0 and zeros == 1:
-            return (rng.random(n) < 1.0 - q1).astype(np.int64)
+        if ones + zeros == 1:  # the audit's usual one-respondent pair: one Bernoulli draw
+            u = rng.random(n)
+            # Compare in place: each float64 is overwritten by its own 0/1 as int64 (same
+            # element, same itemsize), which saves a pass and 80 MB at 10^7 releases.
+            out = u.view(np.int64)
+            np.less(u, q1 if ones else 1.0 - q1, out=out, casting="unsafe")
+            return out
         out = np.zeros(n, dtype=np.int64)
         if ones:
             out += rng.binomial(ones, q1, n)
