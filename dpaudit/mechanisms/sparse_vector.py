@@ -1,8 +1,12 @@
 """The sparse vector technique: the correct AboveThreshold and the broken variants of Lyu, Su and Li (2017).
 
-All variants answer ``n_queries`` counting queries (sensitivity 1; the
-dataset is 2-D with one column per query, or 1-D labels, see
-:func:`~dpaudit.mechanisms.base.counting_queries`) against a public
+All variants answer ``n_queries`` linear queries of sensitivity 1 (Lyu et al.'s
+general setting): for a 2-D dataset with one column per query, query ``j`` is
+the column sum of the contributions clipped to ``[-1, 1]``, so one record may
+raise some queries and lower others; a 1-D dataset holds labels and gives
+counts as in :func:`~dpaudit.mechanisms.base.counting_queries`.  (With only
+monotone counting queries Algorithm 4 at ``c = 1`` happens to be epsilon-DP: its
+query noise is what Algorithm 1 needs for monotone queries.)  They compare against a public
 ``threshold`` ``T`` with a noisy threshold ``T + rho``.  A release is a vector
 with one entry per query: ``1`` (above), ``0`` (below), ``-1`` (not answered:
 the cutoff ``c`` of above answers was reached).  Algorithm 3 also releases
@@ -38,9 +42,23 @@ import numpy as np
 from .._validation import check_int, check_real
 from ..privacy import PrivacyClaim
 from .additive import _positive_epsilon
-from .base import BuiltinMechanism, counting_queries
+from .base import BuiltinMechanism, _as_numeric_array, counting_queries
 
-__all__ = ["SparseVector", "SVTLyuAlg3", "SVTLyuAlg4", "SVTLyuAlg5", "SVTLyuAlg6"]
+__all__ = ["SparseVector", "SVTLyuAlg3", "SVTLyuAlg4", "SVTLyuAlg5", "SVTLyuAlg6", "linear_queries"]
+
+
+def linear_queries(dataset: Any, n_queries: int) -> np.ndarray:
+    """Sensitivity-1 linear queries: column sums of contributions clipped to ``[-1, 1]`` (1-D: label counts).
+
+    >>> linear_queries([[1, -3, 0.5], [1, 1, 0]], 3)
+    array([2. , 0. , 0.5])
+    """
+    arr = _as_numeric_array(dataset)
+    if arr.ndim == 1:
+        return counting_queries(arr, n_queries)
+    if arr.shape[1] != n_queries:
+        return counting_queries(arr, n_queries)  # raises the shape error
+    return np.clip(arr.astype(float, copy=False), -1.0, 1.0).sum(axis=0)
 
 
 @dataclass(frozen=True)
@@ -86,14 +104,16 @@ class _SVTBase(BuiltinMechanism):
         return PrivacyClaim(self.epsilon, 0.0, "add/remove")
 
     def neighbouring_pair(self) -> tuple[np.ndarray, np.ndarray]:
-        # q(D) = 0 everywhere; the added record raises every query but the last.
+        # q(D) = 0 everywhere; the added record raises every query but the last and lowers the last.
+        # (For Algorithm 4 at epsilon = 1, c = 1, 10 queries the exact loss on this pair is 1.747,
+        # against its bound 1.75; raising only, the loss would stay below 1.)
         d = np.zeros((1, self.n_queries))
         extra = np.ones((1, self.n_queries))
-        extra[0, -1] = 0.0
+        extra[0, -1] = -1.0 if self.n_queries > 1 else 1.0
         return d, np.vstack([d, extra])
 
     def _prepare(self, dataset: Any) -> np.ndarray:
-        return counting_queries(dataset, self.n_queries)
+        return linear_queries(dataset, self.n_queries)
 
     def _width(self, prepared: np.ndarray) -> int:
         return 3 * self.n_queries

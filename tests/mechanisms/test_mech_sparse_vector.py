@@ -92,6 +92,19 @@ def test_documented_truths():
     assert all(cls().broken for cls in VARIANTS[1:])
 
 
+def test_alg4_pair_exceeds_the_claim_exactly():
+    m = SVTLyuAlg4(epsilon=1.0, c=1, n_queries=4)
+    d, d2 = m.neighbouring_pair()
+    from dpaudit.mechanisms.sparse_vector import linear_queries
+
+    q0, q1 = linear_queries(d, 4), linear_queries(d2, 4)
+    assert q1.tolist() == [1.0, 1.0, 1.0, -1.0]
+    p0 = exact_pattern_probabilities(m, q0)
+    p1 = exact_pattern_probabilities(m, q1)
+    loss = max(abs(math.log(p0[k] / p1[k])) for k in p0)
+    assert 1.0 < loss <= m.true_epsilon()
+
+
 def test_alg5_pair_has_an_output_impossible_on_the_neighbour():
     m = SVTLyuAlg5()
     d, d2 = m.neighbouring_pair()
