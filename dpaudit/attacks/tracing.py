@@ -83,10 +83,11 @@ def tracing_scores(releases: np.ndarray, targets: np.ndarray, reference: np.ndar
     array([ 0.25, -0.25])
     """
     a = np.asarray(releases, dtype=float) - reference
-    z = np.asarray(targets, dtype=float) - reference
+    z = np.asarray(targets)
+    # <a - p, z - p> = <a - p, z> - <a - p, p>: no centred copy of the (large) target matrix
     if a.ndim == 1:
-        return z @ a
-    return np.einsum("gd,gd->g", a, z)
+        return z @ a - a @ reference
+    return np.einsum("gd,gd->g", a, z, dtype=float) - a @ reference
 
 
 def hoeffding_threshold(releases: np.ndarray, reference: np.ndarray, *, false_positive_rate: float) -> np.ndarray:
