@@ -19,7 +19,9 @@ from .exceptions import (
     TargetError,
     TargetTimeoutError,
 )
+from .mechanisms import compose, get_mechanism, list_mechanisms, postprocess, rr_debias, subsample
 from .privacy import Neighbouring, PrivacyClaim
+from .targets import Target, load_target, parse_dataset
 
 __all__ = [
     "__version__",
@@ -34,4 +36,13 @@ __all__ = [
     "TargetTimeoutError",
     "Neighbouring",
     "PrivacyClaim",
+    "Target",
+    "load_target",
+    "parse_dataset",
+    "get_mechanism",
+    "list_mechanisms",
+    "compose",
+    "subsample",
+    "postprocess",
+    "rr_debias",
 ]

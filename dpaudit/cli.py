@@ -149,7 +149,11 @@ def cmd_audit(args) -> int:
 
         if args.attack not in ATTACKS:
             raise UsageError(f"argument --attack: expected 'auto' or one of {sorted(ATTACKS)}; got {args.attack!r}")
-    report = audit(args.target, args.dataset, args.neighbor, **kw)
+    from .targets import parse_dataset
+
+    dataset = parse_dataset(args.dataset, name="--dataset")
+    neighbor = parse_dataset(args.neighbor, name="--neighbor")
+    report = audit(args.target, dataset, neighbor, **kw)
     if args.json:
         print(report.summary(), file=sys.stderr)
         sys.stdout.write(json.dumps(_finite(report.to_dict()), allow_nan=False) + "\n")
@@ -208,6 +212,11 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:
         print("dpaudit: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # The reader (e.g. `| head`) went away: stop quietly, as Python's docs advise.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_OK
     except Exception as exc:  # noqa: BLE001 - the CLI never shows a traceback
         if os.environ.get("DPAUDIT_DEBUG"):
             raise

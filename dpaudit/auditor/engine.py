@@ -27,7 +27,7 @@ import numpy as np
 from .._rng import as_seed_sequence, seed_entropy
 from .._validation import check_choice, check_confidence, check_delta, check_epsilon, check_int, check_real
 from .._version import __version__
-from ..attacks.distinguishers import AUTO_CHOICES, ATTACKS, make_distinguisher, output_kind
+from ..attacks.distinguishers import ATTACKS, auto_choices, make_distinguisher, output_kind
 from ..exceptions import ParameterValueError, TargetError
 from ..stats import (
     DEFAULT_DELTAS,
@@ -35,8 +35,8 @@ from ..stats import (
     epsilon_lower_bound,
     gaussian_epsilon,
     posterior_interval,
-    select_threshold,
 )
+from ..stats.selection import calibration_counts, choose_event
 from ..stats.clopper_pearson import cp_upper
 from ..stats.profile import _mu_from_rates
 from ..stats.selection import ThresholdEvent
@@ -124,6 +124,13 @@ class _Runner:
         finally:
             if bar is not None:
                 bar.close()
+
+
+def _is_builtin(tgt) -> bool:
+    """Built-in mechanisms are pure numpy and safe to call from threads; others get processes."""
+    from ..mechanisms.base import BuiltinMechanism
+
+    return isinstance(getattr(tgt, "fn", None), BuiltinMechanism)
 
 
 def _load_target(target):
@@ -253,7 +260,7 @@ def audit(
 
     n_cal = min(max(int(round(samples * calibration_fraction)), 10), samples - 10)
     n_test = samples - n_cal
-    thread_safe = bool(getattr(tgt, "thread_safe", False))
+    thread_safe = _is_builtin(tgt)
     # Chunks are the unit of parallel work for vectorised targets; a target
     # called once per release is parallelised inside each chunk instead.
     outer_jobs, inner_jobs = (n_jobs, 1) if vectorised else (1, n_jobs)
@@ -286,21 +293,22 @@ def audit(
     n_fit = n_cal // 2
     fit0, sel0 = cal[0][:n_fit], cal[0][n_fit:]
     fit1, sel1 = cal[1][:n_fit], cal[1][n_fit:]
-    names = AUTO_CHOICES[kind] if attack == "auto" else (attack,)
-    if attack == "auto" and kind == "vector" and samples < 2000:
-        names = ("mean-difference",)
+    names = auto_choices(kind, fit0) if attack == "auto" else (attack,)
+    if kind != "scalar" and "threshold" in names and np.asarray(fit0).ndim > 1:
+        names = tuple(n for n in names if n != "threshold")
     best = None
     for name in names:
         scorer = make_distinguisher(name).fit(fit0, fit1)
         s0, s1 = scorer.score(sel0), scorer.score(sel1)
-        event = select_threshold(s0, s1, n_test0=n_test, n_test1=n_test, delta=delta, confidence=confidence)
+        calib = calibration_counts(s0, s1)
+        event = choose_event(calib, n_test0=n_test, n_test1=n_test, delta=delta, confidence=confidence)
         c0 = event.count(s0) * n_test / len(s0)
         c1 = event.count(s1) * n_test / len(s1)
         value = float(epsilon_bounds_array(c0, n_test - c0, c1, n_test - c1, delta=delta,
                                            confidence=confidence)[0])
         if best is None or value > best[0]:
-            best = (value, name, scorer, s0, s1, event)
-    _, attack_used, scorer, s0, s1, event = best
+            best = (value, name, scorer, s0, s1, event, calib)
+    _, attack_used, scorer, s0, s1, event, calib = best
 
     # Events for the GDP bound, the privacy profile and the ROC, chosen here too.
     alpha_half = (1.0 - confidence) / 2.0
@@ -311,9 +319,8 @@ def audit(
         a = alpha_half / (2 * np.size(tp))
         return _mu_from_rates(cp_upper(fp, n1, a), cp_upper(n0 - tp, n0, a))
 
-    gdp_event = select_threshold(s0, s1, n_test0=n_test, n_test1=n_test, confidence=confidence,
-                                 objective=gdp_objective)
-    profile_events = [select_threshold(s0, s1, n_test0=n_test, n_test1=n_test, delta=d, confidence=confidence)
+    gdp_event = choose_event(calib, n_test0=n_test, n_test1=n_test, confidence=confidence, objective=gdp_objective)
+    profile_events = [choose_event(calib, n_test0=n_test, n_test1=n_test, delta=d, confidence=confidence)
                       for d in DEFAULT_DELTAS]
     roc_orient = event.reverse
     s_neg = np.sort(-s1 if roc_orient else s1)

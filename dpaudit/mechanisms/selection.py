@@ -12,7 +12,6 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import numpy as np
-from scipy import integrate, stats
 
 from .._validation import check_int, check_real
 from ..exceptions import ParameterValueError
@@ -164,6 +163,8 @@ class _NoisyMaxBase(BuiltinMechanism):
                 return float(dist.pdf(x - q[i]) * np.prod(dist.cdf(x - others)))
 
             pts = sorted(set(np.r_[q, 0.0].tolist()))
+            from scipy import integrate  # lazy: keeps `dpaudit` start-up fast for the CLI
+
             probs[i] = integrate.quad(integrand, lo, hi, points=[p for p in pts if lo < p < hi], limit=200)[0]
         return probs / probs.sum()
 
@@ -188,6 +189,8 @@ class ReportNoisyMaxLaplace(_NoisyMaxBase):
         return rng.laplace(0.0, self.scale, shape)
 
     def _noise_dist(self):
+        from scipy import stats  # lazy: keeps `dpaudit` start-up fast for the CLI
+
         return stats.laplace(scale=self.scale)
 
 
@@ -213,6 +216,8 @@ class ReportNoisyMaxExponential(_NoisyMaxBase):
         return rng.exponential(self.scale, shape)
 
     def _noise_dist(self):
+        from scipy import stats  # lazy: keeps `dpaudit` start-up fast for the CLI
+
         return stats.expon(scale=self.scale)
 
 
@@ -250,6 +255,8 @@ class ReportNoisyMaxWithValue(_NoisyMaxBase):
         return np.column_stack([idx.astype(float), noisy[np.arange(n), idx]])
 
     def _noise_dist(self):
+        from scipy import stats  # lazy: keeps `dpaudit` start-up fast for the CLI
+
         return stats.laplace(scale=self.scale)
 
     def true_epsilon(self, delta: float = 0.0) -> float:

@@ -1,0 +1,72 @@
+"""Targets written the way a user would write them (INTERFACE.md section 2).
+
+Used by the CLI tests through ``path/to/user_targets.py:name``.  Not a test module.
+"""
+
+import numpy as np
+
+
+def laplace_vec(dataset, size=None, rng=None):
+    """A correct Laplace count: sensitivity 1, scale 1, epsilon 1."""
+    rng = rng or np.random.default_rng()
+    return float(np.sum(dataset)) + rng.laplace(0.0, 1.0, size=size)
+
+
+def laplace_one(dataset, rng=None):
+    """The same mechanism, one release per call (no ``size``)."""
+    rng = rng or np.random.default_rng()
+    return float(np.sum(dataset)) + rng.laplace(0.0, 1.0)
+
+
+def laplace_unseeded(dataset, size=None):
+    """Neither reproducible nor seedable: draws from its own generator."""
+    return float(np.sum(dataset)) + np.random.default_rng().laplace(0.0, 1.0, size=size)
+
+
+def weak_laplace(dataset, size=None, rng=None):
+    """Claims epsilon 0.5 in the tests but adds scale-1 noise: true epsilon 1."""
+    return float(np.sum(dataset)) + rng.laplace(0.0, 1.0, size=size)
+
+
+def coin(dataset, size=None, rng=None):
+    """Randomized response on the first record (truth w.p. 1/2, else a fair coin): epsilon ln 3, integer output."""
+    n = 1 if size is None else size
+    truth = rng.random(n) < 0.5
+    out = np.where(truth, int(dataset[0]), rng.integers(0, 2, n))
+    return int(out[0]) if size is None else out
+
+
+def histogram(dataset, size=None, rng=None):
+    """A 4-bin Laplace histogram (vector output), epsilon 1 for add/remove."""
+    h = np.bincount(np.asarray(dataset, dtype=int), minlength=4).astype(float)
+    shape = (4,) if size is None else (size, 4)
+    return h + rng.laplace(0.0, 1.0, size=shape)
+
+
+def boolean_release(dataset, size=None, rng=None):
+    """A bool output: reports whether a noisy count exceeds 0.5."""
+    x = float(np.sum(dataset)) + rng.laplace(0.0, 1.0, size=size)
+    return x > 0.5
+
+
+def constant(dataset, size=None, rng=None):
+    """Leaks nothing: any bound must be 0."""
+    return np.zeros(size) if size is not None else 0.0
+
+
+def raises(dataset, size=None, rng=None):
+    raise RuntimeError("boom")
+
+
+def returns_nan(dataset, size=None, rng=None):
+    out = rng.laplace(size=size)
+    out[3] = np.nan
+    return out
+
+
+def mutates(dataset, size=None, rng=None):
+    dataset[0] = 99
+    return rng.laplace(size=size)
+
+
+NOT_CALLABLE = 3
