@@ -311,7 +311,15 @@ def auto_choices(kind: str, x: np.ndarray) -> tuple[str, ...]:
 def repeats(x: np.ndarray, *, probe: int = 200_000) -> bool:
     """Whether releases repeat exactly: fewer distinct values (rows) than 3/4 of the releases."""
     rows = _as_2d(np.asarray(x)[:probe])
-    return len(np.unique(rows, axis=0)) < 0.75 * len(rows)
+    return _n_distinct(rows) < 0.75 * len(rows)
+
+
+def _n_distinct(rows: np.ndarray) -> int:
+    """Distinct rows; a plain sort for one column (``np.unique(axis=0)`` is ~10x slower)."""
+    if rows.shape[1] == 1:
+        s = np.sort(rows[:, 0])
+        return int(len(s) > 0) + int(np.count_nonzero(s[1:] != s[:-1]))
+    return len(np.unique(rows, axis=0))
 
 
 def make_distinguisher(name: str) -> Distinguisher:
@@ -340,7 +348,7 @@ def output_kind(x: np.ndarray, *, max_outcomes: int = 1000, probe: int = 20_000)
     """
     x = np.asarray(x)
     rows = _as_2d(x[:probe])
-    n_distinct = len(np.unique(rows, axis=0))
+    n_distinct = _n_distinct(rows)
     if n_distinct <= max_outcomes and n_distinct * 20 <= len(rows):
         return "discrete"
     return "scalar" if x.ndim == 1 else "vector"

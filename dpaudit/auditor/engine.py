@@ -36,7 +36,7 @@ from ..stats import (
     gaussian_epsilon,
     posterior_interval,
 )
-from ..stats.selection import calibration_counts, choose_event
+from ..stats.selection import calibration_counts, calibration_rates
 from ..stats.clopper_pearson import cp_upper
 from ..stats.profile import _mu_from_rates
 from ..stats.selection import ThresholdEvent
@@ -89,13 +89,16 @@ def _count_chunk(target, data, n, entropy, side, index, timeout, inner_jobs, sco
 
 
 class _Runner:
-    """Runs chunk tasks serially or in parallel; order of results is fixed."""
+    """Runs chunk tasks serially or in loky processes; the order of results is fixed.
 
-    def __init__(self, n_jobs: int, thread_safe: bool, progress: bool, total: int, desc: str):
+    numpy's samplers hold the GIL, so threads gave no speed-up (measured 1.0x);
+    processes do, and they also keep a misbehaving target out of our process.
+    """
+
+    def __init__(self, n_jobs: int, progress: bool, desc: str):
         self.n_jobs = n_jobs
-        self.backend = "threading" if thread_safe else "loky"
+        self.backend = "loky"
         self.progress = progress
-        self.total = total
         self.desc = desc
 
     def map(self, fn, tasks):
@@ -127,7 +130,7 @@ class _Runner:
 
 
 def _is_builtin(tgt) -> bool:
-    """Built-in mechanisms are pure numpy and safe to call from threads; others get processes."""
+    """Built-in mechanisms: fast vectorised numpy whose arrays are cheaper to draw than to ship."""
     from ..mechanisms.base import BuiltinMechanism
 
     return isinstance(getattr(tgt, "fn", None), BuiltinMechanism)
@@ -260,13 +263,15 @@ def audit(
 
     n_cal = min(max(int(round(samples * calibration_fraction)), 10), samples - 10)
     n_test = samples - n_cal
-    thread_safe = _is_builtin(tgt)
+    builtin = _is_builtin(tgt)
     # Chunks are the unit of parallel work for vectorised targets; a target
     # called once per release is parallelised inside each chunk instead.
     outer_jobs, inner_jobs = (n_jobs, 1) if vectorised else (1, n_jobs)
     if progress is None:
         progress = sys.stderr.isatty() and (samples > 4 * chunk_size or not vectorised)
-    runner = _Runner(outer_jobs, thread_safe, bool(progress), 0, "calibration")
+    # Built-ins draw calibration in-process: shipping their arrays back from
+    # workers costs more than drawing them.  Held-out chunks return counts only.
+    runner = _Runner(1 if builtin else outer_jobs, bool(progress), "calibration")
 
     # 1. Calibration draws, both sides.
     tasks = [(tgt, data[side], n, entropy, side, _CAL, i, timeout, inner_jobs)
@@ -300,28 +305,20 @@ def audit(
     for name in names:
         scorer = make_distinguisher(name).fit(fit0, fit1)
         s0, s1 = scorer.score(sel0), scorer.score(sel1)
-        calib = calibration_counts(s0, s1)
-        event = choose_event(calib, n_test0=n_test, n_test1=n_test, delta=delta, confidence=confidence)
-        c0 = event.count(s0) * n_test / len(s0)
-        c1 = event.count(s1) * n_test / len(s1)
-        value = float(epsilon_bounds_array(c0, n_test - c0, c1, n_test - c1, delta=delta,
-                                           confidence=confidence)[0])
+        # Interval bounds per candidate threshold are computed once and serve
+        # every event chosen below (main, one per delta, GDP).
+        rates = calibration_rates(calibration_counts(s0, s1), n_test0=n_test, n_test1=n_test,
+                                  confidence=confidence)
+        event = rates.choose(delta=delta)
+        value = rates.value(event, delta=delta)
         if best is None or value > best[0]:
-            best = (value, name, scorer, s0, s1, event, calib)
-    _, attack_used, scorer, s0, s1, event, calib = best
+            best = (value, name, scorer, s1, event, rates)
+    _, attack_used, scorer, s1, event, rates = best
 
     # Events for the GDP bound, the privacy profile and the ROC, chosen here too.
     alpha_half = (1.0 - confidence) / 2.0
-
-    def gdp_objective(tp, n0, fp, n1):
-        # Simultaneous over candidates and orientations, as select_threshold's
-        # default, so the choice is not won by calibration noise.
-        a = alpha_half / (2 * np.size(tp))
-        return _mu_from_rates(cp_upper(fp, n1, a), cp_upper(n0 - tp, n0, a))
-
-    gdp_event = choose_event(calib, n_test0=n_test, n_test1=n_test, confidence=confidence, objective=gdp_objective)
-    profile_events = [choose_event(calib, n_test0=n_test, n_test1=n_test, delta=d, confidence=confidence)
-                      for d in DEFAULT_DELTAS]
+    gdp_event = rates.choose(gdp=True)
+    profile_events = [rates.choose(delta=d) for d in DEFAULT_DELTAS]
     roc_orient = event.reverse
     s_neg = np.sort(-s1 if roc_orient else s1)
     ks = np.unique(np.geomspace(1, len(s_neg), 60).round().astype(np.int64))
@@ -331,7 +328,7 @@ def audit(
     thresholds = np.unique(np.concatenate([[e.threshold for e in all_events], roc_thr]))
 
     # 3. Held-out draws, counted chunk by chunk.
-    runner.desc = "audit"
+    runner = _Runner(outer_jobs, bool(progress), "audit")
     tasks = [(tgt, data[side], n, entropy, side, i, timeout, inner_jobs, scorer, thresholds, shape)
              for side in (0, 1) for i, n in _chunks(n_test, chunk_size)]
     counts = runner.map(_count_chunk, tasks)

@@ -28,7 +28,8 @@ import numpy as np
 
 from .._validation import check_choice, check_confidence, check_delta, check_real
 from ..exceptions import ParameterTypeError, ParameterValueError
-from .bounds import EpsilonBound, epsilon_bounds_array, epsilon_lower_bound
+from .bounds import EpsilonBound, epsilon_bounds_array, epsilon_lower_bound, log_ratio_bound
+from .clopper_pearson import cp_lower, cp_upper
 
 __all__ = [
     "ThresholdEvent",
@@ -144,22 +145,66 @@ def calibration_counts(cal0, cal1, candidates=None):
     s0 = np.sort(np.asarray(cal0, dtype=float))
     s1 = np.sort(np.asarray(cal1, dtype=float))
     if candidates is None:
-        candidates = threshold_candidates(np.sort(np.concatenate([s0, s1])))
+        # Two sorted runs: the stable sort (timsort/radix) merges them in linear time.
+        candidates = threshold_candidates(np.sort(np.concatenate([s0, s1]), kind="stable"))
     candidates = np.asarray(candidates, dtype=float)
     return candidates, counts_at_least(s0, candidates), len(s0), counts_at_least(s1, candidates), len(s1)
 
 
-def choose_event(calibration, *, n_test0, n_test1, delta=0.0, confidence=0.95, objective=None) -> ThresholdEvent:
-    """The choosing half of :func:`select_threshold`, from :func:`calibration_counts`."""
+@dataclass(frozen=True)
+class CalibrationRates:
+    """Clopper-Pearson bounds on each candidate's TPR and FPR, projected to the held-out sizes.
+
+    The intervals do not depend on delta, so one set serves every event chosen
+    from one calibration split (one per delta, and the GDP one); only the
+    objective changes.  Each interval has failure probability
+    ``(1 - confidence) / (4 m)`` for ``m`` candidates: the simultaneous score of
+    :func:`select_threshold` (2 m threshold-orientation pairs, 2 intervals each).
+    """
+
+    candidates: np.ndarray
+    tpr_lo: np.ndarray
+    tpr_hi: np.ndarray
+    fpr_lo: np.ndarray
+    fpr_hi: np.ndarray
+
+    def objective(self, *, delta: float = 0.0, gdp: bool = False):
+        """(forward, reverse) objective arrays: the bound (or GDP mu) each event would give."""
+        if gdp:
+            from .profile import _mu_from_rates
+
+            return (_mu_from_rates(self.fpr_hi, 1.0 - self.tpr_lo),
+                    _mu_from_rates(1.0 - self.fpr_lo, self.tpr_hi))
+        fwd = np.maximum(log_ratio_bound(self.tpr_lo, self.fpr_hi, delta),
+                         log_ratio_bound(1.0 - self.fpr_hi, 1.0 - self.tpr_lo, delta))
+        rev = np.maximum(log_ratio_bound(1.0 - self.tpr_hi, 1.0 - self.fpr_lo, delta),
+                         log_ratio_bound(self.fpr_lo, self.tpr_hi, delta))
+        return fwd, rev
+
+    def choose(self, *, delta: float = 0.0, gdp: bool = False) -> ThresholdEvent:
+        """The best event for this objective (see :func:`choose_event`)."""
+        return _pick(self.candidates, *self.objective(delta=delta, gdp=gdp))
+
+    def value(self, event: ThresholdEvent, *, delta: float = 0.0) -> float:
+        """The projected bound of one candidate event (to compare distinguishers)."""
+        i = int(np.searchsorted(self.candidates, event.threshold))
+        i = min(i, len(self.candidates) - 1)
+        fwd, rev = self.objective(delta=delta)
+        return float((rev if event.reverse else fwd)[i])
+
+
+def calibration_rates(calibration, *, n_test0, n_test1, confidence=0.95) -> CalibrationRates:
+    """Interval bounds for every candidate of :func:`calibration_counts`, computed once."""
     candidates, k0, len0, k1, len1 = calibration
     c0 = k0 * (n_test0 / len0)
     c1 = k1 * (n_test1 / len1)
-    if objective is None:
-        def objective(tp, n0, fp, n1):
-            return epsilon_bounds_array(tp, n0 - tp, fp, n1 - fp, delta=delta, confidence=confidence,
-                                        directions="forward", n_comparisons=2 * len(candidates))[0]
-    fwd = np.asarray(objective(c0, n_test0, c1, n_test1), dtype=float)
-    rev = np.asarray(objective(n_test0 - c0, n_test0, n_test1 - c1, n_test1), dtype=float)
+    alpha = (1.0 - confidence) / (4.0 * len(candidates))
+    return CalibrationRates(candidates, cp_lower(c0, n_test0, alpha), cp_upper(c0, n_test0, alpha),
+                            cp_lower(c1, n_test1, alpha), cp_upper(c1, n_test1, alpha))
+
+
+def _pick(candidates, fwd, rev) -> ThresholdEvent:
+    fwd, rev = np.atleast_1d(fwd), np.atleast_1d(rev)
     i_f, i_r = int(np.argmax(fwd)), int(np.argmax(rev))
     if fwd[i_f] <= 0 and rev[i_r] <= 0:
         # Nothing separates on calibration: take the median threshold, the most
@@ -168,6 +213,19 @@ def choose_event(calibration, *, n_test0, n_test1, delta=0.0, confidence=0.95, o
     if fwd[i_f] >= rev[i_r]:
         return ThresholdEvent(float(candidates[i_f]))
     return ThresholdEvent(float(candidates[i_r]), reverse=True)
+
+
+def choose_event(calibration, *, n_test0, n_test1, delta=0.0, confidence=0.95, objective=None) -> ThresholdEvent:
+    """The choosing half of :func:`select_threshold`, from :func:`calibration_counts`."""
+    if objective is None:
+        rates = calibration_rates(calibration, n_test0=n_test0, n_test1=n_test1, confidence=confidence)
+        return rates.choose(delta=delta)
+    candidates, k0, len0, k1, len1 = calibration
+    c0 = k0 * (n_test0 / len0)
+    c1 = k1 * (n_test1 / len1)
+    fwd = np.asarray(objective(c0, n_test0, c1, n_test1), dtype=float)
+    rev = np.asarray(objective(n_test0 - c0, n_test0, n_test1 - c1, n_test1), dtype=float)
+    return _pick(candidates, fwd, rev)
 
 
 def bound_from_scores(
