@@ -70,3 +70,29 @@ def mutates(dataset, size=None, rng=None):
 
 
 NOT_CALLABLE = 3
+
+
+def hangs(dataset, size=None, rng=None):
+    import time
+
+    time.sleep(120)
+    return rng.laplace(size=size)
+
+
+def returns_inf(dataset, size=None, rng=None):
+    out = rng.laplace(size=size)
+    out[-1] = np.inf
+    return out
+
+
+_calls = {"n": 0}
+
+
+def changes_shape(dataset, size=None, rng=None):
+    _calls["n"] += 1
+    k = 1 if _calls["n"] == 1 else 2
+    return rng.laplace(size=(size, k))
+
+
+def returns_text(dataset, size=None, rng=None):
+    return ["yes"] * size
