@@ -1,0 +1,29 @@
+"""Run every benchmark in this folder, one after the other: ``make bench``.
+
+Each script prints its own table of ratios; this only runs them in turn and
+says which failed.  The LP benchmark caps slow solver paths itself.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ORDER = ["bench_audit.py", "bench_memory.py", "bench_estimators.py", "bench_mechanisms.py",
+         "bench_tracing.py", "bench_reconstruction.py"]
+
+
+def main() -> int:
+    failed = []
+    for name in ORDER:
+        print(f"\n== {name} ==", flush=True)
+        if subprocess.run([sys.executable, str(HERE / name)]).returncode != 0:
+            failed.append(name)
+    print("\nall benchmarks ran" if not failed else f"\nfailed: {', '.join(failed)}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
