@@ -177,11 +177,15 @@ def cmd_list(args) -> int:
         ("gdp", "certified Gaussian-DP mu (Nasr et al. 2023) turned into epsilon(delta); assumes a Gaussian curve"),
     ]
     assert [e[0] for e in estimators] == list(ESTIMATORS)
+    from .runner import list_kinds
+
+    kinds = list_kinds()
     if args.json:
         print(json.dumps({"mechanisms": dict(mechs), "attacks": dict(list_attacks()),
-                          "estimators": dict(estimators)}, indent=1))
+                          "estimators": dict(estimators), "experiment_kinds": dict(kinds)}, indent=1))
         return EXIT_OK
-    for title, rows in (("mechanisms", mechs), ("attacks", list_attacks()), ("estimators", estimators)):
+    for title, rows in (("mechanisms", mechs), ("attacks (for dpaudit audit --attack)", list_attacks()),
+                        ("estimators (--estimator)", estimators), ("experiment kinds (YAML `attack.name`)", kinds)):
         print(f"{title}:")
         width = max((len(r[0]) for r in rows), default=0)
         for name, line in rows:
