@@ -36,6 +36,7 @@ from ..stats import (
     gaussian_epsilon,
     posterior_interval,
 )
+from ..stats.bayes import _pct
 from ..stats.selection import calibration_counts, calibration_rates
 from ..stats.clopper_pearson import cp_upper
 from ..stats.profile import _mu_from_rates
@@ -349,6 +350,9 @@ def audit(
         a, b = count(ev, ge0), count(ev, ge1)
         profile_eps.append(epsilon_lower_bound(a, n_test - a, b, n_test - b, delta=d, confidence=confidence,
                                                n_comparisons=len(DEFAULT_DELTAS)).epsilon_lower_bound)
+    # The grid holds simultaneously and the true eps(delta) is non-increasing, so a
+    # bound at a larger delta bounds every smaller one (as in stats.privacy_profile).
+    profile_eps = [max(e for d2, e in zip(DEFAULT_DELTAS, profile_eps) if d2 >= d) for d in DEFAULT_DELTAS]
     roc_events = [ThresholdEvent(float(t), roc_orient) for t in roc_thr]
     roc_fpr = [count(e, ge1) / n_test for e in roc_events]
     roc_tpr = [count(e, ge0) / n_test for e in roc_events]
@@ -389,7 +393,7 @@ def audit(
         output_shape=list(shape),
         event=event.describe(),
         threshold=event.threshold,
-        direction="guess the dataset when the event happens",
+        direction=f"{main.direction}, {main.event}",
         tp=main.tp, fn=main.fn, fp=main.fp, tn=main.tn,
         tpr=main.tpr, fpr=main.fpr,
         tpr_interval=list(main.tpr_interval()), fpr_interval=list(main.fpr_interval()),
@@ -407,7 +411,3 @@ def audit(
     )
 
 
-def _pct(p: float) -> str:
-    if p > 0.9999:
-        return ">99.99%"
-    return f"{100 * p:.1f}%"
