@@ -234,8 +234,9 @@ def plot_privacy_profile(results, *, size="one-column"):
     ax.set_xscale("log")
     ax.set_xlabel(f"{DELTA}")
     ax.set_ylabel(f"{EPS}({DELTA})")
-    ax.set_ylim(bottom=0)
-    ax.legend(loc="upper right")
+    # Headroom above the curves for a two-column legend, so it never covers data.
+    ax.set_ylim(0, ax.get_ylim()[1] * 1.4)
+    ax.legend(loc="upper center", ncol=2, frameon=False)
     ax.text(0.02, 0.02, "solid: lower bound (band: range over trials)\ndashed: claimed; dotted: true",
             transform=ax.transAxes, fontsize=6, color="0.35")
     _title(ax, results)
