@@ -33,7 +33,8 @@ _FORMATTER = argparse.RawDescriptionHelpFormatter
 AUDIT_EXAMPLE = """\
 examples:
   dpaudit audit mymech.py:release --dataset '[0,1,1]' --neighbor '[0,1]' --epsilon 1
-  dpaudit audit laplace --dataset '[1]' --neighbor '[0]' --epsilon 0.5 --samples 2000000 --json
+  dpaudit audit laplace --param epsilon=0.5 --dataset '[1]' --neighbor '[0]' --epsilon 0.5 --json
+  dpaudit audit noisy_histogram --param n_bins=10 --dataset '[0,1]' --neighbor '[0]' --epsilon 1
   dpaudit audit mypkg.mechanisms:noisy_mean --dataset data.npy --neighbor data2.npy \\
           --epsilon 1 --delta 1e-5 --seed 7 --jobs 2
 
@@ -79,6 +80,9 @@ def _build_parser() -> argparse.ArgumentParser:
     a.add_argument("--confidence", default="0.95", metavar="C",
                    help="probability that the bound is valid (default 0.95)")
     a.add_argument("--seed", default=None, metavar="S", help="seed; drawn and reported when absent")
+    a.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
+                   help="a parameter of a built-in TARGET, e.g. --param epsilon=0.5 (repeatable; "
+                        "values are read as JSON, else kept as text)")
     a.add_argument("--attack", default="auto", metavar="NAME", help="auto (default) or a name from `dpaudit list`")
     a.add_argument("--estimator", default="clopper-pearson", choices=["clopper-pearson", "gdp"],
                    help="clopper-pearson (default, any mechanism) or gdp (assumes a Gaussian trade-off curve)")
@@ -149,17 +153,30 @@ def cmd_audit(args) -> int:
 
         if args.attack not in ATTACKS:
             raise UsageError(f"argument --attack: expected 'auto' or one of {sorted(ATTACKS)}; got {args.attack!r}")
-    from .targets import parse_dataset
+    from .targets import load_target, parse_dataset
 
+    params = dict(_parse_param(p) for p in args.param)
+    target = load_target(args.target, **params) if params else args.target
     dataset = parse_dataset(args.dataset, name="--dataset")
     neighbor = parse_dataset(args.neighbor, name="--neighbor")
-    report = audit(args.target, dataset, neighbor, **kw)
+    report = audit(target, dataset, neighbor, **kw)
     if args.json:
         print(report.summary(), file=sys.stderr)
         sys.stdout.write(json.dumps(_finite(report.to_dict()), allow_nan=False) + "\n")
     else:
         print(report.summary())
     return EXIT_VIOLATION if report.violation else EXIT_OK
+
+
+def _parse_param(text: str) -> tuple[str, object]:
+    """``KEY=VALUE`` with VALUE read as JSON (numbers, lists, true/false), else as a string."""
+    key, sep, value = text.partition("=")
+    if not sep or not key.strip():
+        raise UsageError(f"argument --param: expected KEY=VALUE; got {text!r}")
+    try:
+        return key.strip(), json.loads(value)
+    except ValueError:
+        return key.strip(), value
 
 
 def cmd_list(args) -> int:

@@ -162,6 +162,19 @@ def test_bad_datasets_exit_2(flag, value, needle):
     assert proc.returncode == 2 and needle in proc.stderr and "Traceback" not in proc.stderr
 
 
+def test_builtin_parameters_from_the_command_line():
+    proc = run_cli("audit", "laplace", "--param", "epsilon=2", "--dataset", "[1]", "--neighbor", "[0]",
+                   "--epsilon", "1", "--samples", "200000", "--seed", "9", "--json")
+    rep = json.loads(proc.stdout)
+    # Laplace at epsilon 2 claimed as 1: expected bound ~1.98 (sd ~0.01), far above 1.
+    assert proc.returncode == 1 and 1.5 < rep["epsilon_lower_bound"] <= 2.0
+    bad = run_cli("audit", "laplace", "--param", "epsilon", "--dataset", "[1]", "--neighbor", "[0]", "--epsilon", "1")
+    assert bad.returncode == 2 and "--param" in bad.stderr
+    bad = run_cli("audit", "laplace", "--param", "nonsense=3", "--dataset", "[1]", "--neighbor", "[0]",
+                  "--epsilon", "1")
+    assert bad.returncode == 2 and "nonsense" in bad.stderr and "Traceback" not in bad.stderr
+
+
 def test_help_has_examples():
     for cmd in (["--help"], ["audit", "--help"], ["list", "--help"], ["run", "--help"], ["plot", "--help"]):
         proc = run_cli(*cmd)
