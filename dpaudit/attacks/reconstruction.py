@@ -17,13 +17,22 @@ With ``k = O(n)`` random queries and errors ``<< sqrt(n)`` nearly every bit
 comes back; with errors ``>> sqrt(n)`` (e.g. the seed slides' subsampling
 curator, error ``~ sqrt(n log k)``) reconstruction collapses.
 
-Solvers (``solver=``): ``"highs"`` builds the constraint matrix with
+Solvers (``solver=``): ``"dense-ipm"`` (L1 only) is a primal-dual interior
+point method (Mehrotra predictor-corrector) written for this LP: it works on
+the dual, ``max a'y - 1'w`` subject to ``F'y <= w``, ``-1 <= y <= 1``,
+``w >= 0``, whose Newton systems are ``n x n`` (``4 F' D F`` plus a diagonal,
+one dense Cholesky factorisation per iteration) however many queries there are;
+``x`` is the dual's multiplier.  ``"highs"`` builds the constraint matrix with
 ``scipy.sparse`` and passes it to HiGHS' interior point method through
-``highspy`` with crossover off (the default, ``"auto"``: fastest in
-``benchmarks/bench_reconstruction.py``); ``"scipy"`` uses
+``highspy`` with crossover off; ``"scipy"`` uses
 ``scipy.optimize.linprog(method="highs-ipm")`` on the same matrices;
 ``"pulp-highs"`` and ``"pulp-cbc"`` build the model with pulp (the modelling
-layer, readable but slow for large ``n``).
+layer, readable but slow for large ``n``).  ``"auto"`` is ``"dense-ipm"`` for
+``norm="l1"`` with ``n <= 5000`` and ``"highs"`` otherwise: the fastest
+correct path in ``benchmarks/bench_reconstruction.py``.  HiGHS' interior point
+(IPX) solves its Newton systems by preconditioned conjugate gradients, which
+the dense 0/1 ``F`` (``k n / 2`` nonzeros) makes slow: ~150 s at ``n = 2000``
+against ~15 s here.
 
 Attribute inference: each trial draws a fresh database and one random target
 person; the target's secret is 1 (the run is on D) in even trials and 0 (on
@@ -63,7 +72,8 @@ __all__ = [
     "recovery_curve",
 ]
 
-SOLVERS = ("auto", "highs", "scipy", "pulp-highs", "pulp-cbc")
+SOLVERS = ("auto", "dense-ipm", "highs", "scipy", "pulp-highs", "pulp-cbc")
+DENSE_IPM_MAX_N = 5000  # "auto" above this: HiGHS (the n x n normal matrix would pass 200 MB)
 NORMS = ("l1", "linf")
 
 
@@ -187,6 +197,98 @@ def _solve_highspy(cost, lo, hi, A, row_lo, row_hi, *, crossover: bool = False) 
     return np.asarray(h.getSolution().col_value)
 
 
+def _solve_dense_ipm(queries, answers, *, tol: float = 1e-6, max_iter: int = 200) -> np.ndarray:
+    """``argmin ||F x - a||_1`` over ``0 <= x <= 1`` by an interior point method on the dual.
+
+    The dual, as a minimisation in standard form with ``y = 2 v - 1``::
+
+        min -2 a'v + 1'w   s.t.   2 F'v - w + s = F'1,   0 <= v <= 1,   w, s >= 0
+
+    has ``n`` equality rows, so each Newton step factors the ``n x n`` matrix
+    ``4 F' diag(theta_v) F + diag(theta_w + theta_s)`` (one BLAS ``syrk`` of
+    ``k n^2`` flops); ``x`` is minus the multiplier ``lambda`` of those rows.
+    Mehrotra's predictor-corrector from the centre ``v = 1/2``; stops when the
+    relative primal and dual residuals and the duality gap are below ``tol``:
+    ``1e-6`` leaves ``x`` within ~1e-3 of the ``1e-8`` solution (n = 500 to 2000,
+    Laplace noise) for a quarter fewer iterations, and only its rounding at 1/2 is used.
+    """
+    # One BLAS thread: with two cores and another busy job, OpenBLAS' second thread made this
+    # solver ~10x slower (n = 1000: 17 s against 1.8 s); threadpoolctl comes with scikit-learn.
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=1, user_api="blas"):
+        return _dense_ipm(queries, answers, tol=tol, max_iter=max_iter)
+
+
+def _dense_ipm(queries, answers, *, tol: float, max_iter: int) -> np.ndarray:
+    import scipy.linalg as sla
+
+    F = queries.toarray() if sp.issparse(queries) else np.asarray(queries, dtype=float)
+    F = np.asarray(F, dtype=float)
+    a = np.asarray(answers, dtype=float)
+    k, n = F.shape
+    FT = np.ascontiguousarray(F.T)  # rows of FT scaled by columns: (FT * d).T is Fortran-ordered for syrk
+    b = F.sum(axis=0)
+    cv = -2.0 * a
+    v, r = np.full(k, 0.5), np.full(k, 0.5)  # r = 1 - v, kept separately for accuracy near v = 1
+    w, s = np.ones(n), np.ones(n)
+    lam = np.zeros(n)
+    zv, tv, zw, zs = np.ones(k), np.ones(k), np.ones(n), np.ones(n)  # dual slacks of v >= 0, v <= 1, w, s
+    scale_b = 1.0 + np.linalg.norm(b)
+    scale_c = 1.0 + np.sqrt(cv @ cv + n)
+    m = 2 * (k + n)
+
+    def max_step(x, dx):
+        neg = dx < 0
+        return min(1.0, float(np.min(-x[neg] / dx[neg]))) if neg.any() else 1.0
+
+    for _ in range(max_iter):
+        rb = b - (2.0 * (FT @ v) - w + s)
+        rcv = cv - 2.0 * (F @ lam) - zv + tv
+        rcw = 1.0 + lam - zw
+        rcs = -lam - zs
+        primal, dual = cv @ v + w.sum(), b @ lam - tv.sum()
+        if (np.linalg.norm(rb) < tol * scale_b
+                and np.sqrt(rcv @ rcv + rcw @ rcw + rcs @ rcs) < tol * scale_c
+                and abs(primal - dual) < tol * (1.0 + abs(primal))):
+            return np.clip(-lam, 0.0, 1.0)
+        mu = (v @ zv + r @ tv + w @ zw + s @ zs) / m
+        thv = 1.0 / (zv / v + tv / r)
+        thw, ths = w / zw, s / zs
+        G = FT * (2.0 * np.sqrt(thv))
+        normal = sla.blas.dsyrk(1.0, G.T, trans=1)  # upper triangle of G G'
+        normal[np.diag_indices(n)] += thw + ths
+        factor = sla.cho_factor(normal, lower=False, overwrite_a=True, check_finite=False)
+
+        def newton(pv, pt, pw, ps):
+            # complementarity right-hand sides pv = target - v zv, ... (see Wright, Primal-Dual IPMs, ch. 11)
+            gv = thv * (pv / v - pt / r - rcv)
+            gw = thw * (pw / w - rcw)
+            gs = ths * (ps / s - rcs)
+            dl = sla.cho_solve(factor, rb - (2.0 * (FT @ gv) - gw + gs), check_finite=False)
+            dv = 2.0 * thv * (F @ dl) + gv
+            dw, ds = gw - thw * dl, gs + ths * dl
+            return dl, dv, dw, ds, (pv - zv * dv) / v, (pt + tv * dv) / r, (pw - zw * dw) / w, (ps - zs * ds) / s
+
+        def lengths(dv, dw, ds, dzv, dtv, dzw, dzs):
+            primal_step = min(max_step(v, dv), max_step(r, -dv), max_step(w, dw), max_step(s, ds))
+            dual_step = min(max_step(zv, dzv), max_step(tv, dtv), max_step(zw, dzw), max_step(zs, dzs))
+            return primal_step, dual_step
+
+        _, dv, dw, ds, dzv, dtv, dzw, dzs = newton(-v * zv, -r * tv, -w * zw, -s * zs)  # affine predictor
+        ap, ad = lengths(dv, dw, ds, dzv, dtv, dzw, dzs)
+        mu_affine = ((v + ap * dv) @ (zv + ad * dzv) + (r - ap * dv) @ (tv + ad * dtv)
+                     + (w + ap * dw) @ (zw + ad * dzw) + (s + ap * ds) @ (zs + ad * dzs)) / m
+        target = (mu_affine / mu) ** 3 * mu
+        dl, dv, dw, ds, dzv, dtv, dzw, dzs = newton(target - v * zv - dv * dzv, target - r * tv + dv * dtv,
+                                                    target - w * zw - dw * dzw, target - s * zs - ds * dzs)
+        ap, ad = lengths(dv, dw, ds, dzv, dtv, dzw, dzs)
+        ap, ad = 0.99 * ap, 0.99 * ad
+        v, r, w, s = v + ap * dv, r - ap * dv, w + ap * dw, s + ap * ds
+        lam, zv, tv, zw, zs = lam + ad * dl, zv + ad * dzv, tv + ad * dtv, zw + ad * dzw, zs + ad * dzs
+    raise RuntimeError(f"dense-ipm did not solve the reconstruction LP in {max_iter} iterations")
+
+
 def _solve_scipy(cost, lo, hi, A, row_lo, row_hi) -> np.ndarray:
     from scipy.optimize import linprog
 
@@ -251,6 +353,14 @@ def _solve_pulp(queries, answers, norm: str, error_bound: float | None, which: s
     return np.array([v.varValue for v in x], dtype=float)
 
 
+def _resolve_solver(solver: str, norm: str, n: int) -> str:
+    if solver == "auto":
+        return "dense-ipm" if norm == "l1" and n <= DENSE_IPM_MAX_N else "highs"
+    if solver == "dense-ipm" and norm != "l1":
+        raise ParameterValueError(f"solver='dense-ipm' solves norm='l1' only; got norm={norm!r}")
+    return solver
+
+
 def reconstruct(
     queries: Any,
     answers: np.ndarray,
@@ -271,8 +381,10 @@ def reconstruct(
         The (noisy) answers ``a``.
     norm : {"l1", "linf"}
         Which error to minimise (see the module docstring).
-    solver : {"auto", "highs", "scipy", "pulp-highs", "pulp-cbc"}
-        ``"auto"`` is ``"highs"`` (highspy, interior point, crossover off).
+    solver : {"auto", "dense-ipm", "highs", "scipy", "pulp-highs", "pulp-cbc"}
+        ``"auto"`` is ``"dense-ipm"`` for ``norm="l1"`` and ``n <= 5000``,
+        else ``"highs"`` (highspy, interior point, crossover off); see the
+        module docstring.
     error_bound : float, optional
         ``linf`` only: solve the feasibility problem ``|F x - a| <= error_bound``.
 
@@ -297,6 +409,9 @@ def reconstruct(
     k, n = queries.shape
     if np.shape(answers) != (k,):
         raise ParameterValueError(f"answers must have shape ({k},); got {np.shape(answers)}")
+    solver = _resolve_solver(solver, norm, n)
+    if solver == "dense-ipm":
+        return _solve_dense_ipm(queries, answers)
     if solver in ("pulp-highs", "pulp-cbc"):
         x = _solve_pulp(queries.toarray() if sp.issparse(queries) else queries, answers, norm, error_bound, solver)
     else:
@@ -414,7 +529,7 @@ def run_reconstruction(
     noise_scale, epsilon, subsample_size : optional
         Parameters of a named mechanism (bound / Laplace scale / sigma;
         Laplace per-answer epsilon; subsample rows ``m``).
-    solver : {"auto", "highs", "scipy", "pulp-highs", "pulp-cbc"}
+    solver : {"auto", "dense-ipm", "highs", "scipy", "pulp-highs", "pulp-cbc"}
     norm : {"l1", "linf"}
     error_bound : float, optional
         ``linf`` feasibility bound ``E``.
@@ -445,6 +560,7 @@ def run_reconstruction(
     confidence = check_confidence(confidence)
     check_choice(norm, "norm", NORMS)
     check_choice(solver, "solver", SOLVERS)
+    resolved_solver = _resolve_solver(solver, norm, n)
     mech = as_query_mechanism(noise, noise_scale=noise_scale, epsilon=epsilon, subsample_size=subsample_size,
                               name="noise")
     claimed = claimed_budget(mech, k)
@@ -461,7 +577,7 @@ def run_reconstruction(
         a = mech(F, x, rng=g)
         sq_noise += float(np.sum((a - F @ x) ** 2))
         t0 = time.perf_counter()
-        guess = reconstruct(F, a, norm=norm, solver=solver, error_bound=error_bound) >= 0.5
+        guess = reconstruct(F, a, norm=norm, solver=resolved_solver, error_bound=error_bound) >= 0.5
         seconds += time.perf_counter() - t0
         fractions.append(float(np.mean(guess == (x == 1))))
         if x[target] == 1:
@@ -482,7 +598,7 @@ def run_reconstruction(
         query_family=query_family if isinstance(query_family, str) else getattr(query_family, "__name__", "callable"),
         mechanism=_mechanism_label(mech),
         norm=norm,
-        solver="highs" if solver == "auto" else solver,
+        solver=resolved_solver,
         fraction_recovered=float(np.mean(fractions)),
         fraction_recovered_per_trial=tuple(fractions),
         noise_rms=float(np.sqrt(sq_noise / (trials * k))),

@@ -15,9 +15,10 @@ from dpaudit.exceptions import ParameterValueError
 
 def test_exact_answers_k_4n_recover_everything_at_n_500():
     # Dinur-Nissim: with exact answers to 4n random subsets the LP's rounded solution is the data
-    # (a wrong bit survives with probability ~ 2^-n); ~1 s per LP with the highspy path.
+    # (a wrong bit survives with probability ~ 2^-n); ~0.2 s per LP with the dense-ipm path.
     r = run_reconstruction(n=500, k=2000, noise="exact", trials=2, rng=0)
-    assert r.fraction_recovered == 1.0 and r.solver == "highs"
+    assert r.fraction_recovered == 1.0 and r.solver == "dense-ipm"
+    assert run_reconstruction(n=20, norm="linf", trials=2, rng=0).solver == "highs"
 
 
 def test_diffix_family_exact_answers_recover_everything():
@@ -58,9 +59,26 @@ def test_solver_paths_agree():
     x = g.integers(0, 2, 40)
     F = random_queries(40, 160, rng=g)
     a = F @ x + g.laplace(0, 0.5, 160)
-    guesses = {s: reconstruct(F, a, solver=s) >= 0.5 for s in ("highs", "scipy", "pulp-highs", "pulp-cbc")}
+    guesses = {s: reconstruct(F, a, solver=s) >= 0.5
+               for s in ("dense-ipm", "highs", "scipy", "pulp-highs", "pulp-cbc")}
     for s, gs in guesses.items():
         assert (gs == (x == 1)).mean() > 0.95, s
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_dense_ipm_reaches_the_highs_optimum(seed):
+    # Same LP optimum as HiGHS (objective to 1e-5 relative) and the same rounded bits, for exact,
+    # Laplace and rounded-Gaussian answers, random and Diffix queries, k below and above n.
+    g = np.random.default_rng(seed)
+    n, k = [(60, 240), (80, 50), (50, 500)][seed % 3]
+    x = g.integers(0, 2, n)
+    F = (random_queries if seed < 3 else diffix_queries)(n, k, rng=g)
+    a = F @ x + [np.zeros(k), g.laplace(0, 1.0, k), np.round(g.normal(0, 3.0, k))][seed % 3]
+    dense, highs = reconstruct(F, a, solver="dense-ipm"), reconstruct(F, a, solver="highs")
+    objective = lambda z: np.abs(F @ z - a).sum()  # noqa: E731
+    assert objective(dense) == pytest.approx(objective(highs), rel=1e-5, abs=1e-3)
+    assert ((dense >= 0.5) == (highs >= 0.5)).all()
+    assert ((0 <= dense) & (dense <= 1)).all()
 
 
 def test_third_party_mechanism_and_attribute_inference_bound():
@@ -88,6 +106,8 @@ def test_validation():
         run_reconstruction(trials=1)
     with pytest.raises(ParameterValueError, match="error_bound"):
         reconstruct(np.eye(2), np.ones(2), error_bound=1.0)
+    with pytest.raises(ParameterValueError, match="dense-ipm"):
+        reconstruct(np.eye(2), np.ones(2), norm="linf", solver="dense-ipm")
     with pytest.raises(ParameterValueError, match="query_family"):
         run_reconstruction(query_family="sql")
     assert diffix_queries(10, 3, rng=0).shape == (3, 10)
