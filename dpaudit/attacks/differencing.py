@@ -25,17 +25,17 @@ the ``2 k`` answers.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from dpaudit._rng import RNGLike, as_generator, as_seed_sequence, seed_entropy
 from dpaudit._validation import check_confidence, check_int, check_probability
+from dpaudit.attacks._result import AttackResult
 from dpaudit.attacks.query_mechanisms import _mechanism_label, _verdict, as_query_mechanism, claimed_budget
 from dpaudit.exceptions import ParameterValueError
-from dpaudit.privacy import PrivacyClaim
-from dpaudit.stats import EpsilonBound, epsilon_lower_bound
+from dpaudit.stats import epsilon_lower_bound
 
 __all__ = [
     "PeopleTable",
@@ -151,8 +151,8 @@ def differencing_guess(answers: np.ndarray, *, threshold: float = 0.5) -> tuple[
     return int(estimate >= threshold), estimate
 
 
-@dataclass(frozen=True)
-class DifferencingResult:
+@dataclass(frozen=True, repr=False)
+class DifferencingResult(AttackResult):
     """Outcome of :func:`run_differencing`.
 
     Attributes
@@ -167,15 +167,12 @@ class DifferencingResult:
         Fraction of correct guesses over the ``2 * trials`` runs.
     rmse : float
         Root mean squared error of the averaged difference (shrinks as ``1/sqrt(k)``).
-    bound : EpsilonBound
-        Empirical epsilon lower bound from the guesses.
-    claimed : PrivacyClaim or None
-        Claimed budget of the whole release (``None``: the mechanism claims nothing).
-    verdict : str
-        ``"violation"``, ``"no violation found"`` or ``"no claim"``.
-    seed : int
-        Entropy that recreates the run.
+    bound, claimed, verdict, seed, details
+        As in :class:`~dpaudit.attacks._result.AttackResult`: the bound from the
+        guesses of all ``2 * trials`` runs; the claim of one release of ``n_answers``.
     """
+
+    attack = "differencing"
 
     n_people: int
     k_repeats: int
@@ -184,36 +181,6 @@ class DifferencingResult:
     n_answers: int
     accuracy: float
     rmse: float
-    bound: EpsilonBound
-    claimed: PrivacyClaim | None
-    verdict: str
-    seed: int
-    details: dict = field(default_factory=dict)
-
-    @property
-    def epsilon_lower_bound(self) -> float:
-        return self.bound.epsilon_lower_bound
-
-    def to_dict(self) -> dict:
-        """A JSON-ready dict (the bound and claim nested)."""
-        return {
-            "attack": "differencing",
-            "n_people": self.n_people,
-            "k_repeats": self.k_repeats,
-            "trials": self.trials,
-            "mechanism": self.mechanism,
-            "n_answers": self.n_answers,
-            "accuracy": self.accuracy,
-            "rmse": self.rmse,
-            "epsilon_lower_bound": self.epsilon_lower_bound,
-            "claimed_epsilon": None if self.claimed is None else self.claimed.epsilon,
-            "claimed_delta": None if self.claimed is None else self.claimed.delta,
-            "verdict": self.verdict,
-            "seed": self.seed,
-            "bound": self.bound.to_dict(),
-            "claimed": None if self.claimed is None else self.claimed.to_dict(),
-            "details": dict(self.details),
-        }
 
 
 def run_differencing(

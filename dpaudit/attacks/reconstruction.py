@@ -46,7 +46,7 @@ reported in ``fraction_recovered`` but not counted: they are not independent.)
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -54,10 +54,10 @@ import scipy.sparse as sp
 
 from dpaudit._rng import RNGLike, as_generator, as_seed_sequence, seed_entropy
 from dpaudit._validation import check_choice, check_confidence, check_int, check_real
+from dpaudit.attacks._result import AttackResult
 from dpaudit.attacks.query_mechanisms import _mechanism_label, _verdict, as_query_mechanism, claimed_budget
 from dpaudit.exceptions import ParameterValueError
-from dpaudit.privacy import PrivacyClaim
-from dpaudit.stats import EpsilonBound, epsilon_lower_bound
+from dpaudit.stats import epsilon_lower_bound
 
 __all__ = [
     "QUERY_FAMILIES",
@@ -424,8 +424,8 @@ def reconstruct(
     return np.clip(x, 0.0, 1.0)
 
 
-@dataclass(frozen=True)
-class ReconstructionResult:
+@dataclass(frozen=True, repr=False)
+class ReconstructionResult(AttackResult):
     """Outcome of :func:`run_reconstruction`.
 
     Attributes
@@ -449,6 +449,8 @@ class ReconstructionResult:
     seed : int
     """
 
+    attack = "reconstruction"
+
     n: int
     k: int
     trials: int
@@ -460,40 +462,6 @@ class ReconstructionResult:
     fraction_recovered_per_trial: tuple
     noise_rms: float
     solve_seconds: float
-    bound: EpsilonBound
-    claimed: PrivacyClaim | None
-    verdict: str
-    seed: int
-    details: dict = field(default_factory=dict)
-
-    @property
-    def epsilon_lower_bound(self) -> float:
-        return self.bound.epsilon_lower_bound
-
-    def to_dict(self) -> dict:
-        """A JSON-ready dict."""
-        return {
-            "attack": "reconstruction",
-            "n": self.n,
-            "k": self.k,
-            "trials": self.trials,
-            "query_family": self.query_family,
-            "mechanism": self.mechanism,
-            "norm": self.norm,
-            "solver": self.solver,
-            "fraction_recovered": self.fraction_recovered,
-            "fraction_recovered_per_trial": list(self.fraction_recovered_per_trial),
-            "noise_rms": self.noise_rms,
-            "solve_seconds": self.solve_seconds,
-            "epsilon_lower_bound": self.epsilon_lower_bound,
-            "claimed_epsilon": None if self.claimed is None else self.claimed.epsilon,
-            "claimed_delta": None if self.claimed is None else self.claimed.delta,
-            "verdict": self.verdict,
-            "seed": self.seed,
-            "bound": self.bound.to_dict(),
-            "claimed": None if self.claimed is None else self.claimed.to_dict(),
-            "details": dict(self.details),
-        }
 
 
 def run_reconstruction(

@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -47,6 +47,7 @@ import scipy.sparse as sp
 
 from dpaudit._rng import RNGLike, as_generator, as_seed_sequence, seed_entropy
 from dpaudit._validation import check_choice, check_confidence, check_int, check_probability, check_real
+from dpaudit.attacks._result import AttackResult
 from dpaudit.attacks.query_mechanisms import (
     SubsampleAnswers,
     _mechanism_label,
@@ -55,8 +56,7 @@ from dpaudit.attacks.query_mechanisms import (
     claimed_budget,
 )
 from dpaudit.exceptions import ParameterValueError
-from dpaudit.privacy import PrivacyClaim
-from dpaudit.stats import EpsilonBound, epsilon_lower_bound
+from dpaudit.stats import epsilon_lower_bound
 
 __all__ = [
     "tracing_scores",
@@ -164,8 +164,8 @@ def simulate_tracing_games(
     )
 
 
-@dataclass(frozen=True)
-class TracingResult:
+@dataclass(frozen=True, repr=False)
+class TracingResult(AttackResult):
     """Outcome of :func:`run_tracing`.
 
     Attributes
@@ -193,6 +193,8 @@ class TracingResult:
     seed : int
     """
 
+    attack = "tracing"
+
     n: int
     d: int
     n_targets: int
@@ -207,32 +209,7 @@ class TracingResult:
     theory_fpr: float
     calibrated_tpr: float
     calibrated_fpr: float
-    bound: EpsilonBound
-    claimed: PrivacyClaim | None
-    verdict: str
     seconds: float
-    seed: int
-    details: dict = field(default_factory=dict)
-
-    @property
-    def epsilon_lower_bound(self) -> float:
-        return self.bound.epsilon_lower_bound
-
-    def to_dict(self) -> dict:
-        """A JSON-ready dict."""
-        out = {k: getattr(self, k) for k in (
-            "n", "d", "n_targets", "mechanism", "alpha", "threshold", "target_fpr", "tau", "tpr", "fpr",
-            "theory_tpr", "theory_fpr", "calibrated_tpr", "calibrated_fpr", "verdict", "seconds", "seed")}
-        out.update(
-            attack="tracing",
-            epsilon_lower_bound=self.epsilon_lower_bound,
-            claimed_epsilon=None if self.claimed is None else self.claimed.epsilon,
-            claimed_delta=None if self.claimed is None else self.claimed.delta,
-            bound=self.bound.to_dict(),
-            claimed=None if self.claimed is None else self.claimed.to_dict(),
-            details=dict(self.details),
-        )
-        return out
 
 
 def run_tracing(

@@ -1,0 +1,77 @@
+"""The part every result of an attack on released statistics shares: bound, claim, verdict, seed.
+
+:class:`~dpaudit.attacks.differencing.DifferencingResult`,
+:class:`~dpaudit.attacks.reconstruction.ReconstructionResult` and
+:class:`~dpaudit.attacks.tracing.TracingResult` derive from :class:`AttackResult`
+and declare only their own figures.  The shared fields are keyword-only, so
+that each subclass keeps its own fields first, in its constructor and its repr.
+"""
+
+from __future__ import annotations
+
+from dataclasses import KW_ONLY, dataclass, field, fields
+from typing import ClassVar
+
+from dpaudit.privacy import PrivacyClaim
+from dpaudit.stats import EpsilonBound
+
+__all__ = ["AttackResult"]
+
+
+@dataclass(frozen=True, repr=False)
+class AttackResult:
+    """Base of the attack results: what the run certified and what the release claimed.
+
+    Attributes
+    ----------
+    bound : EpsilonBound
+        The empirical epsilon lower bound that the attack's true and false positives certify.
+    claimed : PrivacyClaim or None
+        What the release promises (``None`` when its mechanism makes no claim).
+    verdict : str
+        ``"violation"`` (bound above the claim), ``"no violation found"`` or ``"no claim"``.
+    seed : int
+        The seed entropy: passing it as ``rng`` repeats the run.
+    details : dict
+        Free-form extras, copied into :meth:`to_dict`.
+    """
+
+    attack: ClassVar[str] = ""  # the "attack" entry of to_dict(); set by each subclass
+
+    _: KW_ONLY
+    bound: EpsilonBound
+    claimed: PrivacyClaim | None
+    verdict: str
+    seed: int
+    details: dict = field(default_factory=dict)
+
+    @property
+    def epsilon_lower_bound(self) -> float:
+        return self.bound.epsilon_lower_bound
+
+    def _own_fields(self) -> list[str]:
+        return [f.name for f in fields(self) if not f.kw_only]
+
+    def __repr__(self) -> str:
+        shown = [f.name for f in fields(self) if f.repr]
+        names = [n for n in shown if n in self._own_fields()] + [n for n in shown if n not in self._own_fields()]
+        return f"{type(self).__name__}({', '.join(f'{n}={getattr(self, n)!r}' for n in names)})"
+
+    def to_dict(self) -> dict:
+        """A JSON-ready dict: the attack's name, its own fields (tuples as lists), then bound and claim (also nested)."""
+        out: dict = {"attack": self.attack}
+        for name in self._own_fields():
+            value = getattr(self, name)
+            out[name] = list(value) if isinstance(value, tuple) else value
+        claimed = self.claimed
+        out.update(
+            epsilon_lower_bound=self.epsilon_lower_bound,
+            claimed_epsilon=None if claimed is None else claimed.epsilon,
+            claimed_delta=None if claimed is None else claimed.delta,
+            verdict=self.verdict,
+            seed=self.seed,
+            bound=self.bound.to_dict(),
+            claimed=None if claimed is None else claimed.to_dict(),
+            details=dict(self.details),
+        )
+        return out
