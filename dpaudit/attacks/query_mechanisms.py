@@ -52,11 +52,11 @@ from typing import Any, Callable, Protocol, runtime_checkable
 
 import numpy as np
 import scipy.sparse as sp
-from scipy import optimize, stats
 
 from dpaudit._rng import as_generator
 from dpaudit._validation import check_int, check_real
 from dpaudit.exceptions import ParameterTypeError, ParameterValueError, TargetError
+from dpaudit.mechanisms.gaussian import gaussian_epsilon
 from dpaudit.privacy import Neighbouring, PrivacyClaim
 
 __all__ = [
@@ -72,7 +72,6 @@ __all__ = [
     "as_query_mechanism",
     "claimed_budget",
     "exact_answers",
-    "gaussian_epsilon",
 ]
 
 
@@ -102,32 +101,6 @@ def exact_answers(queries: Any, x: np.ndarray) -> np.ndarray:
     if sp.issparse(out):
         out = out.toarray()
     return np.asarray(out, dtype=float)
-
-
-def gaussian_epsilon(sigma: float, sensitivity: float, delta: float) -> float:
-    """Smallest epsilon for which N(0, sigma^2) noise is (epsilon, delta)-DP.
-
-    The exact characterisation of Balle and Wang (2018, "Improving the Gaussian
-    mechanism", Theorem 8): ``delta(eps) = Phi(D/(2s) - eps s/D) - e^eps
-    Phi(-D/(2s) - eps s/D)`` with ``D`` the L2 sensitivity, solved for eps.
-
-    >>> round(gaussian_epsilon(1.0, 1.0, 1e-5), 3)
-    4.377
-    """
-
-    def excess(eps: float) -> float:
-        a = sensitivity / (2 * sigma)
-        b = eps * sigma / sensitivity
-        return stats.norm.cdf(a - b) - math.exp(min(eps + stats.norm.logcdf(-a - b), 700.0)) - delta
-
-    if excess(0.0) <= 0:
-        return 0.0
-    hi = 1.0
-    while excess(hi) > 0:
-        hi *= 2.0
-        if hi > 1e6:  # pragma: no cover - absurd parameters
-            return math.inf
-    return float(optimize.brentq(excess, 0.0, hi, xtol=1e-12))
 
 
 def _composed(claim: PrivacyClaim | None, k: int) -> PrivacyClaim | None:
@@ -259,7 +232,9 @@ class GaussianNoise:
         return self.claim_for(1)
 
     def claim_for(self, k: int) -> PrivacyClaim:
-        eps = gaussian_epsilon(self.sigma, math.sqrt(k) * self.sensitivity, self.delta)
+        # Balle-Wang's exact eps(delta); dpaudit.stats.gaussian_epsilon(mu, delta) is the same function
+        # of mu = sqrt(k) sensitivity / sigma but returns inf above eps = 1e4 (mu > ~140), not a claim.
+        eps = gaussian_epsilon(self.sigma, self.delta, math.sqrt(k) * self.sensitivity)
         return PrivacyClaim(eps, self.delta, Neighbouring.REPLACE_ONE)
 
     def __call__(self, queries, x, *, rng=None) -> np.ndarray:

@@ -25,14 +25,30 @@ def test_laplace_claim_is_sensitivity_over_scale_and_composes():
 
 
 def test_gaussian_claim_matches_analytic_gaussian_and_is_tighter_than_basic():
-    # sigma = 1, sensitivity 1, delta 1e-5: Balle-Wang epsilon ~ 4.38 (checked by the defining identity).
-    eps = qm.gaussian_epsilon(1.0, 1.0, 1e-5)
+    # sigma = 1, sensitivity 1, delta 1e-5: Balle-Wang epsilon ~ 4.38 (checked by the defining identity,
+    # Balle and Wang 2018, Thm 8: delta = Phi(D/2s - eps s/D) - e^eps Phi(-D/2s - eps s/D)).
+    eps = qm.GaussianNoise(sigma=1.0).claim.epsilon
     a, b = 0.5, eps
     from scipy.stats import norm
 
     assert norm.cdf(a - b) - math.exp(eps) * norm.cdf(-a - b) == pytest.approx(1e-5, rel=1e-6)
     m = qm.GaussianNoise(sigma=5.0)
     assert m.claim_for(10).epsilon < 10 * m.claim.epsilon
+
+
+@pytest.mark.parametrize("delta", [1e-10, 1e-5, 1e-2, 0.3])
+def test_gaussian_claim_is_the_stats_gaussian_epsilon_of_mu(delta):
+    # The claim of k answers is eps(delta) of the Gaussian mechanism with mu = sqrt(k) sensitivity / sigma,
+    # the function dpaudit.stats.gaussian_epsilon computes (it returns inf past eps = 1e4, mu > ~140).
+    from dpaudit.stats import gaussian_epsilon
+
+    for sigma, sensitivity, k in [(1000.0, 1.0, 1), (10.0, 1.0, 4), (1.0, 1.0, 1), (0.5, 2.0, 9), (0.01, 0.005, 2000)]:
+        mu = math.sqrt(k) * sensitivity / sigma
+        claim = qm.GaussianNoise(sigma=sigma, sensitivity=sensitivity, delta=delta).claim_for(k)
+        assert claim.epsilon == pytest.approx(gaussian_epsilon(mu, delta), rel=1e-9, abs=1e-12), (sigma, k)
+    # mu ~ 224 (the tracing curve's n = 200, d = 2000, alpha = 0.001): still a finite claim, ~2.5e4
+    claim = qm.GaussianNoise(sigma=0.001, sensitivity=1 / 200, delta=delta).claim_for(2000)
+    assert 2e4 < claim.epsilon < 3e4
 
 
 def test_bounded_noise_claim_is_total_variation():
