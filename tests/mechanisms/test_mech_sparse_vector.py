@@ -98,7 +98,9 @@ def test_alg4_pair_exceeds_the_claim_exactly():
     from dpaudit.mechanisms.sparse_vector import linear_queries
 
     q0, q1 = linear_queries(d, 4), linear_queries(d2, 4)
-    assert q1.tolist() == [1.0, 1.0, 1.0, -1.0]
+    # half raised, half lowered; the first lowered query sits 0.375 noise scales (0.5) above 0
+    assert q0.tolist() == pytest.approx([0.0, 0.0, 0.5, -2.0])
+    assert (q1 - q0).tolist() == pytest.approx([1.0, 1.0, -1.0, -1.0])
     p0 = exact_pattern_probabilities(m, q0)
     p1 = exact_pattern_probabilities(m, q1)
     loss = max(abs(math.log(p0[k] / p1[k])) for k in p0)
@@ -111,3 +113,28 @@ def test_alg5_pair_has_an_output_impossible_on_the_neighbour():
     a = {tuple(r) for r in m(d, size=20_000, rng=14).tolist()}
     b = {tuple(r) for r in m(d2, size=20_000, rng=15).tolist()}
     assert b - a  # "above on the raised queries, below on the last" never happens on D
+
+
+@pytest.mark.parametrize("cls", [SVTLyuAlg4, SVTLyuAlg6])
+def test_stress_pairs_leak_above_the_claim_at_epsilon_0_1(cls):
+    """DP-Sniper's setting (epsilon 0.1, 10 queries, c = 1): the exact law on the built-in pair has an
+    outcome whose loss is well above 0.1 (0.17 for Algorithm 4, whose bound is 0.175).  Algorithm 6's
+    law has 1024 outcomes: the exact integral is checked on its 5-query prefix, which the remaining
+    queries cannot make less leaky (post-processing)."""
+    from dpaudit.mechanisms.sparse_vector import linear_queries
+
+    m = cls(epsilon=0.1, c=1, n_queries=10)
+    d, d2 = m.neighbouring_pair()
+    q0, q1 = linear_queries(d, 10), linear_queries(d2, 10)
+    assert np.all(np.abs(q1 - q0) <= 1.0)  # one added record moves each query by at most 1
+    if cls is SVTLyuAlg4:
+        p0, p1 = exact_pattern_probabilities(m, list(q0)), exact_pattern_probabilities(m, list(q1))
+        loss = max(math.log(p0[k] / p1[k]) for k in p0)
+        assert 0.16 < loss <= m.true_epsilon()
+    else:
+        m5 = cls(epsilon=0.1, c=1, n_queries=4)
+        idx = [0, 1, 5, 6]  # two raised, two lowered queries of the 10-query pair
+        p0 = exact_pattern_probabilities(m5, list(q0[idx]))
+        p1 = exact_pattern_probabilities(m5, list(q1[idx]))
+        loss = max(math.log(p0[k] / p1[k]) for k in p0)
+        assert 0.1 < loss <= m5.true_epsilon()
