@@ -388,7 +388,7 @@ def load_target(spec: Any, **params: Any) -> Target:
         raise ParameterValueError(f"target {spec!r}: expected 'module:attribute' with both parts non-empty")
     is_path = left.endswith(".py") or "/" in left or os.sep in left
     if is_path:
-        path = Path(left).expanduser()
+        path = _expand(left)
         if not path.is_file():
             raise ParameterValueError(f"target {spec!r}: file not found: {left!r}")
         module = _load_file_module(path, spec)
@@ -482,6 +482,14 @@ def _read_csv(path: Path, name: str) -> Any:
     return arr[:, 0] if arr.ndim == 2 and arr.shape[1] == 1 else arr
 
 
+def _expand(text: str) -> Path:
+    """``~`` expansion that never raises: ``~user`` for an unknown user stays as written."""
+    try:
+        return Path(text).expanduser()
+    except RuntimeError:  # "Could not determine home directory" for '~name'
+        return Path(text)
+
+
 def parse_dataset(text_or_path: Any, name: str = "--dataset") -> np.ndarray:
     """Read a dataset from a JSON array literal or a ``.json``, ``.npy`` or ``.csv`` file.
 
@@ -513,7 +521,7 @@ def parse_dataset(text_or_path: Any, name: str = "--dataset") -> np.ndarray:
         except json.JSONDecodeError as exc:
             raise DatasetError(f"{name}: invalid JSON array literal: {exc}") from None
         return _validate_dataset(obj, name, "JSON literal")
-    path = Path(text).expanduser()
+    path = _expand(text)
     if not path.exists():
         raise DatasetError(f"{name}: file not found: {text!r} (expected a JSON array or a .json/.npy/.csv file)")
     if not path.is_file():
