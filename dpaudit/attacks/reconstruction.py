@@ -31,8 +31,8 @@ layer, readable but slow for large ``n``).  ``"auto"`` is ``"dense-ipm"`` for
 ``norm="l1"`` with ``n <= 5000`` and ``"highs"`` otherwise: the fastest
 correct path in ``benchmarks/bench_reconstruction.py``.  HiGHS' interior point
 (IPX) solves its Newton systems by preconditioned conjugate gradients, which
-the dense 0/1 ``F`` (``k n / 2`` nonzeros) makes slow: ~150 s at ``n = 2000``
-against ~15 s here.
+the dense 0/1 ``F`` (``k n / 2`` nonzeros) makes slow: ~90 s at ``n = 2000``
+against ~9 s here (the table in ``docs/attacks.md``).
 
 Attribute inference: each trial draws a fresh database and one random target
 person; the target's secret is 1 (the run is on D) in even trials and 0 (on
