@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy.special import log_ndtr, ndtr
+from ..stats.profile import gaussian_delta as _stats_gaussian_delta
+from ..stats.profile import gaussian_epsilon as _stats_gaussian_epsilon
 
 from .._validation import check_choice, check_delta, check_real
 from ..exceptions import ParameterValueError
@@ -35,12 +36,12 @@ __all__ = [
 def gaussian_delta(epsilon: float, sigma: float, sensitivity: float = 1.0) -> float:
     """The exact delta(epsilon) of Gaussian noise ``sigma`` on a query of the given sensitivity.
 
+    :func:`dpaudit.stats.gaussian_delta` with mu = sensitivity / sigma.
+
     >>> round(gaussian_delta(1.0, 3.7306, 1.0), 7)
     1e-05
     """
-    a = sensitivity / (2.0 * sigma)
-    b = epsilon * sigma / sensitivity
-    return float(ndtr(a - b) - math.exp(epsilon + float(log_ndtr(-a - b))))
+    return _stats_gaussian_delta(epsilon, sensitivity / sigma)
 
 
 def analytic_gaussian_sigma(epsilon: float, delta: float, sensitivity: float = 1.0) -> float:
@@ -68,29 +69,16 @@ def analytic_gaussian_sigma(epsilon: float, delta: float, sensitivity: float = 1
 
 
 def gaussian_epsilon(sigma: float, delta: float, sensitivity: float = 1.0) -> float:
-    """The smallest epsilon for which Gaussian noise ``sigma`` is (epsilon, delta)-DP (an upper end of a bisection).
+    """The smallest epsilon for which Gaussian noise ``sigma`` is (epsilon, delta)-DP.
+
+    :func:`dpaudit.stats.gaussian_epsilon` with mu = sensitivity / sigma.
 
     >>> round(gaussian_epsilon(analytic_gaussian_sigma(1.0, 1e-5), 1e-5), 6)
     1.0
     >>> gaussian_epsilon(1.0, 0.0)
     inf
     """
-    if delta <= 0:
-        return math.inf
-    if delta >= 1 or gaussian_delta(0.0, sigma, sensitivity) <= delta:
-        return 0.0
-    lo, hi = 0.0, 1.0
-    while gaussian_delta(hi, sigma, sensitivity) > delta:
-        lo, hi = hi, 2.0 * hi
-    for _ in range(200):
-        mid = 0.5 * (lo + hi)
-        if gaussian_delta(mid, sigma, sensitivity) > delta:
-            lo = mid
-        else:
-            hi = mid
-        if hi - lo <= 1e-13 * max(hi, 1.0):
-            break
-    return hi
+    return _stats_gaussian_epsilon(sensitivity / sigma, delta)
 
 
 @dataclass(frozen=True)

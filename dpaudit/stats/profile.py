@@ -35,6 +35,7 @@ __all__ = [
     "GDPBound",
     "gdp_mu_lower_bound",
     "gaussian_epsilon",
+    "gaussian_delta",
     "empirical_roc",
     "DEFAULT_DELTAS",
 ]
@@ -159,36 +160,47 @@ def gdp_mu_lower_bound(scores0, scores1, *, confidence=0.95, calibration_fractio
     return GDPBound(float(_mu_from_rates(fpr_hi, fnr_hi)), confidence, fpr_hi, fnr_hi, event.threshold)
 
 
-def gaussian_epsilon(mu: float, delta: float) -> float:
-    """eps(delta) of the Gaussian mechanism with mu = sensitivity / sigma (Balle and Wang 2018).
+def gaussian_delta(epsilon: float, mu: float) -> float:
+    """Exact delta(epsilon) of the Gaussian mechanism with mu = sensitivity / sigma (Balle and Wang 2018).
 
-    Solves delta = Phi(-eps/mu + mu/2) - e^eps Phi(-eps/mu - mu/2) for eps by bisection.
+    delta = Phi(mu/2 - eps/mu) - e^eps Phi(-mu/2 - eps/mu), the second term in log
+    space (e^eps alone overflows once eps > 709).
 
-    >>> round(gaussian_epsilon(1.0, 1e-5), 3)
-    4.377
+    >>> round(gaussian_delta(1.0, 1 / 3.7306), 7)
+    1e-05
     """
     from scipy.special import log_ndtr, ndtr
 
-    if mu <= 0:
+    a, b = mu / 2.0, epsilon / mu
+    return float(ndtr(a - b) - np.exp(epsilon + log_ndtr(-a - b)))
+
+
+def gaussian_epsilon(mu: float, delta: float) -> float:
+    """eps(delta) of the Gaussian mechanism with mu = sensitivity / sigma (Balle and Wang 2018).
+
+    The smallest eps with ``gaussian_delta(eps, mu) <= delta``, by bisection to
+    a relative 1e-13; the upper end of the bracket is returned, so the result
+    is never below the true value.
+
+    >>> round(gaussian_epsilon(1.0, 1e-5), 3)
+    4.377
+    >>> gaussian_epsilon(1.0, 0.0), gaussian_epsilon(0.0, 1e-5)
+    (inf, 0.0)
+    """
+    if mu <= 0 or delta >= 1:
         return 0.0
     if delta <= 0:
         return float("inf")
-
-    def d(eps):
-        # e^eps Phi(x) as exp(eps + log Phi(x)): e^eps alone overflows for
-        # mu >~ 40 (eps(1e-5) > 709), a RuntimeWarning and then inf * 0 = NaN.
-        return ndtr(-eps / mu + mu / 2) - np.exp(eps + log_ndtr(-eps / mu - mu / 2))
-
-    if d(0.0) <= delta:
+    if gaussian_delta(0.0, mu) <= delta:
         return 0.0
     lo, hi = 0.0, 1.0
-    while d(hi) > delta:
-        hi *= 2
-        if hi > 1e4:
-            return float("inf")
+    while gaussian_delta(hi, mu) > delta:
+        lo, hi = hi, 2.0 * hi
     for _ in range(200):
-        mid = (lo + hi) / 2
-        lo, hi = (mid, hi) if d(mid) > delta else (lo, mid)
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if gaussian_delta(mid, mu) > delta else (lo, mid)
+        if hi - lo <= 1e-13 * max(hi, 1.0):
+            break
     return float(hi)
 
 
