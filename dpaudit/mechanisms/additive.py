@@ -14,21 +14,13 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_choice, check_epsilon, check_int, check_real
-from ..exceptions import ParameterValueError
-from ..privacy import PrivacyClaim
-from .base import BuiltinMechanism, record_values
+from .._validation import check_choice, check_int
+from .base import BuiltinMechanism, _PureAddRemove, _set_epsilon, _set_sensitivity, record_values
+from .base import _positive_epsilon  # noqa: F401  (re-exported: older imports name it here)
 
 __all__ = ["LaplaceMechanism", "GeometricMechanism", "UnclippedSum", "laplace_epsilon_profile"]
 
 _QUERIES = ("sum", "count")
-
-
-def _positive_epsilon(value: Any, name: str = "epsilon") -> float:
-    value = check_epsilon(value, name)
-    if value <= 0:
-        raise ParameterValueError(f"{name} must be > 0; got {value!r}")
-    return value
 
 
 def _statistic(dataset: Any, query: str, bound: float) -> float:
@@ -55,7 +47,7 @@ def laplace_epsilon_profile(epsilon: float, delta: float) -> float:
 
 
 @dataclass(frozen=True)
-class LaplaceMechanism(BuiltinMechanism):
+class LaplaceMechanism(_PureAddRemove, BuiltinMechanism):
     """Laplace noise of scale sensitivity/epsilon on a clipped sum or a count.
 
     Parameters
@@ -83,18 +75,14 @@ class LaplaceMechanism(BuiltinMechanism):
     output_kind = "scalar"
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "epsilon", _positive_epsilon(self.epsilon))
-        object.__setattr__(self, "sensitivity", check_real(self.sensitivity, "sensitivity", low=0, low_inclusive=False))
+        _set_epsilon(self)
+        _set_sensitivity(self)
         check_choice(self.query, "query", _QUERIES)
 
     @property
     def scale(self) -> float:
         """The Laplace scale b = sensitivity / epsilon."""
         return self.sensitivity / self.epsilon
-
-    @property
-    def claim(self) -> PrivacyClaim:
-        return PrivacyClaim(self.epsilon, 0.0, "add/remove")
 
     def neighbouring_pair(self) -> tuple[np.ndarray, np.ndarray]:
         # The added record moves the sum by the full sensitivity (and the count by 1).
@@ -115,7 +103,7 @@ class LaplaceMechanism(BuiltinMechanism):
 
 
 @dataclass(frozen=True)
-class GeometricMechanism(BuiltinMechanism):
+class GeometricMechanism(_PureAddRemove, BuiltinMechanism):
     """Two-sided geometric (discrete Laplace) noise on an integer sum or count.
 
     The noise ``Z`` has ``P(Z = z) = (1 - a) / (1 + a) * a**|z|`` with
@@ -137,7 +125,7 @@ class GeometricMechanism(BuiltinMechanism):
     output_kind = "discrete"
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "epsilon", _positive_epsilon(self.epsilon))
+        _set_epsilon(self)
         object.__setattr__(self, "sensitivity", check_int(self.sensitivity, "sensitivity", low=1))
         check_choice(self.query, "query", _QUERIES)
 
@@ -145,10 +133,6 @@ class GeometricMechanism(BuiltinMechanism):
     def alpha(self) -> float:
         """The ratio a = exp(-epsilon / sensitivity) of consecutive probabilities."""
         return math.exp(-self.epsilon / self.sensitivity)
-
-    @property
-    def claim(self) -> PrivacyClaim:
-        return PrivacyClaim(self.epsilon, 0.0, "add/remove")
 
     def pmf(self, k: Any) -> np.ndarray:
         """Probability of noise value(s) ``k``."""
@@ -177,7 +161,7 @@ class GeometricMechanism(BuiltinMechanism):
 
 
 @dataclass(frozen=True)
-class UnclippedSum(BuiltinMechanism):
+class UnclippedSum(_PureAddRemove, BuiltinMechanism):
     """BROKEN: Laplace noise for sensitivity 1 on a sum that is never clipped.
 
     It claims epsilon-DP (scale ``sensitivity/epsilon``) but adds the raw values:
@@ -199,12 +183,8 @@ class UnclippedSum(BuiltinMechanism):
     broken = True
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "epsilon", _positive_epsilon(self.epsilon))
-        object.__setattr__(self, "sensitivity", check_real(self.sensitivity, "sensitivity", low=0, low_inclusive=False))
-
-    @property
-    def claim(self) -> PrivacyClaim:
-        return PrivacyClaim(self.epsilon, 0.0, "add/remove")
+        _set_epsilon(self)
+        _set_sensitivity(self)
 
     def neighbouring_pair(self) -> tuple[np.ndarray, np.ndarray]:
         # A record of value 100 costs 100 * epsilon on this pair.

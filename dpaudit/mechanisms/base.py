@@ -25,7 +25,7 @@ from typing import Any, ClassVar, Protocol, runtime_checkable
 import numpy as np
 
 from .._rng import RNGLike, as_generator
-from .._validation import check_int
+from .._validation import check_delta, check_epsilon, check_int, check_real
 from ..exceptions import ParameterTypeError, ParameterValueError
 from ..privacy import PrivacyClaim
 
@@ -74,6 +74,57 @@ def _as_numeric_array(dataset: Any) -> np.ndarray:
     return np.atleast_1d(arr)
 
 
+def _as_1d_array(dataset: Any, owner: str, content: str) -> np.ndarray:
+    """The dataset as a 1-D numeric array; ``owner`` (a mechanism name) and ``content`` word the error."""
+    arr = _as_numeric_array(dataset)
+    if arr.ndim != 1:
+        raise ParameterValueError(f"{owner} expects a 1-D dataset of {content}; got shape {arr.shape}")
+    return arr
+
+
+def _positive_epsilon(value: Any, name: str = "epsilon") -> float:
+    value = check_epsilon(value, name)
+    if value <= 0:
+        raise ParameterValueError(f"{name} must be > 0; got {value!r}")
+    return value
+
+
+def _gaussian_delta(value: Any) -> float:
+    """A delta in (0, 1): Gaussian noise is never pure DP, so 0 is refused."""
+    delta = check_delta(value)
+    if delta <= 0:
+        raise ParameterValueError(f"delta must be in (0, 1) for a Gaussian mechanism; got {value!r}")
+    return delta
+
+
+# The built-ins are frozen dataclasses: __post_init__ normalises a field in place
+# through object.__setattr__.  These two are the checks almost every one repeats.
+def _set_epsilon(mechanism: Any) -> None:
+    """Validate ``mechanism.epsilon`` (> 0) and store it as a float."""
+    object.__setattr__(mechanism, "epsilon", _positive_epsilon(mechanism.epsilon))
+
+
+def _set_sensitivity(mechanism: Any) -> None:
+    """Validate ``mechanism.sensitivity`` (a real > 0) and store it as a float."""
+    object.__setattr__(
+        mechanism, "sensitivity", check_real(mechanism.sensitivity, "sensitivity", low=0, low_inclusive=False)
+    )
+
+
+class _PureAddRemove:
+    """Mixin for a mechanism that claims pure ``epsilon``-DP under add/remove neighbours.
+
+    Put it before the mechanism base class (``class M(_PureAddRemove, BuiltinMechanism)``)
+    so that its ``claim`` replaces the abstract one.
+    """
+
+    epsilon: float
+
+    @property
+    def claim(self) -> PrivacyClaim:
+        return PrivacyClaim(self.epsilon, 0.0, "add/remove")
+
+
 def record_values(dataset: Any) -> np.ndarray:
     """One float per individual: the entries of a 1-D dataset, the row sums of a 2-D one.
 
@@ -118,7 +169,8 @@ class BuiltinMechanism:
     """Shared behaviour of the built-in mechanisms (frozen dataclasses).
 
     Subclasses define ``name``, ``output_kind``, ``broken``, the ``claim``
-    property, ``neighbouring_pair()``, and two hooks: ``_prepare(dataset)``
+    property (:class:`_PureAddRemove` gives the pure add/remove one),
+    ``neighbouring_pair()``, and two hooks: ``_prepare(dataset)``
     computes the exact statistic once, ``_draw(prepared, n, rng)`` draws ``n``
     releases of it, shape ``(n,)`` or ``(n, k)``, fully vectorised.
     """

@@ -8,16 +8,15 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_int, check_real
-from ..privacy import PrivacyClaim
-from .additive import _positive_epsilon, _statistic
-from .base import BuiltinMechanism
+from .._validation import check_int
+from .additive import _statistic
+from .base import BuiltinMechanism, _PureAddRemove, _set_epsilon, _set_sensitivity
 
 __all__ = ["FloatLaplaceMironov"]
 
 
 @dataclass(frozen=True)
-class FloatLaplaceMironov(BuiltinMechanism):
+class FloatLaplaceMironov(_PureAddRemove, BuiltinMechanism):
     """BROKEN: the textbook floating-point Laplace sampler f(D) - b sgn(u) ln(1 - 2|u|), u uniform.
 
     Mironov (2012, "On significance of the least significant bits for
@@ -56,13 +55,9 @@ class FloatLaplaceMironov(BuiltinMechanism):
     broken = True
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "epsilon", _positive_epsilon(self.epsilon))
-        object.__setattr__(self, "sensitivity", check_real(self.sensitivity, "sensitivity", low=0, low_inclusive=False))
+        _set_epsilon(self)
+        _set_sensitivity(self)
         object.__setattr__(self, "uniform_bits", check_int(self.uniform_bits, "uniform_bits", low=2, high=53))
-
-    @property
-    def claim(self) -> PrivacyClaim:
-        return PrivacyClaim(self.epsilon, 0.0, "add/remove")
 
     def neighbouring_pair(self) -> tuple[np.ndarray, np.ndarray]:
         return np.array([0.0]), np.array([0.0, self.sensitivity])

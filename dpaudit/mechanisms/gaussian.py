@@ -18,11 +18,11 @@ import numpy as np
 from ..stats.profile import gaussian_delta as _stats_gaussian_delta
 from ..stats.profile import gaussian_epsilon as _stats_gaussian_epsilon
 
-from .._validation import check_choice, check_delta, check_real
+from .._validation import check_choice
 from ..exceptions import ParameterValueError
 from ..privacy import PrivacyClaim
-from .additive import _QUERIES, _positive_epsilon, _statistic
-from .base import BuiltinMechanism
+from .additive import _QUERIES, _statistic
+from .base import BuiltinMechanism, _gaussian_delta, _set_epsilon, _set_sensitivity
 
 __all__ = [
     "GaussianMechanism",
@@ -91,12 +91,9 @@ class _GaussianBase(BuiltinMechanism):
     output_kind = "scalar"
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "epsilon", _positive_epsilon(self.epsilon))
-        delta = check_delta(self.delta)
-        if delta <= 0:
-            raise ParameterValueError(f"delta must be in (0, 1) for a Gaussian mechanism; got {self.delta!r}")
-        object.__setattr__(self, "delta", delta)
-        object.__setattr__(self, "sensitivity", check_real(self.sensitivity, "sensitivity", low=0, low_inclusive=False))
+        _set_epsilon(self)
+        object.__setattr__(self, "delta", _gaussian_delta(self.delta))
+        _set_sensitivity(self)
         check_choice(self.query, "query", _QUERIES)
         self._check_range()
         # Computed once: the analytic calibration runs a bisection.

@@ -8,16 +8,14 @@ from typing import Any
 import numpy as np
 
 from .._validation import check_int
-from ..exceptions import ParameterValueError
 from ..privacy import PrivacyClaim
-from .additive import _positive_epsilon
-from .base import BuiltinMechanism, _as_numeric_array, counting_queries
+from .base import BuiltinMechanism, _as_1d_array, _PureAddRemove, _set_epsilon, counting_queries
 
 __all__ = ["NoisyHistogram", "HistogramReplaceOneBug"]
 
 
 @dataclass(frozen=True)
-class NoisyHistogram(BuiltinMechanism):
+class NoisyHistogram(_PureAddRemove, BuiltinMechanism):
     """Histogram of labels 0..n_bins-1 with Laplace(1/epsilon) noise on every bin.
 
     Adding or removing one record changes one bin by 1 (L1 sensitivity 1), so it
@@ -37,22 +35,15 @@ class NoisyHistogram(BuiltinMechanism):
     output_kind = "vector"
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "epsilon", _positive_epsilon(self.epsilon))
+        _set_epsilon(self)
         object.__setattr__(self, "n_bins", check_int(self.n_bins, "n_bins", low=1))
-
-    @property
-    def claim(self) -> PrivacyClaim:
-        return PrivacyClaim(self.epsilon, 0.0, "add/remove")
 
     def neighbouring_pair(self) -> tuple[np.ndarray, np.ndarray]:
         d = np.arange(self.n_bins, dtype=float)
         return d, np.append(d, 0.0)
 
     def _prepare(self, dataset: Any) -> np.ndarray:
-        arr = _as_numeric_array(dataset)
-        if arr.ndim != 1:
-            raise ParameterValueError(f"{self.name} expects a 1-D dataset of labels; got shape {arr.shape}")
-        return counting_queries(arr, self.n_bins)
+        return counting_queries(_as_1d_array(dataset, self.name, "labels"), self.n_bins)
 
     def _width(self, prepared: np.ndarray) -> int:
         return self.n_bins

@@ -13,11 +13,9 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .._validation import check_int, check_real
+from .._validation import check_int
 from ..exceptions import ParameterValueError
-from ..privacy import PrivacyClaim
-from .additive import _positive_epsilon
-from .base import BuiltinMechanism, counting_queries
+from .base import BuiltinMechanism, _PureAddRemove, _set_epsilon, _set_sensitivity, counting_queries
 
 __all__ = [
     "ExponentialMechanism",
@@ -28,7 +26,7 @@ __all__ = [
 
 
 @dataclass(frozen=True)
-class ExponentialMechanism(BuiltinMechanism):
+class ExponentialMechanism(_PureAddRemove, BuiltinMechanism):
     """Exponential mechanism: candidate r with probability proportional to exp(epsilon u(D, r) / (2 sensitivity)).
 
     The exponent convention of the seed notes (000, Definition 9).  The default
@@ -60,15 +58,11 @@ class ExponentialMechanism(BuiltinMechanism):
     output_kind = "discrete"
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "epsilon", _positive_epsilon(self.epsilon))
+        _set_epsilon(self)
         object.__setattr__(self, "n_candidates", check_int(self.n_candidates, "n_candidates", low=1))
-        object.__setattr__(self, "sensitivity", check_real(self.sensitivity, "sensitivity", low=0, low_inclusive=False))
+        _set_sensitivity(self)
         if self.utility is not None and not callable(self.utility):
             raise ParameterValueError(f"utility must be callable or None; got {self.utility!r}")
-
-    @property
-    def claim(self) -> PrivacyClaim:
-        return PrivacyClaim(self.epsilon, 0.0, "add/remove")
 
     def scores(self, dataset: Any) -> np.ndarray:
         """The utility of every candidate on ``dataset``."""
@@ -107,24 +101,20 @@ class ExponentialMechanism(BuiltinMechanism):
 
 
 @dataclass(frozen=True)
-class _NoisyMaxBase(BuiltinMechanism):
+class _NoisyMaxBase(_PureAddRemove, BuiltinMechanism):
     epsilon: float = 1.0
     n_candidates: int = 4
     sensitivity: float = 1.0
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "epsilon", _positive_epsilon(self.epsilon))
+        _set_epsilon(self)
         object.__setattr__(self, "n_candidates", check_int(self.n_candidates, "n_candidates", low=1))
-        object.__setattr__(self, "sensitivity", check_real(self.sensitivity, "sensitivity", low=0, low_inclusive=False))
+        _set_sensitivity(self)
 
     @property
     def scale(self) -> float:
         """Noise scale sensitivity / epsilon (enough for monotone counting queries)."""
         return self.sensitivity / self.epsilon
-
-    @property
-    def claim(self) -> PrivacyClaim:
-        return PrivacyClaim(self.epsilon, 0.0, "add/remove")
 
     def neighbouring_pair(self) -> tuple[np.ndarray, np.ndarray]:
         # 2-D data, one column per candidate: the added record raises candidate 0 only.

@@ -40,9 +40,7 @@ from typing import Any
 import numpy as np
 
 from .._validation import check_int, check_real
-from ..privacy import PrivacyClaim
-from .additive import _positive_epsilon
-from .base import BuiltinMechanism, _as_numeric_array, counting_queries
+from .base import BuiltinMechanism, _as_numeric_array, _PureAddRemove, _set_epsilon, counting_queries
 
 __all__ = ["SparseVector", "SVTLyuAlg3", "SVTLyuAlg4", "SVTLyuAlg5", "SVTLyuAlg6", "linear_queries"]
 
@@ -62,7 +60,7 @@ def linear_queries(dataset: Any, n_queries: int) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class _SVTBase(BuiltinMechanism):
+class _SVTBase(_PureAddRemove, BuiltinMechanism):
     epsilon: float = 1.0
     threshold: float = 0.5
     c: int = 1
@@ -76,7 +74,7 @@ class _SVTBase(BuiltinMechanism):
     _has_cutoff = True
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "epsilon", _positive_epsilon(self.epsilon))
+        _set_epsilon(self)
         object.__setattr__(self, "threshold", check_real(self.threshold, "threshold"))
         object.__setattr__(self, "c", check_int(self.c, "c", low=1))
         object.__setattr__(self, "n_queries", check_int(self.n_queries, "n_queries", low=1))
@@ -98,10 +96,6 @@ class _SVTBase(BuiltinMechanism):
     @property
     def nu_scale(self) -> float:  # pragma: no cover - abstract
         raise NotImplementedError
-
-    @property
-    def claim(self) -> PrivacyClaim:
-        return PrivacyClaim(self.epsilon, 0.0, "add/remove")
 
     def neighbouring_pair(self) -> tuple[np.ndarray, np.ndarray]:
         # q(D) = 0 everywhere; the added record raises the first half of the queries and lowers the
