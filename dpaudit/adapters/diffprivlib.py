@@ -36,11 +36,18 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_delta, check_int, check_real
+from .._validation import check_delta, check_int
 from ..exceptions import MissingExtraError, ParameterValueError
-from ..mechanisms.additive import _positive_epsilon
-from ..mechanisms.base import BuiltinMechanism, _as_numeric_array, counting_queries, record_values
+from ..mechanisms.base import (
+    BuiltinMechanism,
+    _PureAddRemove,
+    _set_epsilon,
+    _set_sensitivity,
+    counting_queries,
+    record_values,
+)
 from ..privacy import PrivacyClaim
+from ._common import _RandomizedResponseBits
 
 __all__ = [
     "load_mechanisms",
@@ -143,8 +150,8 @@ class _DplAdditive(_DiffprivlibBase):
     output_kind = "scalar"
 
     def _validate(self) -> None:
-        object.__setattr__(self, "epsilon", _positive_epsilon(self.epsilon))
-        object.__setattr__(self, "sensitivity", check_real(self.sensitivity, "sensitivity", low=0, low_inclusive=False))
+        _set_epsilon(self)
+        _set_sensitivity(self)
 
     def neighbouring_pair(self) -> tuple[np.ndarray, np.ndarray]:
         return np.array([0.0]), np.array([0.0, float(self.sensitivity)])
@@ -154,14 +161,10 @@ class _DplAdditive(_DiffprivlibBase):
 
 
 @dataclass(frozen=True)
-class DiffprivlibLaplace(_DplAdditive):
+class DiffprivlibLaplace(_PureAddRemove, _DplAdditive):
     """diffprivlib Laplace on a sum clipped to [0, sensitivity]."""
 
     name = "diffprivlib.laplace"
-
-    @property
-    def claim(self) -> PrivacyClaim:
-        return PrivacyClaim(self.epsilon, 0.0, "add/remove")
 
     def _make(self, lib, random_state, prepared=None):
         return lib.Laplace(epsilon=self.epsilon, delta=0.0, sensitivity=self.sensitivity, random_state=random_state)
@@ -203,7 +206,7 @@ class DiffprivlibGaussianAnalytic(DiffprivlibGaussian):
 
 
 @dataclass(frozen=True)
-class DiffprivlibGeometric(_DiffprivlibBase):
+class DiffprivlibGeometric(_PureAddRemove, _DiffprivlibBase):
     """diffprivlib Geometric (two-sided geometric) on an integer sum clipped to [0, sensitivity]."""
 
     epsilon: float = 1.0
@@ -213,12 +216,8 @@ class DiffprivlibGeometric(_DiffprivlibBase):
     output_kind = "discrete"
 
     def _validate(self) -> None:
-        object.__setattr__(self, "epsilon", _positive_epsilon(self.epsilon))
+        _set_epsilon(self)
         object.__setattr__(self, "sensitivity", check_int(self.sensitivity, "sensitivity", low=1))
-
-    @property
-    def claim(self) -> PrivacyClaim:
-        return PrivacyClaim(self.epsilon, 0.0, "add/remove")
 
     def neighbouring_pair(self) -> tuple[np.ndarray, np.ndarray]:
         return np.array([0]), np.array([0, self.sensitivity])
@@ -234,7 +233,7 @@ class DiffprivlibGeometric(_DiffprivlibBase):
 
 
 @dataclass(frozen=True)
-class DiffprivlibExponential(_DiffprivlibBase):
+class DiffprivlibExponential(_PureAddRemove, _DiffprivlibBase):
     """diffprivlib Exponential over n_candidates counting-query utilities (index released)."""
 
     epsilon: float = 1.0
@@ -245,13 +244,9 @@ class DiffprivlibExponential(_DiffprivlibBase):
     output_kind = "discrete"
 
     def _validate(self) -> None:
-        object.__setattr__(self, "epsilon", _positive_epsilon(self.epsilon))
+        _set_epsilon(self)
         object.__setattr__(self, "n_candidates", check_int(self.n_candidates, "n_candidates", low=1))
-        object.__setattr__(self, "sensitivity", check_real(self.sensitivity, "sensitivity", low=0, low_inclusive=False))
-
-    @property
-    def claim(self) -> PrivacyClaim:
-        return PrivacyClaim(self.epsilon, 0.0, "add/remove")
+        _set_sensitivity(self)
 
     def neighbouring_pair(self) -> tuple[np.ndarray, np.ndarray]:
         d = np.repeat(np.arange(1, self.n_candidates), 3).astype(float)
@@ -273,7 +268,7 @@ class DiffprivlibExponential(_DiffprivlibBase):
 
 
 @dataclass(frozen=True)
-class DiffprivlibBinary(_DiffprivlibBase):
+class DiffprivlibBinary(_RandomizedResponseBits, _DiffprivlibBase):
     """diffprivlib Binary (randomized response) on every respondent's bit; releases the count of 1 answers."""
 
     epsilon: float = math.log(3.0)
@@ -281,21 +276,8 @@ class DiffprivlibBinary(_DiffprivlibBase):
     name = "diffprivlib.binary"
     output_kind = "discrete"
 
-    def _validate(self) -> None:
-        object.__setattr__(self, "epsilon", _positive_epsilon(self.epsilon))
-
-    @property
-    def claim(self) -> PrivacyClaim:
-        return PrivacyClaim(self.epsilon, 0.0, "replace-one")
-
-    def neighbouring_pair(self) -> tuple[np.ndarray, np.ndarray]:
-        return np.array([1]), np.array([0])
-
     def _prepare(self, dataset: Any) -> list:
-        arr = _as_numeric_array(dataset)
-        if arr.ndim != 1:
-            raise ParameterValueError(f"{self.name} expects a 1-D dataset of bits; got shape {arr.shape}")
-        return ["1" if v else "0" for v in (arr != 0)]
+        return ["1" if v else "0" for v in self._bits(dataset)]
 
     def _make(self, lib, random_state, prepared=None):
         return lib.Binary(epsilon=self.epsilon, value0="0", value1="1", random_state=random_state)

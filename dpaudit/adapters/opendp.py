@@ -27,11 +27,19 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_choice, check_delta, check_int, check_real
+from .._validation import check_choice, check_int
 from ..exceptions import MissingExtraError, ParameterValueError
-from ..mechanisms.additive import _positive_epsilon
-from ..mechanisms.base import BuiltinMechanism, _as_numeric_array, check_size, record_values
+from ..mechanisms.base import (
+    BuiltinMechanism,
+    _gaussian_delta,
+    _PureAddRemove,
+    _set_epsilon,
+    _set_sensitivity,
+    check_size,
+    record_values,
+)
 from ..privacy import PrivacyClaim
+from ._common import _RandomizedResponseBits
 
 __all__ = ["load_opendp", "OpenDPLaplace", "OpenDPGaussian", "OpenDPRandomizedResponse"]
 
@@ -94,14 +102,12 @@ class _OpenDPAdditive(_OpenDPBase):
     output_kind = "scalar"
 
     def _validate(self) -> None:
-        object.__setattr__(self, "epsilon", _positive_epsilon(self.epsilon))
+        _set_epsilon(self)
         check_choice(self.domain, "domain", ("float", "int"))
         if self.domain == "int":
             object.__setattr__(self, "sensitivity", check_int(self.sensitivity, "sensitivity", low=1))
         else:
-            object.__setattr__(
-                self, "sensitivity", check_real(self.sensitivity, "sensitivity", low=0, low_inclusive=False)
-            )
+            _set_sensitivity(self)
 
     @property
     def output_kind(self) -> str:  # type: ignore[override]
@@ -136,14 +142,10 @@ class _OpenDPAdditive(_OpenDPBase):
 
 
 @dataclass(frozen=True)
-class OpenDPLaplace(_OpenDPAdditive):
+class OpenDPLaplace(_PureAddRemove, _OpenDPAdditive):
     """OpenDP Laplace (float) or discrete Laplace (int) on a sum clipped to [0, sensitivity]."""
 
     name = "opendp.laplace"
-
-    @property
-    def claim(self) -> PrivacyClaim:
-        return PrivacyClaim(self.epsilon, 0.0, "add/remove")
 
     def _build(self, dp: Any) -> Any:
         scalar, vector = self._spaces(dp)
@@ -162,10 +164,7 @@ class OpenDPGaussian(_OpenDPAdditive):
 
     def _validate(self) -> None:
         super()._validate()
-        delta = check_delta(self.delta)
-        if delta <= 0:
-            raise ParameterValueError(f"delta must be in (0, 1) for a Gaussian mechanism; got {self.delta!r}")
-        object.__setattr__(self, "delta", delta)
+        object.__setattr__(self, "delta", _gaussian_delta(self.delta))
 
     @property
     def claim(self) -> PrivacyClaim:
@@ -183,20 +182,13 @@ class OpenDPGaussian(_OpenDPAdditive):
 
 
 @dataclass(frozen=True)
-class OpenDPRandomizedResponse(_OpenDPBase):
+class OpenDPRandomizedResponse(_RandomizedResponseBits, _OpenDPBase):
     """OpenDP randomized response on every respondent's bit (truthful w.p. e^eps/(1+e^eps)); releases the count of 1s."""
 
     epsilon: float = math.log(3.0)
 
     name = "opendp.randomized_response"
     output_kind = "discrete"
-
-    def _validate(self) -> None:
-        object.__setattr__(self, "epsilon", _positive_epsilon(self.epsilon))
-
-    @property
-    def claim(self) -> PrivacyClaim:
-        return PrivacyClaim(self.epsilon, 0.0, "replace-one")
 
     @property
     def truth_probability(self) -> float:
@@ -206,14 +198,8 @@ class OpenDPRandomizedResponse(_OpenDPBase):
     def _build(self, dp: Any) -> Any:
         return dp.m.make_randomized_response_bool(prob=self.truth_probability)
 
-    def neighbouring_pair(self) -> tuple[np.ndarray, np.ndarray]:
-        return np.array([1]), np.array([0])
-
     def _prepare(self, dataset: Any) -> list:
-        arr = _as_numeric_array(dataset)
-        if arr.ndim != 1:
-            raise ParameterValueError(f"{self.name} expects a 1-D dataset of bits; got shape {arr.shape}")
-        return [bool(v) for v in arr != 0]
+        return [bool(v) for v in self._bits(dataset)]
 
     def _draw_unseeded(self, prepared: list, n: int) -> np.ndarray:
         meas = self._built  # type: ignore[attr-defined]
