@@ -83,8 +83,19 @@ def posterior_interval(epsilon, *, prior=0.5, delta=0.0) -> PosteriorInterval:
     epsilon = check_epsilon(epsilon)
     prior = check_probability(prior, "prior")
     delta = check_delta(delta)
+    # Written as 1 / (1 + odds * e^(+-eps)) and 1 - (1 - delta) / (1 + e^eps):
+    # each step is a monotone floating-point operation, so the results are
+    # monotone in epsilon even where they round to 1 (the direct forms
+    # p e / (p e + 1 - p) and (e + delta) / (1 + e) are not, found by a
+    # property test at epsilon ~ 37).
     e = math.exp(min(epsilon, 700.0))
-    high = prior * e / (prior * e + (1.0 - prior)) if prior > 0 else 0.0
-    low = prior / (prior + (1.0 - prior) * e) if prior > 0 else 0.0
-    accuracy = min(1.0, (e + delta) / (1.0 + e))
+    if prior <= 0:
+        low = high = 0.0
+    elif prior >= 1:
+        low = high = 1.0
+    else:
+        odds_against = (1.0 - prior) / prior
+        high = 1.0 / (1.0 + odds_against * math.exp(-min(epsilon, 700.0)))
+        low = 1.0 / (1.0 + odds_against * e)
+    accuracy = 1.0 - (1.0 - delta) / (1.0 + e)
     return PosteriorInterval(prior, epsilon, delta, low, high, accuracy)

@@ -1,0 +1,16 @@
+"""Suite-wide settings.
+
+Property-based tests are seeded like every other random test (STYLE.md): the
+default Hypothesis profile is derandomized, so `make test` and CI see the same
+examples on every run.  To explore new examples locally, run
+``DPAUDIT_HYPOTHESIS=explore make test`` (this is how the posterior-interval
+rounding bug and the '~0' dataset-path crash were found).
+"""
+
+import os
+
+from hypothesis import settings
+
+settings.register_profile("seeded", derandomize=True, deadline=None)
+settings.register_profile("explore", derandomize=False, deadline=None, max_examples=1000)
+settings.load_profile("explore" if os.environ.get("DPAUDIT_HYPOTHESIS") == "explore" else "seeded")
