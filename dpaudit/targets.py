@@ -230,28 +230,14 @@ class Target:
             if gen is not None:
                 kwargs["rng"] = gen
             where = f"releases {start}..{stop - 1}"
-            try:
-                out = _call_with_timeout(
-                    lambda: self.fn(data, **kwargs), timeout, lambda: f"target {self.name!r} ({where})"
-                )
-            except TargetError:
-                raise
-            except Exception as exc:
-                raise TargetError(f"target {self.name!r} raised {type(exc).__name__}: {exc} ({where})") from exc
+            out = self._call(data, kwargs, timeout, f"({where})")
             self._check_mutation(data, before, where)
             return self._check_batch(out, start, stop - start)
         results = []
         shape: tuple | None = None
         kwargs = {"rng": gen} if gen is not None else {}
         for i in range(start, stop):
-            try:
-                out = _call_with_timeout(
-                    lambda: self.fn(data, **kwargs), timeout, lambda: f"target {self.name!r} (release {i})"
-                )
-            except TargetError:
-                raise
-            except Exception as exc:
-                raise TargetError(f"target {self.name!r} raised {type(exc).__name__}: {exc} in release {i}") from exc
+            out = self._call(data, kwargs, timeout, f"in release {i}", timeout_where=f"(release {i})")
             self._check_mutation(data, before, f"release {i}")
             arr = self._as_numeric(out, f"release {i}")
             if arr.ndim > 1:
@@ -269,6 +255,17 @@ class Target:
             self._check_finite(arr.reshape(1, -1), i)
             results.append(arr)
         return np.stack(results)
+
+    def _call(self, data: np.ndarray, kwargs: dict, timeout: float | None, where: str,
+              timeout_where: str | None = None) -> Any:
+        """One call of the target: any exception it raises becomes a TargetError naming it and ``where``."""
+        try:
+            return _call_with_timeout(lambda: self.fn(data, **kwargs), timeout,
+                                      lambda: f"target {self.name!r} {timeout_where or where}")
+        except TargetError:
+            raise
+        except Exception as exc:
+            raise TargetError(f"target {self.name!r} raised {type(exc).__name__}: {exc} {where}") from exc
 
     def _check_mutation(self, data: np.ndarray, before: str, where: str) -> None:
         if _fingerprint(data) != before:

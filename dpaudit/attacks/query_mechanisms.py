@@ -107,11 +107,8 @@ def _composed(claim: PrivacyClaim | None, k: int) -> PrivacyClaim | None:
     return None if claim is None else claim.compose(k)
 
 
-@dataclass(frozen=True)
-class ExactAnswers:
-    """The exact server: answers ``queries @ x``, no privacy claim."""
-
-    name: str = field(default="exact", init=False)
+class _NoClaim:
+    """Answers that promise no privacy (exact, or subsampled without noise)."""
 
     @property
     def claim(self) -> None:
@@ -119,6 +116,13 @@ class ExactAnswers:
 
     def claim_for(self, k: int) -> None:
         return None
+
+
+@dataclass(frozen=True)
+class ExactAnswers(_NoClaim):
+    """The exact server: answers ``queries @ x``, no privacy claim."""
+
+    name: str = field(default="exact", init=False)
 
     def __call__(self, queries, x, *, rng=None) -> np.ndarray:
         return exact_answers(queries, x)
@@ -259,7 +263,7 @@ class RoundedGaussianNoise(GaussianNoise):
 
 
 @dataclass(frozen=True)
-class SubsampleAnswers:
+class SubsampleAnswers(_NoClaim):
     """The seed slides' subsampling curator: answer on ``m`` rows drawn with replacement.
 
     Every call draws one subsample of ``subsample_size`` rows (uniformly, with
@@ -278,13 +282,6 @@ class SubsampleAnswers:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "subsample_size", check_int(self.subsample_size, "subsample_size", low=1))
-
-    @property
-    def claim(self) -> None:
-        return None
-
-    def claim_for(self, k: int) -> None:
-        return None
 
     def __call__(self, queries, x, *, rng=None) -> np.ndarray:
         x = np.asarray(x, dtype=float)
