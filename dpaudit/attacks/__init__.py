@@ -1,6 +1,6 @@
 """Attacks: black-box distinguishers for the auditor, and the attacks on released statistics.
 
-The distinguishers (:mod:`dpaudit.attacks.distinguishers`) turn releases into
+The distinguishers (:mod:`dpaudit.auditor.distinguishers`) turn releases into
 scores for :func:`dpaudit.audit`.  The attacks on statistics live in their own
 modules: :mod:`~dpaudit.attacks.differencing`, :mod:`~dpaudit.attacks.reconstruction`,
 :mod:`~dpaudit.attacks.census`, :mod:`~dpaudit.attacks.tracing`, with query
@@ -15,7 +15,7 @@ highspy), so that the command line starts fast.
 
 from importlib import import_module
 
-from .distinguishers import ATTACKS, Distinguisher, list_attacks, make_distinguisher, register_attack
+from ..auditor.distinguishers import ATTACKS, Distinguisher, list_attacks, make_distinguisher, register_attack
 
 _LAZY = {
     "run_differencing": "differencing", "differencing_composition": "differencing",

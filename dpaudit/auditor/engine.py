@@ -27,7 +27,7 @@ import numpy as np
 from .._rng import as_seed_sequence, seed_entropy
 from .._validation import check_choice, check_confidence, check_delta, check_epsilon, check_int, check_real
 from .._version import __version__
-from ..attacks.distinguishers import ATTACKS, auto_choices, make_distinguisher, output_kind
+from .distinguishers import ATTACKS, auto_choices, make_distinguisher, output_kind
 from ..exceptions import ParameterValueError, TargetError
 from ..stats import (
     DEFAULT_DELTAS,
