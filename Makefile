@@ -18,7 +18,7 @@ demo: install
 	$(VENV)/bin/dpaudit run configs/quickstart.yaml --out results
 
 test: install
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -m "not soundness"
 
 test-fast: install
 	$(PY) -m pytest -q -m "not slow"
@@ -27,6 +27,7 @@ bench: install
 	$(PY) benchmarks/run_all.py
 
 soundness: install
+	$(PY) -m pytest -q -m soundness
 	$(PY) benchmarks/soundness.py
 
 clean:
