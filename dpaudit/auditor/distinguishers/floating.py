@@ -12,8 +12,8 @@ into a small integer feature of its representation,
   odd multiple of ``2**e``);
 * ``float-binade-lsb``: that exponent together with the binade
   ``floor(log2 |x|)``, i.e. how many significant bits the release uses where it lies;
-* ``float-mantissa``: the lowest 8 bits of the stored significand (offsets of
-  a lattice ``loc + k * step`` show there);
+* ``float-mantissa``: the lowest 8 bits of the stored significand, with the
+  binade (offsets of a lattice ``loc + k * step`` show there);
 
 score each feature value by its estimated likelihood ratio
 (:class:`~dpaudit.auditor.distinguishers.discrete.LikelihoodRatioScore`, one per
@@ -210,7 +210,7 @@ class BinadeLowestBitScore(_PerCoordinateFeatureScore):
 
 
 class LowMantissaScore(_PerCoordinateFeatureScore):
-    """Score each coordinate's lowest ``bits`` significand bits by their estimated likelihood ratio.
+    """Score each coordinate's (binade, lowest ``bits`` significand bits) by their estimated likelihood ratio.
 
     >>> rng = np.random.default_rng(0)
     >>> k = rng.integers(-1000, 1000, 4000) * 2.0 ** -12
@@ -226,7 +226,8 @@ class LowMantissaScore(_PerCoordinateFeatureScore):
         self.bits = bits
 
     def _feature(self, x):
-        return low_mantissa_bits(x, self.bits)
+        # Keyed by binade: the same lattice offset shows as different bits in different binades.
+        return (binade(x) + 8192) * (1 << self.bits) + low_mantissa_bits(x, self.bits)
 
 
 class LatticeScore:
@@ -276,7 +277,7 @@ FLOAT_ATTACKS: dict[str, tuple[Callable[[], object], str]] = {
     "float-binade-lsb": (BinadeLowestBitScore,
                          "(binade, lowest set bit) of each coordinate: significant bits used, by likelihood ratio"),
     "float-mantissa": (LowMantissaScore,
-                       "lowest 8 significand bits of each coordinate (lattice offsets), by likelihood ratio"),
+                       "(binade, lowest 8 significand bits) of each coordinate (lattice offsets), by likelihood ratio"),
     "float-lattice": (LatticeScore,
                       "lattice membership: is the release a multiple of 2^t (t chosen on the selection split)"),
 }
