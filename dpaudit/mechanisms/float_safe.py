@@ -4,7 +4,7 @@ Floating point is part of a mechanism.  ``loc + scale * log(u)`` (numpy's
 ``Generator.laplace``, ``Generator.normal`` plus a shift, every textbook float
 sampler) is differentially private on paper only: rounding ``loc + noise`` to
 a double leaves, in its low-order bits, a trace of ``loc`` (Mironov 2012).  At
-``loc = 1`` about 15% of numpy's Laplace(1) releases are odd multiples of
+``loc = 1`` about 13% of numpy's Laplace(1) releases are odd multiples of
 ``2**-53``, a lattice that no release at ``loc = 2`` ever lands on, so one
 release can tell the two datasets apart with certainty.
 

@@ -2,7 +2,7 @@
 
 A float sampler such as ``loc + scale * log(u)`` (numpy's ``laplace``) rounds
 its result to a double, and the lattice the result can land on depends on
-``loc``: at ``loc = 1`` about 15% of Laplace(1) releases are odd multiples of
+``loc``: at ``loc = 1`` about 13% of Laplace(1) releases are odd multiples of
 ``2**-53``, which no release at ``loc = 2`` is (Mironov 2012).  Values need
 not repeat for this to show: the *representation* of a single release tells
 the datasets apart.  These distinguishers turn each coordinate of a release
