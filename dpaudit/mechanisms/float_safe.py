@@ -48,6 +48,8 @@ True
 
 from __future__ import annotations
 
+import decimal
+import functools
 import math
 from fractions import Fraction
 from typing import Any
@@ -138,21 +140,55 @@ def bernoulli_exp(numerator: Any, denominator: Any, *, rng: RNGLike = None) -> n
 def _bernoulli_exp_unit(num: np.ndarray, den: Any, gen: np.random.Generator) -> np.ndarray:
     """Bernoulli(exp(-num/den)) for 0 <= num <= den (CKS Algorithm 1, the gamma <= 1 case).
 
-    Every element still running at step ``k`` has drawn k - 1 successes, so
-    ``k`` is one number for all of them; ``den`` may be a scalar (fastest) or an array.
+    Count the successes ``K`` of Bernoulli(gamma / k), k = 1, 2, ..., up to the
+    first failure; odd ``K + 1`` (the step that failed) means success.  Every
+    element still running at step ``k`` shares that ``k``, so each step is one
+    vectorised draw on the shrinking set of running elements.  ``den`` is a
+    scalar or an array like ``num``.
     """
-    out = np.ones(num.shape, dtype=bool)
+    n = num.size
     scalar_den = np.ndim(den) == 0
-    idx = np.flatnonzero(num > 0)
-    k = 1
-    while idx.size:
+    if scalar_den and n and np.all(num == den):
+        # gamma = 1 (the exp(-1) coins): the first draw, Bernoulli(1/1), always succeeds.
+        out = np.zeros(n, dtype=bool)
+        pos, nm, dn, k = np.arange(n), num, den, 2
+    else:
         # Bernoulli(gamma / k) = [uniform integer in [0, den * k) < num], exactly.
-        high = den * k if scalar_den else den[idx] * k
-        hit = gen.integers(0, high, idx.size) < num[idx]
-        idx = idx[hit]
+        hit = (gen.integers(0, den, n) if scalar_den else gen.integers(0, den)) < num
+        out = ~hit
+        pos = np.flatnonzero(hit)
+        nm, dn, k = num[pos], den if scalar_den else den[pos], 2
+    while pos.size:
+        hit = gen.integers(0, dn * k, pos.size) < nm
+        out[pos[~hit]] = k % 2 == 1
+        pos, nm = pos[hit], nm[hit]
+        if not scalar_den:
+            dn = dn[hit]
         k += 1
-        out[idx] = k % 2 == 1
     return out
+
+
+def _geometric_exp1(n: int, gen: np.random.Generator) -> np.ndarray:
+    """n draws of the number of Bernoulli(exp(-1)) successes before the first failure.
+
+    Each Bernoulli(exp(-1)) is CKS Algorithm 1 at gamma = 1: Bernoulli(1/k) draws,
+    k = 2, 3, ..., up to the first failure, a success when that k is odd.  All
+    elements advance together, each at its own k, one vectorised draw per step,
+    so the loop runs a few dozen times whatever n is.
+    """
+    v = np.zeros(n, dtype=np.int64)
+    k = np.full(n, 2, dtype=np.int64)
+    pos = np.arange(n)
+    while pos.size:
+        go_on = gen.integers(0, k) == 0  # Bernoulli(1/k)
+        k[go_on] += 1
+        ended = ~go_on
+        success = ended & (k % 2 == 1)
+        v[pos[success]] += 1
+        k[success] = 2  # the next coin; its first draw, Bernoulli(1/1), always succeeds
+        keep = go_on | success
+        pos, k = pos[keep], k[keep]
+    return v
 
 
 def _as_fraction(value: Any, name: str, *, round_up: bool) -> Fraction:
@@ -194,25 +230,115 @@ def _discrete_laplace_ts(t: int, s: int, n: int, gen: np.random.Generator) -> np
     out = np.empty(n, dtype=np.int64)
     todo = np.arange(n)
     while todo.size:
-        m = todo.size
-        u = gen.integers(0, t, m)
+        u = gen.integers(0, t, todo.size)
         keep = _bernoulli_exp_unit(u, t, gen)
-        u = u[keep]
-        pos = todo[keep]
-        # V ~ geometric: the number of Bernoulli(exp(-1)) successes before the first failure.
-        v = np.zeros(u.size, dtype=np.int64)
-        idx = np.arange(u.size)
-        while idx.size:
-            ok = _bernoulli_exp_unit(np.ones(idx.size, np.int64), 1, gen)
-            idx = idx[ok]
-            v[idx] += 1
-        y = (u + t * v) // s
+        u, pos = u[keep], todo[keep]
+        todo = todo[~keep]
+        y = u + t * _geometric_exp1(u.size, gen)
+        if s != 1:
+            y //= s
         negative = gen.integers(0, 2, u.size).astype(bool)
-        ok = ~(negative & (y == 0))
+        # -0 and +0 would count zero twice: a negative zero is rejected and drawn again.
+        retry = negative & (y == 0)
+        ok = ~retry
         out[pos[ok]] = np.where(negative[ok], -y[ok], y[ok])
-        done = np.zeros(m, dtype=bool)
-        done[np.flatnonzero(keep)[ok]] = True
-        todo = todo[~done]
+        if retry.any():
+            todo = np.concatenate([todo, pos[retry]])
+    return out
+
+
+# -- exact decisions from 64-bit uniforms -------------------------------------------------------------
+# A uniform U in [0, 1) is an infinite string of random bits; we draw its first 64 as an integer R, so
+# U lies in [R, R + 1) / 2**64.  Whether U < exp(-x) is decided by float arithmetic when the float value
+# of exp(-x) is farther than a relative margin 2**-40 from that interval (numpy's exp and log err by a
+# few units in the last place, 2**-52 relative, so the decision cannot be wrong); otherwise by exact
+# decimal arithmetic, drawing 64 more bits of U for as long as it stays undecided.  Either way the
+# answer is the one the infinite-precision U gives: the laws below are exact.
+
+_MARGIN = 2.0 ** -40
+_TWO64 = 2.0 ** 64
+
+
+def _words(n: int, gen: np.random.Generator) -> np.ndarray:
+    return gen.integers(0, np.iinfo(np.uint64).max, n, dtype=np.uint64, endpoint=True)
+
+
+class _LazyUniform:
+    """One uniform in [0, 1) known to ``bits`` bits (``num / 2**bits`` <= U < ``(num + 1) / 2**bits``)."""
+
+    def __init__(self, first_word: int, gen: np.random.Generator):
+        self.num, self.bits, self.gen = int(first_word), 64, gen
+
+    def below_exp(self, x: Fraction) -> bool:
+        """Whether U < exp(-x), for a rational x >= 0, exactly."""
+        size = abs(x.numerator) + x.denominator
+        while True:
+            prec = 40 + (self.bits * 31) // 100 + len(str(size))
+            ctx = decimal.Context(prec=prec, Emin=decimal.MIN_EMIN, Emax=decimal.MAX_EMAX)
+            e = ctx.exp(ctx.divide(decimal.Decimal(-x.numerator), decimal.Decimal(x.denominator)))
+            bound = ctx.multiply(e, decimal.Decimal(1 << self.bits))
+            # Rounding in divide, exp and multiply: at most (x + 3) * 10**(1 - prec) relative; doubled.
+            rel = ctx.multiply(decimal.Decimal(2 * (int(x) + 3)), ctx.power(decimal.Decimal(10), 1 - prec))
+            if decimal.Decimal(self.num + 1) <= ctx.multiply(bound, ctx.subtract(1, rel)):
+                return True
+            if decimal.Decimal(self.num) >= ctx.multiply(bound, ctx.add(1, rel)):
+                return False
+            self.num = (self.num << 64) | int(_words(1, self.gen)[0])
+            self.bits += 64
+
+    def floor_neg_log(self, scale: Fraction, guess: int) -> int:
+        """floor(-scale ln U): the largest y >= 0 with U < exp(-y / scale) (U < 1 = exp(0) always)."""
+        y = max(0, guess)
+        while y > 0 and not self.below_exp(Fraction(y) / scale):
+            y -= 1
+        while self.below_exp(Fraction(y + 1) / scale):
+            y += 1
+        return y
+
+
+def _geometric(scale: Fraction, n: int, gen: np.random.Generator) -> np.ndarray:
+    """n exact draws of Y with P(Y >= y) = exp(-y / scale): Y = floor(-scale ln U)."""
+    w = _words(n, gen)
+    wf = w.astype(np.float64)
+    sf = float(scale)
+    y0 = np.maximum(np.floor(-sf * np.log((wf + 0.5) / _TWO64)), 0.0)
+    hi = np.exp(-y0 / sf) * _TWO64
+    lo = np.exp(-(y0 + 1.0) / sf) * _TWO64
+    # y0 is right when exp(-(y0 + 1) / scale) < U <= exp(-y0 / scale), i.e. [R, R + 1) / 2**64 inside.
+    sure = (wf + 1.0 <= hi * (1.0 - _MARGIN)) & (wf >= lo * (1.0 + _MARGIN))
+    out = y0.astype(np.int64)
+    for i in np.flatnonzero(~sure):
+        out[i] = _LazyUniform(w[i], gen).floor_neg_log(scale, int(y0[i]))
+    return out
+
+
+def _bernoulli_exp_fast(gamma: list | np.ndarray, gamma_float: np.ndarray, gen: np.random.Generator,
+                        exact_gamma) -> np.ndarray:
+    """Exact Bernoulli(exp(-gamma_i)) draws; ``exact_gamma(i)`` gives gamma_i as a Fraction when needed."""
+    n = gamma_float.size
+    w = _words(n, gen)
+    wf = w.astype(np.float64)
+    small = gamma_float <= 64.0  # there the float exp is within 2**-45 of the truth
+    p = np.exp(-np.minimum(gamma_float, 64.0)) * _TWO64
+    accept = small & (wf + 1.0 <= p * (1.0 - _MARGIN))
+    reject = (small & (wf >= p * (1.0 + _MARGIN))) | (~small & (wf >= 1.0))
+    out = accept.copy()
+    for i in np.flatnonzero(~(accept | reject)):
+        out[i] = _LazyUniform(w[i], gen).below_exp(exact_gamma(i))
+    return out
+
+
+def _discrete_laplace_fast(scale: Fraction, n: int, gen: np.random.Generator) -> np.ndarray:
+    """n exact draws with P(z) proportional to exp(-|z| / scale): a signed geometric, -0 redrawn."""
+    out = np.empty(n, dtype=np.int64)
+    todo = np.arange(n)
+    while todo.size:
+        y = _geometric(scale, todo.size, gen)
+        negative = gen.integers(0, 2, todo.size).astype(bool)
+        retry = negative & (y == 0)
+        ok = ~retry
+        out[todo[ok]] = np.where(negative[ok], -y[ok], y[ok])
+        todo = todo[retry]
     return out
 
 
@@ -241,7 +367,7 @@ def discrete_laplace(scale: Any, *, size: Any = None, rng: RNGLike = None) -> An
     frac = exact_scale(scale)
     shape = _size_tuple(size)
     gen = as_generator(rng)
-    out = _discrete_laplace_ts(frac.numerator, frac.denominator, int(np.prod(shape, dtype=np.int64)), gen)
+    out = _discrete_laplace_fast(frac, int(np.prod(shape, dtype=np.int64)), gen)
     return int(out[0]) if size is None else out.reshape(shape)
 
 
@@ -250,14 +376,13 @@ def discrete_gaussian(sigma_squared: int, *, size: Any = None, rng: RNGLike = No
 
     Canonne, Kamath and Steinke (2020), Algorithm 3: a discrete Laplace
     proposal of scale ``t = floor(sigma) + 1`` accepted with probability
-    ``exp(-(|y| - sigma**2 / t)**2 / (2 sigma**2))``, all in integers.
-    Proposals with ``|y| t - sigma**2 >= 2**31`` (acceptance probability below
-    ``exp(-2**16)``) are rejected outright to keep products inside int64.
+    ``exp(-(|y| - sigma**2 / t)**2 / (2 sigma**2))``, decided exactly (see the
+    comment above ``_LazyUniform``).
 
     Parameters
     ----------
     sigma_squared : int
-        The variance parameter, an integer in ``[1, 2**24]``; for a real
+        The variance parameter, an integer in ``[1, 2**40]``; for a real
         sigma use :func:`lattice_gaussian`, which scales a fine grid.
     size, rng
         As in :func:`discrete_laplace`.
@@ -268,21 +393,19 @@ def discrete_gaussian(sigma_squared: int, *, size: Any = None, rng: RNGLike = No
     >>> bool(abs(z.var() / 100 - 1) < 0.02)
     True
     """
-    n2 = check_int(sigma_squared, "sigma_squared", low=1, high=1 << 24)
+    n2 = check_int(sigma_squared, "sigma_squared", low=1, high=1 << 40)
     shape = _size_tuple(size)
     gen = as_generator(rng)
     n = int(np.prod(shape, dtype=np.int64))
     t = math.isqrt(n2) + 1
-    den = 2 * n2 * t * t
     out = np.empty(n, dtype=np.int64)
     todo = np.arange(n)
     while todo.size:
-        y = _discrete_laplace_ts(t, 1, todo.size, gen)
-        gap = np.abs(y) * t - n2
-        small = np.abs(gap) < (1 << 31)
-        accept = np.zeros(todo.size, dtype=bool)
-        idx = np.flatnonzero(small)
-        accept[idx] = bernoulli_exp(gap[idx] * gap[idx], den, rng=gen)
+        y = _discrete_laplace_fast(Fraction(t), todo.size, gen)
+        gap = np.abs(y).astype(np.float64) * t - n2
+        gamma_float = gap * gap / (2.0 * n2 * t * t)
+        accept = _bernoulli_exp_fast(None, gamma_float, gen,
+                                     lambda i: Fraction((abs(int(y[i])) * t - n2) ** 2, 2 * n2 * t * t))
         out[todo[accept]] = y[accept]
         todo = todo[~accept]
     return int(out[0]) if size is None else out.reshape(shape)
@@ -390,12 +513,35 @@ def _on_grid(k: np.ndarray, z: Any, g: float, size: Any) -> Any:
     return float(out) if size is None and np.ndim(out) == 0 else out
 
 
-def _shift_delta(logpmf, support: np.ndarray, shift: int, epsilon: float) -> float:
-    """delta(epsilon) = sum_y max(0, p(y) - e^epsilon p(y - shift)) for one integer shift."""
-    lp = logpmf(support)
-    lq = logpmf(support - shift)
-    terms = np.exp(lp) * -np.expm1(np.minimum(0.0, epsilon + lq - lp))
-    return float(max(0.0, np.sum(terms[lq - lp < -epsilon])))
+@functools.lru_cache(maxsize=64)
+def _cdf_table(kind: str, param: Any) -> tuple[int, np.ndarray]:
+    """(lowest support point, cumulative probabilities from there) of a discrete Laplace or Gaussian pmf.
+
+    The support reaches 45 scales (40 sigmas) either way: the mass left out is below exp(-40).
+    Summing from the left tail keeps the small cumulative probabilities accurate.
+    """
+    if kind == "laplace":
+        rate = 1.0 / float(param)
+        half = int(math.ceil(45.0 / rate)) + 1
+        y = np.arange(-half, half + 1)
+        w = np.exp(-rate * np.abs(y))
+    else:
+        half = int(math.ceil(40.0 * math.sqrt(param))) + 1
+        y = np.arange(-half, half + 1)
+        w = np.exp(-(y.astype(float) ** 2) / (2.0 * param))
+    return -half, np.cumsum(w) / w.sum()
+
+
+def _cdf(table: tuple[int, np.ndarray], y: int) -> float:
+    low, cum = table
+    i = y - low
+    return 0.0 if i < 0 else 1.0 if i >= len(cum) else float(cum[i])
+
+
+def _shift_delta(table: tuple[int, np.ndarray], cut: int, shift: int, epsilon: float) -> float:
+    """delta(epsilon) = sum over y <= cut of p(y) - e^epsilon p(y - shift), where ``cut`` is the last y whose
+    privacy loss ln(p(y) / p(y - shift)) exceeds epsilon (the loss falls as y grows)."""
+    return max(0.0, _cdf(table, cut) - math.exp(epsilon) * _cdf(table, cut - shift))
 
 
 def discrete_laplace_delta(epsilon: float, scale: Any, sensitivity: int) -> float:
@@ -412,20 +558,20 @@ def discrete_laplace_delta(epsilon: float, scale: Any, sensitivity: int) -> floa
     True
     """
     sens = check_int(sensitivity, "sensitivity", low=1)
-    rate = 1.0 / float(exact_scale(scale))
+    scale = exact_scale(scale)
+    rate = 1.0 / float(scale)
     if epsilon >= sens * rate:
         return 0.0
-    a = math.exp(-rate)
-    log_c = math.log((1 - a) / (1 + a))
-    half = int(math.ceil(45.0 / rate)) + sens
-    support = np.arange(-half, half + sens + 1)
-    return _shift_delta(lambda y: log_c - rate * np.abs(y), support, sens, epsilon)
+    # loss(y) = rate (|y - sens| - |y|): rate * sens for y <= 0, then falling by 2 rate per step.
+    cut = math.ceil((sens - epsilon / rate) / 2.0) - 1
+    return _shift_delta(_cdf_table("laplace", scale), cut, sens, epsilon)
 
 
 def discrete_gaussian_delta(epsilon: float, sigma_squared: int, sensitivity: int) -> float:
     """Exact delta(epsilon) of discrete Gaussian noise on an integer query of the given sensitivity.
 
-    Canonne, Kamath and Steinke (2020), Theorem 7, summed term by term.
+    Canonne, Kamath and Steinke (2020), Theorem 7: ``P[Y <= c] - e^epsilon P[Y <= c - sensitivity]`` with
+    ``c`` the last integer below ``sensitivity / 2 - epsilon sigma**2 / sensitivity``.
 
     >>> d = discrete_gaussian_delta(1.0, 3731 ** 2, 1000)
     >>> abs(d / 1e-5 - 1) < 0.01
@@ -433,12 +579,8 @@ def discrete_gaussian_delta(epsilon: float, sigma_squared: int, sensitivity: int
     """
     n2 = check_int(sigma_squared, "sigma_squared", low=1)
     sens = check_int(sensitivity, "sensitivity", low=1)
-    sigma = math.sqrt(n2)
-    half = int(math.ceil(40.0 * sigma)) + 2 * sens
-    support = np.arange(-half, half + 1)
-    logw = -(support.astype(float) ** 2) / (2.0 * n2)
-    log_norm = float(np.log(np.sum(np.exp(logw))))
-    return _shift_delta(lambda y: -(y.astype(float) ** 2) / (2.0 * n2) - log_norm, support, sens, epsilon)
+    cut = math.ceil(sens / 2.0 - epsilon * n2 / sens) - 1
+    return _shift_delta(_cdf_table("gaussian", n2), cut, sens, epsilon)
 
 
 def epsilon_from_delta(delta_of_epsilon, delta: float, *, high: float = 64.0) -> float:

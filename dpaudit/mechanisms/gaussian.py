@@ -102,19 +102,28 @@ def _discrete_gaussian_epsilon(sigma_squared: int, shift: int, delta: float) -> 
 
 @functools.lru_cache(maxsize=256)
 def _smallest_variance(epsilon: float, delta: float, units: int, start: int) -> int:
-    """The smallest integer grid variance whose discrete Gaussian meets (epsilon, delta) at sensitivity ``units``."""
+    """The smallest integer grid variance whose discrete Gaussian meets (epsilon, delta) at sensitivity ``units``.
+
+    ``start`` is the continuous calibration's, which at these grids is within a few units of the answer:
+    gallop away from it, then bisect (a handful of exact evaluations).
+    """
     def ok(n2: int) -> bool:
         return discrete_gaussian_delta(epsilon, n2, units) <= delta
 
-    hi = start
-    while not ok(hi):
-        hi = int(hi * 1.001) + 1
-    lo = max(1, int(hi * 0.999))
-    while lo > 1 and ok(lo):
-        lo = max(1, int(lo * 0.999))
-    if ok(lo):
-        return lo
-    while hi - lo > 1:  # ok(hi) and not ok(lo)
+    step = 1
+    if ok(start):
+        hi = start
+        while hi - step >= 1 and ok(hi - step):
+            hi -= step
+            step *= 2
+        lo = max(0, hi - step)  # fails the claim (0: no variance at all)
+    else:
+        lo = start
+        while not ok(lo + step):
+            lo += step
+            step *= 2
+        hi = lo + step
+    while hi - lo > 1:  # ok(hi), and lo fails
         mid = (lo + hi) // 2
         lo, hi = (lo, mid) if ok(mid) else (mid, hi)
     return hi
