@@ -44,6 +44,7 @@ from typing import Callable
 
 import numpy as np
 
+from ..._validation import check_int
 from .base import as_2d
 from .discrete import LikelihoodRatioScore
 
@@ -98,6 +99,56 @@ def lowest_set_bit_exponent(x: np.ndarray) -> np.ndarray:
     >>> lowest_set_bit_exponent(np.array([0.5, 6.0, 0.0], dtype=np.float32))
     array([  -1,    1, 4096])
     """
+    fast = _fast64(x)
+    if fast is not None:
+        u, e, plain = fast
+        return _patch(_lsb_normal(u, e), plain, x, _lowest_set_bit_general)
+    return _lowest_set_bit_general(x)
+
+
+def _lsb_normal(u: np.ndarray, e: np.ndarray) -> np.ndarray:
+    """Lowest-set-bit exponents of normal float64s from their bits and exponent fields."""
+    low = ~u
+    low += np.uint64(1)
+    low &= u  # the lowest set bit of the word (in the exponent field when the stored significand is 0)
+    # Its position: the exponent field of the (exact) float value of that power of two.
+    pos = _top16(low.view(np.int64).astype(np.float64)) >> np.uint16(4)  # 1023 + position
+    np.minimum(pos, np.uint16(1023 + 52), out=pos)  # stored == 0: the hidden bit
+    out = e.astype(np.int64)
+    out += pos
+    out -= 1075 + 1023
+    return out
+
+
+def _top16(v: np.ndarray) -> np.ndarray:
+    """The top 16 bits (sign and exponent field) of each float64, as uint16."""
+    if np.little_endian:
+        return np.ascontiguousarray(v).view(np.uint16)[..., 3::4]
+    return np.ascontiguousarray(v).view(np.uint16)[..., 0::4]  # pragma: no cover - big-endian hosts
+
+
+def _fast64(x: np.ndarray):
+    """(bits, exponent field as uint16, mask of normal numbers) of a float64 array, else None (other dtypes)."""
+    x = np.asarray(x)
+    if x.dtype != np.float64:
+        return None
+    x = np.ascontiguousarray(x).reshape(-1)  # flat: strided 2-D views are several times slower
+    u = x.view(np.uint64)
+    e = _top16(x) & np.uint16(0x7FFF)
+    e >>= np.uint16(4)
+    plain = (e != 0) & (e != 0x7FF)
+    return u, e, plain
+
+
+def _patch(out: np.ndarray, plain: np.ndarray, x: np.ndarray, general) -> np.ndarray:
+    """Zeros, subnormals, inf and NaN (rare) go the general way; the result takes the shape of ``x``."""
+    if not plain.all():
+        odd = ~plain
+        out[odd] = general(np.asarray(x).reshape(-1)[odd])
+    return out.reshape(np.shape(x))
+
+
+def _lowest_set_bit_general(x: np.ndarray) -> np.ndarray:
     sig, unit_exp, special, _ = _fields(x)
     low = sig & (~sig + np.uint64(1))
     zero = sig == 0
@@ -112,6 +163,14 @@ def binade(x: np.ndarray) -> np.ndarray:
     >>> binade(np.array([1.0, 0.75, 3.0, -5e-324]))
     array([    0,    -1,     1, -1074])
     """
+    fast = _fast64(x)
+    if fast is not None:
+        _, e, plain = fast
+        return _patch(e.astype(np.int64) - 1023, plain, x, _binade_general)
+    return _binade_general(x)
+
+
+def _binade_general(x: np.ndarray) -> np.ndarray:
     sig, unit_exp, special, _ = _fields(x)
     zero = sig == 0
     e = unit_exp + _bit_exponent(_top_bit(np.where(zero, np.uint64(1), sig)))
@@ -132,14 +191,61 @@ def low_mantissa_bits(x: np.ndarray, bits: int = 8) -> np.ndarray:
     >>> low_mantissa_bits(np.array([1.0, 1.0 + 2.0 ** -52, 1.0 + 3 * 2.0 ** -52]), 2)
     array([0, 1, 3])
     """
+    fast = _fast64(x)
+    if fast is not None and bits <= 52:
+        u, _, plain = fast
+        out = (u & np.uint64((1 << bits) - 1)).astype(np.int64)
+        return _patch(out, plain, x, lambda v: low_mantissa_bits_general(v, bits))
+    return low_mantissa_bits_general(x, bits)
+
+
+def low_mantissa_bits_general(x: np.ndarray, bits: int = 8) -> np.ndarray:
     sig, _, special, _ = _fields(x)
     out = (sig & np.uint64((1 << bits) - 1)).astype(np.int64)
     return np.where(special, NONFINITE_CODE, out)
 
 
 def _binade_lsb(x: np.ndarray) -> np.ndarray:
-    """One integer per element coding (binade, lowest set bit exponent)."""
-    return (binade(x) + 8192) * 16384 + (lowest_set_bit_exponent(x) + 8192)
+    """One integer per element coding (binade, lowest set bit exponent): ``64 * binade + bits used``.
+
+    A finite non-zero double uses 0..52 bits below its leading one; zeros and
+    non-finite values get a binade just outside the finite range, so that the
+    codes stay in one compact range.
+    """
+    fast = _fast64(x)
+    if fast is not None:
+        u, e, plain = fast
+        code = e.astype(np.int64)
+        code -= 1023
+        code *= 65
+        code -= _lsb_normal(u, e)  # 64 b + (b - lsb)
+        return _patch(code, plain, x, _binade_lsb_general)
+    return _binade_lsb_general(x)
+
+
+def _binade_lsb_general(x: np.ndarray) -> np.ndarray:
+    b, low = binade(x), lowest_set_bit_exponent(x)
+    code = b * 64 + (b - low)
+    return np.where(b == ZERO_CODE, -1100 * 64, np.where(b == NONFINITE_CODE, 1100 * 64, code))
+
+
+def _binade_low_bits(x: np.ndarray, bits: int) -> np.ndarray:
+    """One integer per element coding (binade, lowest ``bits`` significand bits): ``2**bits binade + bits``."""
+    fast = _fast64(x)
+    if fast is not None:
+        u, e, plain = fast
+        code = e.astype(np.int64)
+        code -= 1023
+        code <<= bits
+        code |= (u & np.uint64((1 << bits) - 1)).view(np.int64)
+        return _patch(code, plain, x, lambda v: _binade_low_bits_general(v, bits))
+    return _binade_low_bits_general(x, bits)
+
+
+def _binade_low_bits_general(x: np.ndarray, bits: int) -> np.ndarray:
+    b = binade(x)
+    b = np.where(b == ZERO_CODE, -1100, np.where(b == NONFINITE_CODE, 1100, b))
+    return b * (1 << bits) + np.where(b == 1100, 0, low_mantissa_bits(x, bits))
 
 
 class _PerCoordinateFeatureScore:
@@ -160,9 +266,15 @@ class _PerCoordinateFeatureScore:
     def _feature(self, x: np.ndarray) -> np.ndarray:
         raise NotImplementedError  # pragma: no cover
 
+    def _code_range(self) -> tuple[int, int]:
+        """The smallest and largest value the feature can take (a table of that span replaces a search)."""
+        raise NotImplementedError  # pragma: no cover
+
     def fit(self, x0, x1):
         f0, f1 = self._feature(as_2d(np.asarray(x0))), self._feature(as_2d(np.asarray(x1)))
-        self.scorers = []
+        low, high = self._code_range()
+        self.low = low
+        self.scorers, self.tables = [], []
         for j in range(f0.shape[1]):
             s = LikelihoodRatioScore().fit(f0[:, j], f1[:, j])
             m = len(s.index.outcomes)
@@ -170,13 +282,19 @@ class _PerCoordinateFeatureScore:
                                                                                       minlength=m)
             s.log_ratio = np.where(seen >= self.min_count, s.log_ratio, 0.0)
             self.scorers.append(s)
+            # The same scores as s.score (0 for values never seen), laid out over every possible value:
+            # scoring is then one subtraction and one gather.
+            table = np.zeros(high - low + 1)
+            table[s.index.outcomes[:, 0] - low] = s.log_ratio
+            self.tables.append(table)
         return self
 
     def score(self, x):
         f = self._feature(as_2d(np.asarray(x)))
-        out = self.scorers[0].score(f[:, 0]).astype(float, copy=True)
+        f -= self.low
+        out = self.tables[0][f[:, 0]]
         for j in range(1, f.shape[1]):
-            out += self.scorers[j].score(f[:, j])
+            out += self.tables[j][f[:, j]]
         return out
 
 
@@ -189,6 +307,9 @@ class LowestSetBitScore(_PerCoordinateFeatureScore):
     """
 
     name = "float-lsb"
+
+    def _code_range(self):
+        return -1074 - 52, NONFINITE_CODE  # float64's range holds float32's and float16's
 
     def _feature(self, x):
         return lowest_set_bit_exponent(x)
@@ -204,6 +325,9 @@ class BinadeLowestBitScore(_PerCoordinateFeatureScore):
     """
 
     name = "float-binade-lsb"
+
+    def _code_range(self):
+        return -1100 * 64, 1100 * 64 + 63
 
     def _feature(self, x):
         return _binade_lsb(x)
@@ -223,11 +347,14 @@ class LowMantissaScore(_PerCoordinateFeatureScore):
 
     def __init__(self, *, bits: int = 8, min_count: int = 4):
         super().__init__(min_count=min_count)
-        self.bits = bits
+        self.bits = check_int(bits, "bits", low=1, high=16)
+
+    def _code_range(self):
+        return -1100 << self.bits, (1101 << self.bits) - 1
 
     def _feature(self, x):
         # Keyed by binade: the same lattice offset shows as different bits in different binades.
-        return (binade(x) + 8192) * (1 << self.bits) + low_mantissa_bits(x, self.bits)
+        return _binade_low_bits(x, self.bits)
 
 
 class LatticeScore:
@@ -264,7 +391,10 @@ class LatticeScore:
     def _feature(x):
         e = lowest_set_bit_exponent(x)
         # Zero is on every lattice: rank it above all; non-finite values on none.
-        return np.where(e == ZERO_CODE, 2000, np.where(e == NONFINITE_CODE, -2000, e)).astype(np.int64)
+        special = e >= ZERO_CODE
+        if special.any():
+            e = np.where(e == ZERO_CODE, 2000, np.where(e == NONFINITE_CODE, -2000, e))
+        return e
 
     def score(self, x):
         return self._feature(as_2d(np.asarray(x))[:, self.column : self.column + 1])[:, 0].astype(float)
