@@ -223,14 +223,32 @@ def reachable_bound(tp, fp, n_samples, *, max_samples, round_confidence, delta=0
     round_confidence = check_confidence(round_confidence, "round_confidence")
     delta = check_delta(delta)
     check_choice(directions, "directions", DIRECTIONS)
+    return _round_and_reachable(tp, fp, n_samples, max_samples, round_confidence, delta, directions,
+                                force_reachable=True)[1]
+
+
+def _round_and_reachable(tp, fp, n, max_samples, round_confidence, delta, directions, force_reachable=False):
+    """(this round's bound, reachable bound or None after the last round), in two interval calls.
+
+    One vectorised call serves the round's own bound (counts at ``n``) and
+    the two optimistic corners projected to ``max_samples``; this is what
+    keeps an update cheap enough for many-seed soundness runs.
+    """
     a = (1.0 - round_confidence) / 2.0
-    tpr_hi, tpr_lo = cp_upper(tp, n_samples, a), cp_lower(tp, n_samples, a)
-    fpr_hi, fpr_lo = cp_upper(fp, n_samples, a), cp_lower(fp, n_samples, a)
-    tpr = np.array([tpr_hi, tpr_lo]) * max_samples
-    fpr = np.array([fpr_lo, fpr_hi]) * max_samples
-    bound, _ = epsilon_bounds_array(tpr, max_samples - tpr, fpr, max_samples - fpr, delta=delta,
-                                    confidence=round_confidence, directions=directions)
-    return float(np.max(bound))
+    project = force_reachable or n < max_samples
+    if not project:
+        bound, _ = epsilon_bounds_array(tp, n - tp, fp, n - fp, delta=delta, confidence=round_confidence,
+                                        directions=directions)
+        return float(bound), None
+    lo = cp_lower(np.array([tp, fp], dtype=float), n, a)
+    hi = cp_upper(np.array([tp, fp], dtype=float), n, a)
+    # Corners favouring the event (TPR high, FPR low) and the complement (TPR low, FPR high).
+    k0 = np.array([tp, hi[0] * max_samples, lo[0] * max_samples])
+    k1 = np.array([fp, lo[1] * max_samples, hi[1] * max_samples])
+    size = np.array([n, max_samples, max_samples], dtype=float)
+    bound, _ = epsilon_bounds_array(k0, size - k0, k1, size - k1, delta=delta, confidence=round_confidence,
+                                    directions=directions)
+    return float(bound[0]), float(np.max(bound[1:]))
 
 
 @dataclass(frozen=True)
@@ -354,9 +372,15 @@ class SequentialBound:
         return self.schedule.max_samples
 
     @property
+    def _planned_done(self) -> int:
+        """Planned rounds behind us (skipped ones included)."""
+        return self.trajectory[-1].round if self.trajectory else 0
+
+    @property
     def next_samples(self) -> int | None:
         """Cumulative size the next planned round reaches, or None after the last."""
-        return self.schedule.sizes[self.rounds] if self.rounds < len(self.schedule) else None
+        done = self._planned_done
+        return self.schedule.sizes[done] if done < len(self.schedule) else None
 
     @property
     def epsilon_lower_bound(self) -> float:
@@ -403,14 +427,15 @@ class SequentialBound:
             since a look at an unplanned size is not covered by the union bound.
         """
         planned = self.schedule.sizes
-        if self.rounds >= len(planned):
+        done = self._planned_done
+        if done >= len(planned):
             raise ParameterValueError(f"all {len(planned)} planned rounds are done; no further update is allowed")
         if samples is None:
-            samples = planned[self.rounds]
+            samples = planned[done]
         samples = check_int(samples, "samples", low=1)
-        if samples not in planned[self.rounds:]:
+        if samples not in planned[done:]:
             raise ParameterValueError(f"samples must be one of the remaining planned sizes "
-                                      f"{list(planned[self.rounds:])}; got {samples}")
+                                      f"{list(planned[done:])}; got {samples}")
         tp = check_int(tp, "tp", low=0, high=samples)
         fp = check_int(fp, "fp", low=0, high=samples)
         if self.trajectory:
@@ -422,14 +447,9 @@ class SequentialBound:
                         f"{name} must be cumulative: between {old} and {old + added} after {added} more "
                         f"releases; got {new}")
         r = planned.index(samples) + 1
-        c = self.round_confidence
-        bound = epsilon_lower_bound(tp, samples - tp, fp, samples - fp, delta=self.delta, confidence=c,
-                                    directions=self.directions).epsilon_lower_bound
+        bound, reachable = _round_and_reachable(tp, fp, samples, self.max_samples, self.round_confidence,
+                                                self.delta, self.directions)
         certified = max(bound, self.epsilon_lower_bound)
-        reachable = None
-        if samples < self.max_samples:
-            reachable = reachable_bound(tp, fp, samples, max_samples=self.max_samples, round_confidence=c,
-                                        delta=self.delta, directions=self.directions)
         row = RoundBound(round=r, samples=samples, tp=tp, fp=fp, epsilon_lower_bound=bound,
                          certified=certified, reachable=reachable)
         return replace(self, trajectory=self.trajectory + (row,))
