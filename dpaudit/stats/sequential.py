@@ -39,7 +39,13 @@ stop, never what is certified, so they cannot make the bound invalid:
   of their round-confidence box; the audit has converged when it is at most
   the claim (the verdict cannot change: futility) or exceeds the bound
   already certified by at most ``tolerance`` times the claimed epsilon (the
-  precision the budget allows has been reached; default 2%).
+  precision the budget allows has been reached; off by default, because a
+  claim still inside that window could yet be certified as violated).  Either way
+  only once this round's bound is within ``max_anytime_cost`` (default 5%)
+  of the single-look bound of the same counts (the fixed-size bound at full
+  confidence): an early stop never lands on a round where anytime validity
+  still costs more than that, so a correct mechanism's bound at the stop is
+  at least 95% of a fixed-size audit's at the same number of samples.
 * ``"budget"``: the last planned round is done, or the time budget is spent
   (or the next round would overrun it).
 """
@@ -67,6 +73,7 @@ __all__ = [
     "DEFAULT_MIN_FIRST_ROUND",
     "DEFAULT_GROWTH",
     "DEFAULT_TOLERANCE",
+    "DEFAULT_MAX_ANYTIME_COST",
 ]
 
 #: Reasons a sequential audit stops (a fixed-size audit reports ``"fixed"``).
@@ -76,7 +83,11 @@ DEFAULT_MIN_FIRST_ROUND = 100
 #: Each planned round's cumulative size is this many times the previous one.
 DEFAULT_GROWTH = 2.0
 #: "converged" when the full budget could add at most this share of the claimed epsilon to the bound.
-DEFAULT_TOLERANCE = 0.02
+#: 0 by default: a positive tolerance saves samples on tight mechanisms but stops audits whose claim is
+#: still within reach (docs/sequential.md has the measured trade-off).
+DEFAULT_TOLERANCE = 0.0
+#: "converged" only at a round whose bound is at least (1 - this) times its single-look bound.
+DEFAULT_MAX_ANYTIME_COST = 0.05
 
 
 @dataclass(frozen=True)
@@ -271,6 +282,11 @@ class RoundBound:
     reachable : float or None
         :func:`reachable_bound` for the rest of the budget (None after the last
         planned round).
+    single_look_bound : float
+        The same counts' bound at the full confidence, i.e. what a fixed-size
+        audit of this many samples would report.  A reference for the price of
+        anytime validity, *not* a valid bound when the stop depended on the
+        data.
     """
 
     round: int
@@ -280,6 +296,7 @@ class RoundBound:
     epsilon_lower_bound: float
     certified: float
     reachable: float | None
+    single_look_bound: float
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -305,10 +322,14 @@ class SequentialBound:
         Probability that the bound holds at every round at once.
     directions : {"forward", "both"}
         As in :func:`~dpaudit.stats.epsilon_lower_bound`.
-    tolerance : float, default 0.02
+    tolerance : float, default 0
         "converged" once the full budget could add at most ``tolerance *
         epsilon`` to the bound (a share of the claim, so that it means the
         same at epsilon 0.1 and 8).
+    max_anytime_cost : float, default 0.05
+        "converged" only at a round whose bound is at least ``1 -
+        max_anytime_cost`` times its single-look bound (see
+        :attr:`RoundBound.single_look_bound`); 1 turns this guard off.
     time_budget : float, optional
         Seconds; "budget" once spent (see :meth:`stopping_reason`).
     trajectory : tuple of RoundBound
@@ -335,6 +356,7 @@ class SequentialBound:
     confidence: float = 0.95
     directions: str = "forward"
     tolerance: float = DEFAULT_TOLERANCE
+    max_anytime_cost: float = DEFAULT_MAX_ANYTIME_COST
     time_budget: float | None = None
     trajectory: tuple = field(default=())
 
@@ -346,6 +368,8 @@ class SequentialBound:
         object.__setattr__(self, "confidence", check_confidence(self.confidence))
         check_choice(self.directions, "directions", DIRECTIONS)
         object.__setattr__(self, "tolerance", check_real(self.tolerance, "tolerance", low=0.0))
+        object.__setattr__(self, "max_anytime_cost",
+                           check_real(self.max_anytime_cost, "max_anytime_cost", low=0.0, high=1.0))
         if self.time_budget is not None:
             object.__setattr__(self, "time_budget",
                                check_real(self.time_budget, "time_budget", low=0.0, low_inclusive=False))
@@ -450,8 +474,10 @@ class SequentialBound:
         bound, reachable = _round_and_reachable(tp, fp, samples, self.max_samples, self.round_confidence,
                                                 self.delta, self.directions)
         certified = max(bound, self.epsilon_lower_bound)
+        single, _ = epsilon_bounds_array(tp, samples - tp, fp, samples - fp, delta=self.delta,
+                                         confidence=self.confidence, directions=self.directions)
         row = RoundBound(round=r, samples=samples, tp=tp, fp=fp, epsilon_lower_bound=bound,
-                         certified=certified, reachable=reachable)
+                         certified=certified, reachable=reachable, single_look_bound=float(single))
         return replace(self, trajectory=self.trajectory + (row,))
 
     # --------------------------------------------------------------- stopping
@@ -465,9 +491,15 @@ class SequentialBound:
         return row is not None and row.reachable is not None and row.reachable <= self.epsilon
 
     def converged(self) -> bool:
-        """Futile, or the reachable bound exceeds the certified one by at most ``tolerance * epsilon``."""
+        """Futile, or the reachable bound exceeds the certified one by at most ``tolerance * epsilon``.
+
+        Only at a round whose bound is at least ``1 - max_anytime_cost`` times
+        its single-look bound (always when both are 0).
+        """
         row = self.trajectory[-1] if self.trajectory else None
         if row is None or row.reachable is None:
+            return False
+        if row.epsilon_lower_bound < (1.0 - self.max_anytime_cost) * row.single_look_bound:
             return False
         return self.futile() or row.reachable - row.certified <= self.tolerance * self.epsilon
 
@@ -520,6 +552,7 @@ class SequentialBound:
             "round_confidence": self.round_confidence,
             "directions": self.directions,
             "tolerance": self.tolerance,
+            "max_anytime_cost": self.max_anytime_cost,
             "time_budget": self.time_budget,
             "rounds": self.rounds,
             "samples": self.samples,
@@ -531,7 +564,7 @@ class SequentialBound:
     def from_dict(cls, d: dict) -> "SequentialBound":
         return cls(schedule=RoundSchedule(tuple(d["schedule"])), epsilon=d["epsilon"], delta=d["delta"],
                    confidence=d["confidence"], directions=d["directions"], tolerance=d["tolerance"],
-                   time_budget=d["time_budget"], trajectory=tuple(RoundBound(**row) for row in d["trajectory"]))
+                   max_anytime_cost=d["max_anytime_cost"], time_budget=d["time_budget"], trajectory=tuple(RoundBound(**row) for row in d["trajectory"]))
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), sort_keys=True)
