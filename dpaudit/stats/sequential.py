@@ -413,11 +413,34 @@ class SequentialBound:
 
     @property
     def ceiling(self) -> float:
-        """The largest bound the budget could certify at the round confidence (a perfect attack)."""
+        """The largest bound the samples drawn so far could certify (a perfect attack, round confidence).
+
+        0 before the first round.  The budget's own ceiling is
+        ``ceiling(max_samples, max_samples, confidence=round_confidence)``.
+        """
         from .bounds import ceiling
 
-        return ceiling(self.max_samples, self.max_samples, delta=self.delta, confidence=self.round_confidence,
+        if not self.trajectory:
+            return 0.0
+        return ceiling(self.samples, self.samples, delta=self.delta, confidence=self.round_confidence,
                        directions=self.directions)
+
+    def trajectory_columns(self) -> dict:
+        """The trajectory as columns, ready for JSON and for a plot of bound against samples.
+
+        Keys: ``round``, ``samples`` (cumulative per side), ``epsilon_lower_bound``
+        (certified so far), ``round_bound``, ``single_look_bound`` and
+        ``reachable`` (None after the last planned round).
+        """
+        rows = self.trajectory
+        return {
+            "round": [r.round for r in rows],
+            "samples": [r.samples for r in rows],
+            "epsilon_lower_bound": [r.certified for r in rows],
+            "round_bound": [r.epsilon_lower_bound for r in rows],
+            "single_look_bound": [r.single_look_bound for r in rows],
+            "reachable": [r.reachable for r in rows],
+        }
 
     def bound(self) -> EpsilonBound:
         """The :class:`EpsilonBound` of the round that gave the certified bound (the latest on ties).

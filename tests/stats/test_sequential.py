@@ -247,6 +247,13 @@ def test_json_round_trip_and_repr():
     last = SequentialBound.from_dict(d).update(tp=2800, fp=1200)
     assert last.trajectory[-1].reachable is None and json.loads(last.to_json())["trajectory"][-1]["reachable"] is None
     assert isinstance(seq.trajectory[0], RoundBound)
+    cols = seq.trajectory_columns()
+    assert cols["samples"] == [1000, 2000] and cols["epsilon_lower_bound"] == [r.certified for r in seq.trajectory]
+    assert cols["round_bound"] == [r.epsilon_lower_bound for r in seq.trajectory] and len(cols["reachable"]) == 2
+    json.dumps(cols)
+    # The ceiling is that of the samples drawn, at the round confidence.
+    assert seq.ceiling == pytest.approx(ceiling(2000, 2000, delta=1e-5, confidence=seq.round_confidence))
+    assert SequentialBound(schedule=RoundSchedule((10,)), epsilon=1.0).ceiling == 0.0
     assert repr(seq).startswith("SequentialBound(epsilon_lower_bound=") and "rounds=2/3" in repr(seq)
 
 
