@@ -21,7 +21,7 @@ bound read at any stopping round, and the largest bound seen so far (what
 :class:`SequentialBound` reports), are valid whatever rule decided to stop,
 even one that peeks at the counts.  The price is the round confidence:
 spending 0.05 over 11 rounds is 0.0045 per round, which at 10^5 to 10^6
-Laplace releases per side costs 0.8% to 0.3% of the bound (docs/sequential.md
+Laplace releases per side costs 0.9% to 0.3% of the bound (docs/sequential.md
 has the measured table and the alternatives that were compared).
 
 Everything computed at round ``r`` with the round confidence (the main bound,
@@ -40,12 +40,13 @@ stop, never what is certified, so they cannot make the bound invalid:
   the claim (the verdict cannot change: futility) or exceeds the bound
   already certified by at most ``tolerance`` times the claimed epsilon (the
   precision the budget allows has been reached; off by default, because a
-  claim still inside that window could yet be certified as violated).  Either way
-  only once this round's bound is within ``max_anytime_cost`` (default 5%)
-  of the single-look bound of the same counts (the fixed-size bound at full
-  confidence): an early stop never lands on a round where anytime validity
-  still costs more than that, so a correct mechanism's bound at the stop is
-  at least 95% of a fixed-size audit's at the same number of samples.
+  claim still inside that window could yet be certified as violated).
+  Either way only once this round's bound is within ``max_anytime_cost``
+  (default 5%) of the single-look bound of the same counts (the fixed-size
+  bound at full confidence): an early stop never lands on a round where
+  anytime validity still costs more than that, so a correct mechanism's bound
+  at the stop is at least 95% of a fixed-size audit's at the same number of
+  samples.
 * ``"budget"``: the last planned round is done, or the time budget is spent
   (or the next round would overrun it).
 """
@@ -587,7 +588,8 @@ class SequentialBound:
     def from_dict(cls, d: dict) -> "SequentialBound":
         return cls(schedule=RoundSchedule(tuple(d["schedule"])), epsilon=d["epsilon"], delta=d["delta"],
                    confidence=d["confidence"], directions=d["directions"], tolerance=d["tolerance"],
-                   max_anytime_cost=d["max_anytime_cost"], time_budget=d["time_budget"], trajectory=tuple(RoundBound(**row) for row in d["trajectory"]))
+                   max_anytime_cost=d["max_anytime_cost"], time_budget=d["time_budget"],
+                   trajectory=tuple(RoundBound(**row) for row in d["trajectory"]))
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), sort_keys=True)
