@@ -238,18 +238,18 @@ def reachable_bound(tp, fp, n_samples, *, max_samples, round_confidence, delta=0
     delta = check_delta(delta)
     check_choice(directions, "directions", DIRECTIONS)
     return _round_and_reachable(tp, fp, n_samples, max_samples, round_confidence, delta, directions,
-                                force_reachable=True)[1]
+                                project=True)[1]
 
 
-def _round_and_reachable(tp, fp, n, max_samples, round_confidence, delta, directions, force_reachable=False):
-    """(this round's bound, reachable bound or None after the last round), in two interval calls.
+def _round_and_reachable(tp, fp, n, max_samples, round_confidence, delta, directions, project):
+    """(this round's bound, reachable bound or None), in three interval calls.
 
-    One vectorised call serves the round's own bound (counts at ``n``) and
-    the two optimistic corners projected to ``max_samples``; this is what
-    keeps an update cheap enough for many-seed soundness runs.
+    One vectorised call serves the round's own bound (counts over ``n``) and
+    the two optimistic corners projected to ``max_samples`` counted
+    releases; this is what keeps an update cheap enough for many-seed
+    soundness runs.
     """
     a = (1.0 - round_confidence) / 2.0
-    project = force_reachable or n < max_samples
     if not project:
         bound, _ = epsilon_bounds_array(tp, n - tp, fp, n - fp, delta=delta, confidence=round_confidence,
                                         directions=directions)
@@ -274,9 +274,13 @@ class RoundBound:
     round : int
         1 for the first planned round.
     samples : int
-        Cumulative held-out releases per side.
+        The planned cumulative size this round reached (releases per side).
     tp, fp : int
-        Cumulative hits of the event on D and on D'.
+        Hits of the event on D and on D' among the ``counted`` releases.
+    counted : int
+        Releases per side the counts cover: ``samples`` when one event's
+        counts accumulate over all held-out releases, fewer when the caller
+        re-chose the event and counted afresh.
     epsilon_lower_bound : float
         This round's bound at the round confidence.
     certified : float
@@ -296,6 +300,7 @@ class RoundBound:
     samples: int
     tp: int
     fp: int
+    counted: int
     epsilon_lower_bound: float
     certified: float
     reachable: float | None
@@ -416,7 +421,7 @@ class SequentialBound:
 
     @property
     def ceiling(self) -> float:
-        """The largest bound the samples drawn so far could certify (a perfect attack, round confidence).
+        """The largest bound the last round's counts could certify (a perfect attack, round confidence).
 
         0 before the first round.  The budget's own ceiling is
         ``ceiling(max_samples, max_samples, confidence=round_confidence)``.
@@ -425,13 +430,13 @@ class SequentialBound:
 
         if not self.trajectory:
             return 0.0
-        return ceiling(self.samples, self.samples, delta=self.delta, confidence=self.round_confidence,
-                       directions=self.directions)
+        n = self.trajectory[-1].counted
+        return ceiling(n, n, delta=self.delta, confidence=self.round_confidence, directions=self.directions)
 
     def trajectory_columns(self) -> dict:
         """The trajectory as columns, ready for JSON and for a plot of bound against samples.
 
-        Keys: ``round``, ``samples`` (cumulative per side), ``epsilon_lower_bound``
+        Keys: ``round``, ``samples`` (cumulative per side), ``counted``, ``epsilon_lower_bound``
         (certified so far), ``round_bound``, ``single_look_bound`` and
         ``reachable`` (None after the last planned round).
         """
@@ -439,6 +444,7 @@ class SequentialBound:
         return {
             "round": [r.round for r in rows],
             "samples": [r.samples for r in rows],
+            "counted": [r.counted for r in rows],
             "epsilon_lower_bound": [r.certified for r in rows],
             "round_bound": [r.epsilon_lower_bound for r in rows],
             "single_look_bound": [r.single_look_bound for r in rows],
@@ -454,7 +460,7 @@ class SequentialBound:
         if not self.trajectory:
             raise ParameterValueError("no round has been counted yet; call update() first")
         best = max(self.trajectory, key=lambda row: (row.epsilon_lower_bound, row.round))
-        n = best.samples
+        n = best.counted
         return epsilon_lower_bound(
             best.tp, n - best.tp, best.fp, n - best.fp, delta=self.delta, confidence=self.round_confidence,
             directions=self.directions,
@@ -462,19 +468,35 @@ class SequentialBound:
                      "rounds_planned": len(self.schedule), "overall_confidence": self.confidence})
 
     # ----------------------------------------------------------------- update
-    def update(self, *, tp, fp, samples=None) -> "SequentialBound":
-        """Add a round's cumulative counts; returns the new state.
+    def update(self, *, tp, fp, samples=None, counted=None, same_event=True, projected=None) -> "SequentialBound":
+        """Add a round's counts; returns the new state.
 
         Parameters
         ----------
         tp, fp : int
-            Cumulative hits of the event on D and on D' over all held-out
-            releases so far (not only this round's).
+            Hits of the event on D and on D' among the ``counted`` held-out
+            releases per side: cumulative over all rounds so far when the
+            event stays the same.
         samples : int, optional
-            Cumulative releases per side; defaults to the next planned size.
-            It must be a planned size: planned rounds may be skipped (their
-            share of the failure probability is then unused), never invented,
-            since a look at an unplanned size is not covered by the union bound.
+            The planned cumulative size this round reached; defaults to the
+            next planned size.  It must be a planned size: planned rounds may
+            be skipped (their share of the failure probability is then
+            unused), never invented, since a look at an unplanned size is not
+            covered by the union bound.
+        counted : int, optional
+            Releases per side the counts cover (default ``samples``); fewer
+            when the schedule's sizes include calibration releases, or when
+            the event was re-chosen and counted afresh on new held-out
+            releases (each round's bound is valid as long as its event was
+            chosen without its counts).
+        same_event : bool, default True
+            The event is the one of the previous round and the counts extend
+            its counts (checked: they may only grow, by at most the added
+            releases).  False when the event was re-chosen.
+        projected : int, optional
+            Releases per side the event's counts would cover at the end of the
+            budget, for :func:`reachable_bound`; default
+            ``counted * max_samples / samples`` (the same share counted).
         """
         planned = self.schedule.sizes
         done = self._planned_done
@@ -486,23 +508,33 @@ class SequentialBound:
         if samples not in planned[done:]:
             raise ParameterValueError(f"samples must be one of the remaining planned sizes "
                                       f"{list(planned[done:])}; got {samples}")
-        tp = check_int(tp, "tp", low=0, high=samples)
-        fp = check_int(fp, "fp", low=0, high=samples)
-        if self.trajectory:
+        counted = samples if counted is None else check_int(counted, "counted", low=1, high=samples)
+        if not isinstance(same_event, (bool, np.bool_)):
+            raise ParameterTypeError(f"same_event must be True or False; got {same_event!r}")
+        tp = check_int(tp, "tp", low=0, high=counted)
+        fp = check_int(fp, "fp", low=0, high=counted)
+        if self.trajectory and same_event:
             prev = self.trajectory[-1]
-            added = samples - prev.samples
+            if counted < prev.counted:
+                raise ParameterValueError(f"counted must not shrink for the same event: {prev.counted} before, got "
+                                          f"{counted} (pass same_event=False after re-choosing the event)")
+            added = counted - prev.counted
             for name, new, old in (("tp", tp, prev.tp), ("fp", fp, prev.fp)):
                 if not old <= new <= old + added:
                     raise ParameterValueError(
                         f"{name} must be cumulative: between {old} and {old + added} after {added} more "
                         f"releases; got {new}")
+        last_round = samples >= self.max_samples
+        if projected is None:
+            projected = max(counted, int(round(counted * self.max_samples / samples)))
+        projected = check_int(projected, "projected", low=counted)
         r = planned.index(samples) + 1
-        bound, reachable = _round_and_reachable(tp, fp, samples, self.max_samples, self.round_confidence,
-                                                self.delta, self.directions)
+        bound, reachable = _round_and_reachable(tp, fp, counted, projected, self.round_confidence,
+                                                self.delta, self.directions, project=not last_round)
         certified = max(bound, self.epsilon_lower_bound)
-        single, _ = epsilon_bounds_array(tp, samples - tp, fp, samples - fp, delta=self.delta,
+        single, _ = epsilon_bounds_array(tp, counted - tp, fp, counted - fp, delta=self.delta,
                                          confidence=self.confidence, directions=self.directions)
-        row = RoundBound(round=r, samples=samples, tp=tp, fp=fp, epsilon_lower_bound=bound,
+        row = RoundBound(round=r, samples=samples, tp=tp, fp=fp, counted=counted, epsilon_lower_bound=bound,
                          certified=certified, reachable=reachable, single_look_bound=float(single))
         return replace(self, trajectory=self.trajectory + (row,))
 

@@ -219,6 +219,33 @@ def test_update_accepts_only_planned_sizes_and_cumulative_counts():
     assert seq.epsilon_lower_bound == 0.0 and seq.samples == 0 and seq.stopping_reason() is None
 
 
+def test_counts_over_part_of_the_samples_and_re_chosen_events():
+    # A schedule of total draws (calibration included), counts over the held-out part only.
+    sched = RoundSchedule((2000, 4000, 8000))
+    seq = SequentialBound(schedule=sched, epsilon=5.0).update(tp=700, fp=300, counted=1000)
+    row = seq.trajectory[-1]
+    assert row.samples == 2000 and row.counted == 1000
+    fixed = epsilon_lower_bound(700, 300, 300, 700, n_comparisons=3)
+    assert row.epsilon_lower_bound == pytest.approx(fixed.epsilon_lower_bound, rel=1e-12)
+    # Default projection: the same share counted, 1000 * 8000 / 2000 = 4000.
+    assert row.reachable == pytest.approx(reachable_bound(700, 300, 1000, max_samples=4000,
+                                                          round_confidence=seq.round_confidence), rel=1e-12)
+    explicit = SequentialBound(schedule=sched, epsilon=5.0).update(tp=700, fp=300, counted=1000, projected=7000)
+    assert explicit.trajectory[-1].reachable == pytest.approx(
+        reachable_bound(700, 300, 1000, max_samples=7000, round_confidence=seq.round_confidence), rel=1e-12)
+    assert seq.ceiling == pytest.approx(ceiling(1000, 1000, confidence=seq.round_confidence))
+    # The event is re-chosen: fresh counts over fewer releases are allowed only when said so.
+    with pytest.raises(ParameterValueError, match="counted must not shrink for the same event"):
+        seq.update(tp=300, fp=200, counted=500)
+    fresh = seq.update(tp=300, fp=200, counted=500, same_event=False)
+    assert fresh.trajectory[-1].counted == 500 and fresh.epsilon_lower_bound == seq.epsilon_lower_bound
+    assert fresh.bound().n0 == 1000  # the first round still certifies most
+    with pytest.raises(ParameterValueError, match="counted must be an integer in"):
+        seq.update(tp=1, fp=1, counted=4001)
+    with pytest.raises(ParameterTypeError, match="same_event must be True or False"):
+        seq.update(tp=1, fp=1, same_event="yes")
+
+
 @pytest.mark.parametrize("kwargs,exc,message", [
     (dict(schedule=(1, 2)), ParameterTypeError, "schedule must be a RoundSchedule; got (1, 2)"),
     (dict(confidence=1.5), ParameterValueError, "confidence must be in (0, 1); got 1.5"),
@@ -385,9 +412,21 @@ def test_vectorised_simulation_matches_the_class():
         assert seq.epsilon_lower_bound == pytest.approx(fast[i], rel=1e-12, abs=1e-15)
 
 
-def _failure_rates(p, q, schedule, confidence, reps, rng, delta=0.0):
+def _failure_rates(p, q, schedule, confidence, reps, rng, delta=0.0, fresh=False):
+    """(sequential, naive) rates of a best-round bound above the truth.
+
+    ``fresh``: every round counts afresh on its own new releases (an event
+    re-chosen each round) instead of adding up.
+    """
     truth = true_epsilon(p, q, delta)
     tp, fp = cumulative_counts(p, q, schedule, reps, rng)
+    if fresh:
+        sizes = np.diff(np.concatenate([[0], schedule.sizes]))
+        tp, fp = np.diff(tp, axis=1, prepend=0), np.diff(fp, axis=1, prepend=0)
+        schedule = RoundSchedule(tuple(range(1, len(sizes) + 1)))  # only the sizes below matter
+        bounds = [epsilon_bounds_array(tp, sizes - tp, fp, sizes - fp, delta=delta, confidence=c)[0]
+                  for c in (1 - (1 - confidence) / len(sizes), confidence)]
+        return tuple(float(np.mean(b.max(axis=1) > truth)) for b in bounds)
     ours = round_bounds(tp, fp, schedule, confidence=schedule.round_confidence(confidence), delta=delta)
     naive = round_bounds(tp, fp, schedule, confidence=confidence, delta=delta)
     # Stopping at the round whose bound is highest is the most adversarial rule there is.
@@ -403,6 +442,17 @@ def test_sound_under_adversarial_stopping_seeded():
     (expected 252, required > 150: fails with probability < 1e-10).
     """
     ours, naive = _failure_rates(0.9, 0.1, round_schedule(10**4), 0.95, 2000, np.random.default_rng(2026))
+    assert ours <= 0.05 * 1.25
+    assert naive > 0.075
+
+
+def test_sound_with_fresh_counts_each_round_seeded():
+    """As above, but every round counts a re-chosen event afresh on its own releases.
+
+    Measured rates (20,000 audits, other seeds): ours 1.5%, naive 16.6%; allowances as above.
+    """
+    ours, naive = _failure_rates(0.9, 0.1, round_schedule(10**4), 0.95, 2000, np.random.default_rng(2027),
+                                 fresh=True)
     assert ours <= 0.05 * 1.25
     assert naive > 0.075
 
