@@ -95,7 +95,11 @@ DEFAULT_MAX_ANYTIME_COST = 0.05
 
 @dataclass(frozen=True)
 class RoundSchedule:
-    """Cumulative held-out releases per side after each planned round, fixed before drawing.
+    """Cumulative releases per side after each planned round, fixed before drawing.
+
+    Usually the held-out releases; a pipeline may count all its draws
+    (calibration included) and pass the held-out share to
+    :meth:`SequentialBound.update` as ``counted``.
 
     Attributes
     ----------
