@@ -126,16 +126,23 @@ def screen_pair(target, dataset, neighbor, *, n_samples: int, delta: float = 0.0
     x0 = np.asarray(tgt.sample(np.asarray(dataset), n_samples, rng=s0))
     x1 = np.asarray(tgt.sample(np.asarray(neighbor), n_samples, rng=s1))
     half = n_samples // 2
-    fit0, sel0, fit1, sel1 = x0[:half], x0[half:], x1[:half], x1[half:]
-    kind = output_kind(np.concatenate([x0, x1]))
-    names = auto_choices(kind, fit0)
-    if kind != "scalar" and fit0.ndim > 1:
-        names = tuple(n for n in names if n != "threshold")
-    best = {"score": 0.0, "attack": names[0]}
-    for name in names:
+    # Kind and repeats are decided on a probe: exact distinct-row counts of every release cost more than the rest.
+    kind = output_kind(np.concatenate([x0[:_PROBE], x1[:_PROBE]]))
+    if kind == "discrete" and x0.ndim > 1:
+        # Discrete vectors: the outcome-set attack on one integer code per row (the same events,
+        # without sorting rows), and the two vector attacks on the rows themselves.
+        c0, c1 = _row_codes(x0, x1)
+        plans = [("likelihood-ratio", c0, c1), ("mean-difference", x0, x1), ("naive-bayes", x0, x1)]
+    else:
+        names = auto_choices(kind, x0[:_PROBE])
+        if kind != "scalar" and x0.ndim > 1:
+            names = tuple(n for n in names if n != "threshold")
+        plans = [(name, x0, x1) for name in names]
+    best = {"score": 0.0, "attack": plans[0][0]}
+    for name, y0, y1 in plans:
         try:
-            scorer = make_distinguisher(name).fit(fit0, fit1)
-            a, b = scorer.score(sel0), scorer.score(sel1)
+            scorer = make_distinguisher(name).fit(y0[:half], y1[:half])
+            a, b = scorer.score(y0[half:]), scorer.score(y1[half:])
         except (ValueError, FloatingPointError, np.linalg.LinAlgError):
             continue  # a distinguisher that cannot fit these releases simply scores nothing
         rates = _screen_rates(a, b)
@@ -143,6 +150,23 @@ def screen_pair(target, dataset, neighbor, *, n_samples: int, delta: float = 0.0
         if math.isfinite(value) and value > best["score"]:
             best = {"score": float(value), "attack": name}
     return best
+
+
+_PROBE = 2000
+
+
+def _row_codes(x0: np.ndarray, x1: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """One number per row, equal exactly when the rows are equal."""
+    both = np.concatenate([x0, x1])
+    lo, hi = both.min(axis=0), both.max(axis=0)
+    base = hi - lo + 1.0
+    integral = bool(np.all(both == np.round(both)))
+    if integral and float(np.sum(np.log2(base))) < 52:
+        weights = np.cumprod(np.r_[1.0, base[:-1]])
+        codes = (both - lo) @ weights
+    else:
+        codes = np.unique(both, axis=0, return_inverse=True)[1].reshape(-1).astype(float)
+    return codes[: len(x0)], codes[len(x0):]
 
 
 def _screen_rates(a: np.ndarray, b: np.ndarray):
@@ -438,10 +462,10 @@ def search(
             break
         inc = incumbents[step % len(incumbents)]
         a, b = mutate_pair(domain, inc["dataset"], inc["neighbor"], rng=cand_rng, scale=inc["scale"])
-        row = screen(f"local from {inc['origin']}", a, b, stage="local")
+        origin = inc["origin"] if inc["origin"].startswith("local") else f"local from {inc['origin']}"
+        row = screen(origin, a, b, stage="local")
         if row["score"] > inc["score"]:
-            inc.update(dataset=a, neighbor=b, score=row["score"], scale=min(inc["scale"] * 1.5, 1.0))
-            inc["origin"] = inc["origin"] if inc["origin"].startswith("local") else f"local from {inc['origin']}"
+            inc.update(dataset=a, neighbor=b, score=row["score"], scale=min(inc["scale"] * 1.5, 1.0), origin=origin)
         else:
             inc["scale"] = max(inc["scale"] * 0.7, 0.01)
 
