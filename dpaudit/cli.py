@@ -295,7 +295,7 @@ def _count_arg(text, flag):
 
 def cmd_search(args) -> int:
     from . import _validation as v
-    from .search import search
+    from .pair_search import search
     from .targets import load_target
 
     params = dict(_parse_param(p) for p in args.param)

@@ -78,7 +78,9 @@ class Relation(str, enum.Enum):
 # ----------------------------------------------------------------------------- comparing a pair
 def _rows(arr: np.ndarray) -> np.ndarray:
     """One row per record: a 1-D dataset becomes a column."""
-    return arr.reshape(len(arr), -1) if arr.ndim else arr.reshape(1, 1)
+    if arr.ndim == 0:
+        return arr.reshape(1, 1)
+    return arr.reshape(-1, 1) if arr.ndim == 1 else arr
 
 
 def _removed_one(longer: np.ndarray, shorter: np.ndarray) -> int | None:

@@ -433,7 +433,7 @@ def search(
     refine_cost = N_REFINE * REFINE_FACTOR
     if max_candidates is None:
         # Screening draws about as many releases as the final audit.
-        max_candidates = max(12, n_final // screen_samples - refine_cost)
+        max_candidates = max(24, n_final // screen_samples - refine_cost)
     max_candidates = check_int(max_candidates, "max_candidates", low=1)
     if progress is None:
         progress = sys.stderr.isatty()
