@@ -61,7 +61,7 @@ def main() -> None:
                                  seed=100 + r)
             t_search.append(time.perf_counter() - t)
             t = time.perf_counter()
-            dpaudit.audit(fn, rep.dataset, rep.neighbor, epsilon=eps, samples=rep.samples, seed=200 + r)
+            dpaudit.audit(fn, rep.dataset, rep.neighbor, epsilon=eps, seed=200 + r)
             t_audit.append(time.perf_counter() - t)
         s, a = statistics.median(t_search), statistics.median(t_audit)
         ratios.append(s / a)

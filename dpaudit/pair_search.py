@@ -72,14 +72,9 @@ def _audit_function():
 
 def _default_final_samples(vectorised: bool) -> int:
     """Releases per side the final audit draws at most when ``max_samples`` is not given."""
-    from .auditor import engine
+    from . import auditor
 
-    for name in ("DEFAULT_MAX_SAMPLES_VECTORISED", "DEFAULT_SAMPLES_VECTORISED") if vectorised else \
-            ("DEFAULT_MAX_SAMPLES_PER_CALL", "DEFAULT_SAMPLES_PER_CALL"):
-        value = getattr(engine, name, None)
-        if isinstance(value, int):
-            return value
-    return 1_000_000 if vectorised else 20_000
+    return int(auditor.DEFAULT_SAMPLES_VECTORISED if vectorised else auditor.DEFAULT_SAMPLES_PER_CALL)
 
 
 # ----------------------------------------------------------------------------- screening
@@ -339,6 +334,7 @@ def search(
     confidence=0.95,
     seed=None,
     attack="auto",
+    ideal=False,
     n_jobs=1,
     finalists=1,
     screen_samples=None,
@@ -376,6 +372,8 @@ def search(
         Seed of everything (screening and final audits use disjoint streams).
     attack : str
         Distinguisher of the final audit (screening always uses the cheap ones).
+    ideal : bool
+        Audit the mechanism as mathematics (no floating-point attacks in the final audit).
     n_jobs : int
         Workers of the final audit; the result does not depend on it.
     finalists : int
@@ -415,7 +413,7 @@ def search(
     if budget is not None:
         budget = check_real(budget, "budget", low=0.0, low_inclusive=False)
     if max_samples is not None:
-        max_samples = check_int(max_samples, "max_samples", low=20)
+        max_samples = check_int(max_samples, "max_samples", low=40)
     finalists = check_int(finalists, "finalists", low=1)
     n_jobs = check_int(n_jobs, "n_jobs", low=-1)
     if n_jobs == 0:
@@ -489,6 +487,8 @@ def search(
     audit = _audit_function()
     final_conf = 1.0 - (1.0 - confidence) / len(chosen)
     kwargs: dict[str, Any] = dict(epsilon=epsilon, delta=delta, confidence=final_conf, attack=attack, n_jobs=n_jobs)
+    if ideal:
+        kwargs["ideal"] = True
     if timeout is not None:
         kwargs["timeout"] = timeout
     if max_samples is not None:

@@ -27,7 +27,7 @@ def test_search_json_finds_the_outlier_pair_and_exits_1():
     assert proc.stdout.count("\n") == 1
     rep = json.loads(proc.stdout)
     assert rep["verdict"] == "violation" and rep["epsilon_lower_bound"] > 5
-    assert rep["samples"] == 100_000 and rep["candidates_screened"] >= 24
+    assert rep["samples"] <= 100_000 and rep["candidates_screened"] >= 24  # sequential: stops at a violation
     assert len(rep["dataset"]) == len(rep["neighbor"]) == 4
     assert sum(a != b for a, b in zip(rep["dataset"], rep["neighbor"])) == 1
     assert all(0 <= v <= 100 for v in rep["dataset"] + rep["neighbor"])

@@ -82,7 +82,7 @@ def test_report_carries_audit_fields_pair_and_screening():
     assert d["candidates_screened"] == report.candidates_screened >= 24
     assert d["dataset"] == report.dataset and isinstance(d["dataset"][0], float)
     assert d["search"]["screening"][0]["score"] >= d["search"]["screening"][-1]["score"]
-    assert report.verdict == report.audit.verdict and report.samples == 20_000
+    assert report.verdict == report.audit.verdict and report.samples <= 20_000
     assert isinstance(report, SearchReport) and "candidate pairs screened" in report.summary()
 
 

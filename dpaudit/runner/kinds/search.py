@@ -50,7 +50,7 @@ PARAMS = {
     "integer": Param("bool", False, help="records are integers"),
     "relation": Param("str", None, choices=RELATIONS, nullable=True, help="neighbouring relation"),
     "budget": Param("real", None, low=0, low_open=True, nullable=True, help="seconds of screening"),
-    "max_samples": Param("int", None, low=20, nullable=True, help="releases per side of the final audit"),
+    "max_samples": Param("int", None, low=40, nullable=True, help="releases per side of the final audit"),
     "screen_samples": Param("int", None, low=40, nullable=True, help="releases per side per screened pair"),
     "finalists": Param("int", 1, low=1, help="pairs audited at the end (Bonferroni)"),
     "attack": Param("str", "auto", help="distinguisher of the final audit"),
