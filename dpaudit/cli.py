@@ -291,7 +291,10 @@ def _add_search_parser(sub) -> None:
     s.add_argument("--relation", default=None, choices=["replace-one", "add-remove", "linf"],
                    help="neighbouring relation (default replace-one, or a built-in's own)")
     s.add_argument("--budget", default=None, metavar="SEC", help="seconds the screening may take")
-    s.add_argument("--max-samples", default=None, metavar="N", help="releases per side of the final audit")
+    s.add_argument("--samples", default=None, metavar="N",
+                   help="a fixed-size final audit of N releases per side (the screening then always runs in full)")
+    s.add_argument("--max-samples", default=None, metavar="N",
+                   help="budget of the sequential final audit, releases per side (default: the audit's)")
     s.add_argument("--confidence", default="0.95", metavar="C",
                    help="probability that the bound is valid, search included (default 0.95)")
     s.add_argument("--seed", default=None, metavar="S", help="seed; drawn and reported when absent")
@@ -352,6 +355,10 @@ def cmd_search(args) -> int:
         kw["budget"] = v.check_real(_float_arg(args.budget, "--budget"), "--budget", low=0.0, low_inclusive=False)
     if args.max_samples is not None:
         kw["max_samples"] = v.check_int(_count_arg(args.max_samples, "--max-samples"), "--max-samples", low=40)
+    if args.samples is not None:
+        if args.max_samples is not None:
+            raise UsageError("argument --samples: a fixed-size final audit takes no --max-samples")
+        kw["samples"] = v.check_int(_count_arg(args.samples, "--samples"), "--samples", low=20)
     if args.seed is not None:
         kw["seed"] = v.check_int(_int_arg(args.seed, "--seed"), "--seed", low=0)
     kw["finalists"] = v.check_int(_int_arg(args.finalists, "--finalists"), "--finalists", low=1)

@@ -60,6 +60,8 @@ SCREEN_CONFIDENCE = 0.8
 N_REFINE, REFINE_FACTOR = 3, 4
 #: Seconds between progress lines on stderr.
 PROGRESS_EVERY = 5.0
+#: Releases per side of the quick first look at the patterns (sequential searches only).
+QUICK_SAMPLES = 1000
 #: Rows of the screening table kept in the report (best first).
 TABLE_ROWS = 25
 
@@ -259,7 +261,7 @@ class SearchReport:
         lines = [
             f"search      {self.candidates_screened} candidate pairs screened in {self.search_seconds:.1f} s "
             f"({self.domain['relation']}, {self.domain['size']} records in [{self.domain['low']:g}, "
-            f"{self.domain['high']:g}]{', integers' if self.domain['integer'] else ''}; stopped: {self.stopping})",
+            f"{self.domain['high']:g}]{', integers' if self.domain['integer'] else ''}; {_STOPPING.get(self.stopping, self.stopping)})",
             f"pair        {_short(self.dataset)} vs {_short(self.neighbor)} ({self.origin}; {self.difference})",
             f"finalists   {k} audited on fresh samples" + (
                 f", each at confidence {self.finalist_confidence:.4g} (Bonferroni)" if k > 1 else ""),
@@ -269,6 +271,10 @@ class SearchReport:
 
     def __str__(self) -> str:
         return self.summary()
+
+
+_STOPPING = {"candidates": "every planned candidate screened", "budget": "stopped by the time budget",
+             "exceeded": "stopped early: a pattern already exceeded the claim"}
 
 
 def _short(values: list, limit: int = 12) -> str:
@@ -300,12 +306,13 @@ class _Screener:
             self.out_of_time = True
         return not self.out_of_time
 
-    def __call__(self, origin, a, b, *, factor: int = 1, stage: str = "screen") -> dict:
+    def __call__(self, origin, a, b, *, factor: int = 1, n_samples: int | None = None, stage: str = "screen") -> dict:
         index = len(self.rows)
         seq = np.random.SeedSequence(self.entropy, spawn_key=(0, index))
-        res = screen_pair(self.target, a, b, n_samples=self.n_samples * factor, delta=self.delta, rng=seq)
+        n = n_samples if n_samples is not None else self.n_samples * factor
+        res = screen_pair(self.target, a, b, n_samples=n, delta=self.delta, rng=seq)
         row = {"origin": origin, "stage": stage, "dataset": a, "neighbor": b, "score": res["score"],
-               "attack": res["attack"], "samples": self.n_samples * factor}
+               "attack": res["attack"], "samples": n}
         self.rows.append(row)
         self._maybe_report()
         return row
@@ -330,6 +337,7 @@ def search(
     integer=False,
     relation="replace-one",
     budget=None,
+    samples=None,
     max_samples=None,
     confidence=0.95,
     seed=None,
@@ -363,8 +371,14 @@ def search(
     budget : float, optional
         Seconds the screening may take (default: no time limit; the default
         sizes keep it near the final audit's cost).
+    samples : int, optional
+        A fixed-size final audit of exactly ``samples`` releases per side
+        (then the screening always runs in full, for the strongest pair).
     max_samples : int, optional
-        Releases per side of the final audit (default: the audit's default).
+        Budget of the sequential final audit in releases per side (default:
+        the audit's).  A sequential search first screens the fixed patterns
+        on 1,000 releases per side and, when one already exceeds the claim,
+        audits the best of them at once.
     confidence : float
         Probability that the reported bound is below the mechanism's true
         epsilon, whatever the search did.
@@ -414,6 +428,10 @@ def search(
         budget = check_real(budget, "budget", low=0.0, low_inclusive=False)
     if max_samples is not None:
         max_samples = check_int(max_samples, "max_samples", low=40)
+    if samples is not None:
+        samples = check_int(samples, "samples", low=20)
+        if max_samples is not None:
+            raise ParameterValueError("samples fixes the final audit's size; give samples or max_samples, not both")
     finalists = check_int(finalists, "finalists", low=1)
     n_jobs = check_int(n_jobs, "n_jobs", low=-1)
     if n_jobs == 0:
@@ -424,14 +442,14 @@ def search(
     if attack != "auto" and attack not in ATTACKS:
         raise ParameterValueError(f"attack must be 'auto' or one of {sorted(ATTACKS)}; got {attack!r}")
     tgt = load_target(target)
-    n_final = max_samples if max_samples is not None else _default_final_samples(bool(tgt.vectorised))
+    n_final = samples or max_samples or _default_final_samples(bool(tgt.vectorised))
     if screen_samples is None:
         screen_samples = min(max(n_final // 100, 1000), 20_000)
     screen_samples = check_int(screen_samples, "screen_samples", low=40)
     refine_cost = N_REFINE * REFINE_FACTOR
     if max_candidates is None:
         # Screening draws about as many releases as the final audit.
-        max_candidates = max(24, n_final // screen_samples - refine_cost)
+        max_candidates = max(20, n_final // screen_samples - refine_cost)
     max_candidates = check_int(max_candidates, "max_candidates", low=1)
     if progress is None:
         progress = sys.stderr.isatty()
@@ -441,20 +459,32 @@ def search(
     cand_rng = np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=(2,)))
     screen = _Screener(tgt, entropy, screen_samples, delta, budget, progress)
 
-    # 1. Patterns and random pairs: patterns first, random ones fill a quarter of what is left.
     fixed = candidate_pairs(domain, rng=cand_rng)
     n_fixed = min(len(fixed), max_candidates)
+    early = []
+    if samples is None and screen_samples > QUICK_SAMPLES:
+        # 0. A quick look at the patterns: a sequential audit certifies a gross violation in a few
+        # thousand releases, and a search that then spent its full budget would cost many audits.
+        for origin, a, b in fixed[:n_fixed]:
+            if not screen.time_left():
+                break
+            screen(origin, a, b, n_samples=QUICK_SAMPLES, stage="quick")
+        early = sorted(screen.rows, key=lambda r: -r["score"])
+        if not early or early[0]["score"] <= epsilon:
+            early = []
+
+    # 1. Patterns and random pairs: patterns first, random ones fill a quarter of what is left.
     n_random = max(0, (max_candidates - n_fixed) // 4)
-    pool = fixed[:n_fixed] + candidate_pairs(domain, n_random=n_random, rng=cand_rng)[len(fixed):]
+    pool = [] if early else fixed[:n_fixed] + candidate_pairs(domain, n_random=n_random, rng=cand_rng)[len(fixed):]
     for origin, a, b in pool:
         if not screen.time_left():
             break
         screen(origin, a, b)
 
     # 2. Local search from the three best: a (1+1) hill-climb per start, step x1.5 on success, x0.7 on failure.
-    starts = sorted(screen.rows, key=lambda r: -r["score"])[:3]
+    starts = [] if early else sorted((r for r in screen.rows if r["stage"] != "quick"), key=lambda r: -r["score"])[:3]
     incumbents = [dict(r, scale=0.25) for r in starts]
-    n_local = max_candidates - len(screen.rows)
+    n_local = max_candidates - sum(r["stage"] != "quick" for r in screen.rows)
     for step in range(max(0, n_local)):
         if not incumbents or not screen.time_left():
             break
@@ -469,7 +499,7 @@ def search(
 
     # 3. The leaders again, on larger fresh screening samples: less noise in the final choice.
     ranked = _distinct(sorted(screen.rows, key=lambda r: -r["score"]))
-    leaders = ranked[:max(N_REFINE, finalists)]
+    leaders = [] if early else ranked[:max(N_REFINE, finalists)]
     refined = []
     for r in leaders:
         if not screen.time_left():
@@ -480,7 +510,7 @@ def search(
         chosen = sorted(refined, key=lambda r: -r["score"])[:finalists]
     else:
         chosen = ranked[:finalists]
-    stopping = "budget" if screen.out_of_time else "candidates"
+    stopping = "budget" if screen.out_of_time else ("exceeded" if early else "candidates")
     search_seconds = screen.elapsed()
 
     # 4. Final audits on fresh samples, Bonferroni over the finalists.
@@ -491,7 +521,9 @@ def search(
         kwargs["ideal"] = True
     if timeout is not None:
         kwargs["timeout"] = timeout
-    if max_samples is not None:
+    if samples is not None:
+        kwargs["samples"] = samples
+    elif max_samples is not None:
         params = inspect.signature(audit).parameters
         kwargs["max_samples" if "max_samples" in params else "samples"] = max_samples
     reports = []
@@ -518,7 +550,7 @@ def search(
         audit=best_report,
         dataset=winner["dataset"].tolist(),
         neighbor=winner["neighbor"].tolist(),
-        candidates_screened=len(screen.rows),
+        candidates_screened=len(ranked),
         confidence=confidence,
         finalist_confidence=final_conf,
         domain=domain.to_dict(),

@@ -15,7 +15,8 @@ Config (``attack.params``)::
         integer: false
         relation: null               # replace-one | add-remove | linf; null: the built-in's, else replace-one
         budget: null                 # seconds of screening
-        max_samples: null            # releases per side of the final audit
+        samples: null                # a fixed-size final audit (releases per side), or
+        max_samples: null            # the budget of the sequential one
         finalists: 1
         attack: auto
 
@@ -50,7 +51,8 @@ PARAMS = {
     "integer": Param("bool", False, help="records are integers"),
     "relation": Param("str", None, choices=RELATIONS, nullable=True, help="neighbouring relation"),
     "budget": Param("real", None, low=0, low_open=True, nullable=True, help="seconds of screening"),
-    "max_samples": Param("int", None, low=40, nullable=True, help="releases per side of the final audit"),
+    "samples": Param("int", None, low=20, nullable=True, help="a fixed-size final audit (releases per side)"),
+    "max_samples": Param("int", None, low=40, nullable=True, help="budget of the sequential final audit"),
     "screen_samples": Param("int", None, low=40, nullable=True, help="releases per side per screened pair"),
     "finalists": Param("int", 1, low=1, help="pairs audited at the end (Bonferroni)"),
     "attack": Param("str", "auto", help="distinguisher of the final audit"),
@@ -94,7 +96,9 @@ def _resolve(params: dict, path: str = "attack.params"):
                 raise ConfigError(f"{path}.epsilon", f"required: {params['target']!r} states no claim")
             value = 0.0
         kw[key] = value
-    for key in ("budget", "max_samples", "screen_samples"):
+    if params.get("samples") is not None and params.get("max_samples") is not None:
+        raise ConfigError(f"{path}.samples", "a fixed-size final audit takes no max_samples; give one of them")
+    for key in ("budget", "samples", "max_samples", "screen_samples"):
         if params.get(key) is not None:
             kw[key] = params[key]
     kw["finalists"] = params.get("finalists", 1)
