@@ -19,6 +19,7 @@ from .exceptions import (
     TargetError,
     TargetTimeoutError,
 )
+from .pair_search import SearchReport, search
 from .mechanisms import compose, get_mechanism, list_mechanisms, postprocess, rr_debias, subsample
 from .privacy import Neighbouring, PrivacyClaim
 from .targets import Target, load_target, parse_dataset
@@ -27,6 +28,8 @@ __all__ = [
     "__version__",
     "audit",
     "AuditReport",
+    "search",
+    "SearchReport",
     "DPAuditError",
     "ParameterTypeError",
     "ParameterValueError",
