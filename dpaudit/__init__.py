@@ -19,6 +19,7 @@ from .exceptions import (
     TargetError,
     TargetTimeoutError,
 )
+from . import adapters as _adapters  # noqa: F401  registers diffprivlib.* / opendp.* (imports neither library)
 from .mechanisms import compose, get_mechanism, list_mechanisms, postprocess, rr_debias, subsample
 from .privacy import Neighbouring, PrivacyClaim
 from .targets import Target, load_target, parse_dataset

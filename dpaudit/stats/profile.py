@@ -27,6 +27,7 @@ import numpy as np
 from .._validation import check_confidence, check_real
 from .bounds import epsilon_lower_bound
 from .clopper_pearson import cp_upper
+from ._mu import mu_from_rates as _mu_from_rates
 from .selection import calibration_counts, choose_event, select_threshold, split_scores
 
 __all__ = [
@@ -118,16 +119,6 @@ class GDPBound:
     def epsilon_at(self, delta: float) -> float:
         """eps(delta) of a mu-GDP mechanism at the bound; meaningful only if the curve is Gaussian."""
         return gaussian_epsilon(self.mu_lower_bound, delta)
-
-
-def _mu_from_rates(fpr_hi, fnr_hi):
-    from scipy.special import ndtri
-
-    fpr_hi = np.clip(np.asarray(fpr_hi, float), 1e-300, 1.0)
-    fnr_hi = np.clip(np.asarray(fnr_hi, float), 1e-300, 1.0)
-    with np.errstate(invalid="ignore"):
-        mu = ndtri(1.0 - fpr_hi) - ndtri(fnr_hi)
-    return np.maximum(np.nan_to_num(mu, nan=0.0, posinf=0.0, neginf=0.0), 0.0)
 
 
 def gdp_mu_lower_bound(scores0, scores1, *, confidence=0.95, calibration_fraction=0.5) -> GDPBound:

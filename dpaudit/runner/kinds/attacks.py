@@ -18,7 +18,7 @@ import numbers
 import numpy as np
 
 from .._spec import REQUIRED, Param
-from . import ExperimentKind, register_kind
+from .base import ExperimentKind, register_kind
 from .audit import _jsonable
 
 __all__ = ["attack_kind"]

@@ -23,7 +23,7 @@ import numpy as np
 
 from ...exceptions import ConfigError, DPAuditError
 from .._spec import Param
-from . import ExperimentKind, register_kind
+from .base import ExperimentKind, register_kind
 
 __all__ = ["build_mechanism", "BuiltMechanism", "audit_function", "seed_int"]
 

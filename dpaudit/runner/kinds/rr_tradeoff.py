@@ -33,7 +33,7 @@ import numpy as np
 
 from ...exceptions import ConfigError
 from .._spec import Param
-from . import ExperimentKind, register_kind
+from .base import ExperimentKind, register_kind
 
 __all__ = ["epsilon_of_p", "p_of_epsilon", "debiased_std", "debias", "simulate_rr_estimates"]
 
