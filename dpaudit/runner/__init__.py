@@ -13,6 +13,7 @@ Examples
 2
 """
 
+from ._spec import Param
 from .execution import Backend, RunOutcome, TrialError, execute_trial, run_experiment
 from .kinds import ExperimentKind, get_kind, list_kinds, register_kind
 from .results import load_results, read_trials
@@ -30,6 +31,7 @@ __all__ = [
     "list_kinds",
     "load_config",
     "load_results",
+    "Param",
     "read_trials",
     "register_kind",
     "resolve_config",

@@ -116,8 +116,8 @@ def simulate_rr_estimates(*, n: int, p: float, true_fraction: float, repetitions
 
 PARAMS = {
     "n": Param("int", 1000, low=1, help="respondents per survey"),
-    "epsilon": Param("real", None, low=0, low_open=True, nullable=True, help="privacy of one answer (or give p)"),
-    "p": Param("real", None, low=0, high=1, low_open=True, nullable=True, help="truth probability (instead of epsilon)"),
+    "epsilon": Param("real", None, low=0, low_inclusive=False, nullable=True, help="privacy of one answer (or give p)"),
+    "p": Param("real", None, low=0, high=1, low_inclusive=False, nullable=True, help="truth probability (instead of epsilon)"),
     "true_fraction": Param("real", 0.3, low=0, high=1, help="fraction of respondents whose bit is 1"),
     "repetitions": Param("int", 2000, low=1, help="independent surveys per trial"),
     "second_coin": Param("str", "fair", choices=SECOND_COINS, help="the random answer's coin"),
