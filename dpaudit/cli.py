@@ -97,21 +97,10 @@ def _build_parser() -> argparse.ArgumentParser:
     ls.add_argument("--json", action="store_true", help="machine-readable output")
     ls.set_defaults(func=cmd_list)
 
-    try:
-        from .runner import cli_commands
-    except ImportError as exc:  # pragma: no cover - only while the runner is missing
-        missing = str(exc)
+    from .runner import cli_commands
 
-        def _missing(args, _m=missing):
-            raise UsageError(f"dpaudit {args.command}: the experiment runner is not available ({_m})")
-
-        for name in ("run", "plot"):
-            sp = sub.add_parser(name, help=f"{name} (unavailable)")
-            sp.add_argument("rest", nargs="*")
-            sp.set_defaults(func=_missing)
-    else:
-        cli_commands.add_run_parser(sub)
-        cli_commands.add_plot_parser(sub)
+    cli_commands.add_run_parser(sub)
+    cli_commands.add_plot_parser(sub)
     return p
 
 

@@ -26,7 +26,7 @@ Schema (see ``docs/experiments.md`` for the full reference)::
         reference: {epsilon: 0.1}   # extra columns printed in the table
     audit: {samples: null, attack: auto}          # exactly one of audit / attack
     attack: {name: reconstruction, params: {...}}
-    estimator: {confidence: 0.95, delta: null, selection: split}
+    estimator: {confidence: 0.95, delta: null}
     sweep:
       mode: grid                # grid (product) or zip (parallel lists)
       parameters:
@@ -65,7 +65,6 @@ _PATH_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.([A-Za-z0-9_.:+-]+|\*))+$")
 ESTIMATOR = {
     "confidence": Param("real", 0.95, low=0, high=1, low_inclusive=False, high_inclusive=False),
     "delta": Param("real", None, low=0, high=1, high_inclusive=False, nullable=True),
-    "selection": Param("str", "split", choices=("split", "bonferroni")),
 }
 
 

@@ -2,8 +2,7 @@
 
 A kind is a named, open choice (a registry, like Opacus' accountants): the
 built-ins are ``audit`` (black-box audits of one or more mechanisms) and the
-attacks ``differencing``, ``reconstruction``, ``tracing``, ``census`` and
-``rr_tradeoff``.  Each kind declares its parameters (type, default, range), a
+attacks ``differencing``, ``reconstruction``, ``tracing`` and ``rr_tradeoff``.  Each kind declares its parameters (type, default, range), a
 ``run_trial(config, mechanism, seed_sequence) -> dict`` that returns plain JSON
 data, and the figures it draws by default.
 

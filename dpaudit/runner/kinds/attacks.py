@@ -144,5 +144,3 @@ attack_kind("reconstruction", "reconstruction", "run_reconstruction",
 attack_kind("tracing", "tracing", "run_tracing",
             "tracing / membership inference from noisy means (Dwork et al. 2015)",
             figures=("tracing",))
-attack_kind("census", "census", "run_census",
-            "census-style reconstruction of a small population from published tables")

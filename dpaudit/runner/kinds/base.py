@@ -52,13 +52,17 @@ class ExperimentKind:
     extra: Mapping[str, Any] = field(default_factory=dict)
 
     def param_spec(self) -> Mapping[str, Param]:
-        """The parameter table, importing the underlying module if needed."""
+        """The parameter table, importing the underlying module if needed.
+
+        A module that cannot be imported (an optional dependency is missing)
+        is a :class:`ConfigError` at the kind's name, saying what is missing.
+        """
         if callable(self.params):
             try:
                 return self.params()
             except ImportError as exc:
                 path = "audit" if self.section == "audit" else "attack.name"
-                raise ConfigError(path, f"the {self.name!r} experiment is not available yet: {exc}") from None
+                raise ConfigError(path, f"the {self.name!r} experiment cannot be loaded here: {exc}") from None
         return self.params
 
 
