@@ -281,8 +281,8 @@ def _resolve_mechanisms(value: Any, base_dir: Path | None) -> list:
             target = config_value(check_str, entry["target"], f"{path}.target")
             if ":" not in target:
                 raise ConfigError(f"{path}.target", f"expected 'package.module:attribute' or 'file.py:attribute', got {target!r}")
-            res["target"] = target
-        label = entry.get("label", res.get("mechanism") or res.get("target"))
+            res["target"] = _resolve_target_path(target, base_dir)
+        label = entry.get("label", res.get("mechanism") or entry.get("target"))
         if not isinstance(label, str) or not _LABEL_RE.match(label):
             raise ConfigError(f"{path}.label", f"expected a short label (letters, digits, '_-.:+'), got {label!r}")
         if label in labels:
@@ -314,6 +314,21 @@ def _resolve_mechanisms(value: Any, base_dir: Path | None) -> list:
         res["reference"] = None if ref is None else config_value(check_plain, config_value(check_mapping, ref, f"{path}.reference"), f"{path}.reference")
         out.append(res)
     return out
+
+
+def _resolve_target_path(target: str, base_dir: Path | None) -> str:
+    """A relative ``file.py:attr`` target is read beside the config file, like ``dataset:`` paths.
+
+    A ``package.module:attr`` target is left alone (it is imported by name).
+    """
+    left, _, attr = target.rpartition(":")
+    is_file = left.endswith(".py") or "/" in left or "\\" in left
+    if not is_file or base_dir is None:
+        return target
+    file = Path(left).expanduser()
+    if file.is_absolute():
+        return target
+    return f"{base_dir / file}:{attr}"
 
 
 def _resolve_sweep(value: Any) -> dict:

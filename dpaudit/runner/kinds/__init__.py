@@ -17,6 +17,7 @@ True
 
 from __future__ import annotations
 
+from ..._validation import did_you_mean
 from ...exceptions import ConfigError
 from .base import KINDS, ExperimentKind, register_kind, unregister_kind
 
@@ -30,7 +31,7 @@ def get_kind(name: str, path: str = "attack.name") -> ExperimentKind:
         return KINDS[name]
     except (KeyError, TypeError):
         names = sorted(k for k, v in KINDS.items() if v.section == "attack")
-        raise ConfigError(path, f"expected one of {names}, got {name!r}") from None
+        raise ConfigError(path, f"expected one of {names}, got {name!r}{did_you_mean(name, names)}") from None
 
 
 def list_kinds() -> list[tuple[str, str]]:

@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from ..._validation import did_you_mean
 from ...auditor import audit
 from ...exceptions import ConfigError, DPAuditError
 from ...mechanisms import get_mechanism
@@ -92,6 +93,11 @@ def build_mechanism(entry: dict, path: str, base_dir: Path | None = None) -> Bui
         try:
             mech = get_mechanism(entry["mechanism"], **params)
         except (DPAuditError, TypeError, ValueError, KeyError, ImportError) as exc:
+            from ...mechanisms import REGISTRY
+
+            if entry["mechanism"] not in REGISTRY:
+                raise ConfigError(f"{path}.mechanism", f"unknown mechanism {entry['mechanism']!r}"
+                                  f"{did_you_mean(entry['mechanism'], REGISTRY)}; `dpaudit list` shows them all") from None
             raise ConfigError(path, f"cannot build mechanism {entry['mechanism']!r} with params {params}: {exc}") from None
         if entry.get("dataset") is not None:
             dataset = _load_array(entry["dataset"], f"{path}.dataset", base_dir)
