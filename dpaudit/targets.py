@@ -1,4 +1,4 @@
-"""Targets: the mechanisms under audit, loaded from a name and checked on every batch (INTERFACE.md section 2).
+"""Targets: the mechanisms under audit, loaded from a name and checked on every batch.
 
 A target is named by ``"package.module:attribute"``, ``"path/to/file.py:attribute"``,
 a built-in mechanism name (``"laplace"``), or passed as a Python callable.

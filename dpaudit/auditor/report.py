@@ -15,7 +15,7 @@ TIMING_FIELDS = ("elapsed_seconds",)
 
 @dataclass(frozen=True)
 class AuditReport:
-    """Result of :func:`dpaudit.audit`; attribute names are the JSON keys (INTERFACE.md section 3).
+    """Result of :func:`dpaudit.audit`; attribute names are the keys of ``dpaudit audit --json``.
 
     ``epsilon_lower_bound`` is valid with probability ``confidence`` for the
     mechanism on this pair of datasets (at ``claimed_delta``); ``ceiling`` is

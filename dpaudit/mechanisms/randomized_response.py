@@ -1,10 +1,10 @@
-"""Randomized response (Warner 1965) with a general truth probability, as in the seed notes.
+"""Randomized response (Warner 1965) with a general truth probability.
 
 Each respondent answers truthfully with probability ``p``, otherwise reports a
 fair coin.  A truthful 1 is reported as 1 with probability ``(1 + p) / 2`` and a
 0 with probability ``(1 - p) / 2``, so the privacy loss is
 ``ln((1 + p) / (1 - p)) = ln(1 + 2p / (1 - p))``; at ``p = 1/2`` this is ``ln 3``
-with output probabilities 3/4 and 1/4 (seed lecture notes 000, section 3.2).
+with output probabilities 3/4 and 1/4 (Dwork and Roth 2014, section 3.2).
 """
 
 from __future__ import annotations

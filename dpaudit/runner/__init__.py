@@ -1,7 +1,7 @@
 """YAML experiments: validate a config, run its trials anywhere, keep every result.
 
-``dpaudit run CONFIG.yaml`` and ``dpaudit plot DIR/<name>`` (INTERFACE.md
-section 4) are thin wrappers over :func:`run_experiment` and
+``dpaudit run CONFIG.yaml`` and ``dpaudit plot DIR/<name>`` (docs/experiments.md)
+are thin wrappers over :func:`run_experiment` and
 :func:`dpaudit.plots.draw_figures`.
 
 Examples

@@ -1,4 +1,4 @@
-"""Config validation: every error names its key path and the expectation (INTERFACE.md section 4)."""
+"""Config validation: every error names its key path and the expectation (docs/experiments.md)."""
 
 from __future__ import annotations
 
