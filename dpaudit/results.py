@@ -43,6 +43,12 @@ TRIALS_FILE = "trials.jsonl"
 SUMMARY_FILE = "summary.json"
 
 
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 def atomic_write_text(path: "str | Path", text: str) -> None:
     """Write ``text`` to ``path`` so that readers see the old file or the new one, never half.
 
@@ -55,6 +61,9 @@ def atomic_write_text(path: "str | Path", text: str) -> None:
             fh.write(text)
             fh.flush()
             os.fsync(fh.fileno())
+        # mkstemp makes the file private (0600); give it the permissions any other
+        # file we write gets (0666 minus the umask), like trials.jsonl and the plots.
+        os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, path)
     except BaseException:
         try:

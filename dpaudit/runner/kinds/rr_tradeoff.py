@@ -1,9 +1,9 @@
-"""Randomized response's privacy-accuracy trade-off (seed notes, lecture 18, section 2.1).
+"""Randomized response's privacy-accuracy trade-off (Warner 1965; Dwork and Roth 2014, section 3.2).
 
 Each of ``n`` respondents holds a bit ``x``.  With probability ``p`` they answer
-truthfully; otherwise they answer with a random coin: a fair one (the notes'
-program (2), ``second_coin: fair``) or a ``flip(p)`` coin (the notes' program
-(6) taken literally, ``second_coin: p``).  With ``c`` the random coin's
+truthfully; otherwise they answer with a random coin: a fair one
+(``second_coin: fair``, the textbook survey) or a coin that shows 1 with
+probability ``p`` itself (``second_coin: p``).  With ``c`` the random coin's
 probability of 1, ``P[o = 1 | x] = p x + (1 - p) c``, so the debiased estimate
 of the fraction of ones is
 
@@ -18,7 +18,7 @@ The privacy of one answer is
 
 * fair coin: ``eps = ln((1 + p) / (1 - p))``, so ``p = tanh(eps / 2)``;
 * flip(p) coin: ``eps = ln(max((2 - p) / (1 - p), (1 - p + p^2) / (1 - p)^2))``,
-  which is ``ln 3`` at ``p = 1/2`` (the notes' Theorem 3) and never below ``ln 2``.
+  which is ``ln 3`` at ``p = 1/2`` and never below ``ln 2``.
 
 A trial simulates ``repetitions`` independent surveys with binomial draws and
 records the pooled squared errors, so the summary's RMSE and its confidence
@@ -42,15 +42,15 @@ from ...mechanisms.rr_survey import (
     simulate_rr_estimates,
 )
 from .._spec import Param
-from . import ExperimentKind, register_kind
+from .base import ExperimentKind, register_kind
 
 __all__ = ["epsilon_of_p", "p_of_epsilon", "debiased_std", "debias", "simulate_rr_estimates"]
 
 
 PARAMS = {
     "n": Param("int", 1000, low=1, help="respondents per survey"),
-    "epsilon": Param("real", None, low=0, low_open=True, nullable=True, help="privacy of one answer (or give p)"),
-    "p": Param("real", None, low=0, high=1, low_open=True, nullable=True, help="truth probability (instead of epsilon)"),
+    "epsilon": Param("real", None, low=0, low_inclusive=False, nullable=True, help="privacy of one answer (or give p)"),
+    "p": Param("real", None, low=0, high=1, low_inclusive=False, nullable=True, help="truth probability (instead of epsilon)"),
     "true_fraction": Param("real", 0.3, low=0, high=1, help="fraction of respondents whose bit is 1"),
     "repetitions": Param("int", 2000, low=1, help="independent surveys per trial"),
     "second_coin": Param("str", "fair", choices=SECOND_COINS, help="the random answer's coin"),
@@ -128,7 +128,7 @@ def pooled_rmse(trials: list[dict], confidence: float = 0.95) -> dict:
 register_kind(
     ExperimentKind(
         name="rr_tradeoff",
-        description="randomized response: error of the debiased estimate against epsilon and n (seed notes)",
+        description="randomized response: error of the debiased estimate against epsilon and n (Warner 1965)",
         section="attack",
         params=PARAMS,
         run_trial=run_trial,
