@@ -53,7 +53,7 @@ def schedule(max_samples: int, *, vectorised: bool, calibration_fraction: float 
     >>> sched.sizes
     (200, 400, 800, 1600, 3200, 6400, 12800, 20000)
     >>> [(p.n_calibration, p.n_test) for p in plan][-3:]
-    [(1600, 1600), (1900, 4500), (0, 7200)]
+    [(1600, 1600), (1800, 4600), (0, 7200)]
     """
     first = min(FIRST_ROUND[bool(vectorised)], max_samples)
     sched = round_schedule(max_samples, first=first)
