@@ -15,7 +15,9 @@ from typing import Any
 import numpy as np
 
 from .._validation import check_choice, check_int
-from .base import BuiltinMechanism, _PureAddRemove, _set_epsilon, _set_sensitivity, record_values
+from ..exceptions import ParameterValueError
+from .base import (BuiltinMechanism, _answers_vector, _PureAddRemove, _PureClaim, _set_answers, _set_epsilon,
+                   _set_sensitivity, input_domain, record_values)
 from .base import _positive_epsilon  # noqa: F401  (re-exported: older imports name it here)
 
 __all__ = ["LaplaceMechanism", "GeometricMechanism", "UnclippedSum", "laplace_epsilon_profile"]
@@ -47,7 +49,7 @@ def laplace_epsilon_profile(epsilon: float, delta: float) -> float:
 
 
 @dataclass(frozen=True)
-class LaplaceMechanism(_PureAddRemove, BuiltinMechanism):
+class LaplaceMechanism(_PureClaim, BuiltinMechanism):
     """Laplace noise of scale sensitivity/epsilon on a clipped sum or a count.
 
     Parameters
@@ -57,6 +59,11 @@ class LaplaceMechanism(_PureAddRemove, BuiltinMechanism):
     sensitivity : float, default 1
         The clipping bound of each value (``query="sum"``) and the noise scale's numerator.
     query : {"sum", "count"}, default "sum"
+    answers : bool, default False
+        The dataset is one query answer (a length-1 array) whose neighbours
+        move it by at most ``sensitivity`` (``linf``): DP-Sniper's
+        ``LaplaceMechanism``, audited on ``[1]`` vs ``[1 + sensitivity]``.
+        ``query`` must then stay ``"sum"`` (it is not used).
 
     Examples
     --------
@@ -70,6 +77,7 @@ class LaplaceMechanism(_PureAddRemove, BuiltinMechanism):
     epsilon: float = 1.0
     sensitivity: float = 1.0
     query: str = "sum"
+    answers: bool = False
 
     name = "laplace"
     output_kind = "scalar"
@@ -78,6 +86,10 @@ class LaplaceMechanism(_PureAddRemove, BuiltinMechanism):
         _set_epsilon(self)
         _set_sensitivity(self)
         check_choice(self.query, "query", _QUERIES)
+        _set_answers(self)
+        if self.answers and self.query != "sum":
+            raise ParameterValueError(f"query must be 'sum' when answers=True (the dataset is the answer); "
+                                      f"got {self.query!r}")
 
     @property
     def scale(self) -> float:
@@ -85,10 +97,20 @@ class LaplaceMechanism(_PureAddRemove, BuiltinMechanism):
         return self.sensitivity / self.epsilon
 
     def neighbouring_pair(self) -> tuple[np.ndarray, np.ndarray]:
+        if self.answers:
+            return np.array([1.0]), np.array([1.0 + self.sensitivity])  # DP-Sniper's witness pair
         # The added record moves the sum by the full sensitivity (and the count by 1).
         return np.array([0.0]), np.array([0.0, self.sensitivity])
 
+    def input_domain(self) -> dict:
+        """DP-Sniper's domain with ``answers=True`` (one float in [-10, 10], ``linf``); else one record in [0, sensitivity]."""
+        if self.answers:
+            return input_domain(size=1, low=-10, high=10, integer=False, relation="linf")
+        return input_domain(size=1, low=0, high=self.sensitivity, integer=False, relation="add-remove")
+
     def _prepare(self, dataset: Any) -> float:
+        if self.answers:
+            return float(_answers_vector(dataset, 1, self.name)[0])
         return _statistic(dataset, self.query, self.sensitivity)
 
     def _draw(self, prepared: float, n: int, rng: np.random.Generator) -> np.ndarray:
@@ -98,7 +120,7 @@ class LaplaceMechanism(_PureAddRemove, BuiltinMechanism):
 
     def true_epsilon(self, delta: float = 0.0) -> float:
         """Exact: epsilon times (true sensitivity / declared sensitivity), through the Laplace profile."""
-        true_sens = 1.0 if self.query == "count" else self.sensitivity
+        true_sens = 1.0 if self.query == "count" and not self.answers else self.sensitivity
         return laplace_epsilon_profile(true_sens / self.scale, delta)
 
 
