@@ -32,6 +32,7 @@ SELECTIONS = ("split", "bonferroni")
 PARAMS = {
     "samples": Param("int", None, low=1, nullable=True, help="releases per dataset (null: dpaudit.audit's default)"),
     "attack": Param("str", "auto", help="distinguisher (see `dpaudit list`)"),
+    "ideal": Param("bool", False, help="audit the distribution only: no floating-point attacks (dpaudit.audit's ideal)"),
 }
 
 
@@ -187,6 +188,10 @@ def run_trial(config: dict, mechanism: dict, seed) -> dict:
     )
     if est["selection"] != "split":
         kwargs["selection"] = est["selection"]
+    if config["audit"].get("ideal") and "ideal" in inspect.signature(fn).parameters:
+        # A dpaudit.audit without the option has no floating-point attacks: it audits the
+        # distribution alone already, which is what ideal asks for.
+        kwargs["ideal"] = True
     report = fn(built.target, built.dataset, built.neighbor, **kwargs)
     out = _jsonable(report.to_dict() if hasattr(report, "to_dict") else report)
     out.pop("elapsed_seconds", None)
