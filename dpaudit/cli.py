@@ -33,6 +33,8 @@ _FORMATTER = argparse.RawDescriptionHelpFormatter
 AUDIT_EXAMPLE = """\
 examples:
   dpaudit audit mymech.py:release --dataset '[0,1,1]' --neighbor '[0,1]' --epsilon 1
+  dpaudit audit mymech.py:release --dataset '[0,1,1]' --neighbor '[0,1]' --epsilon 1 --samples 1e6
+  dpaudit audit mymech.py:release --dataset d.csv --neighbor d2.csv --epsilon 1 --max-samples 1e7 --time-budget 60
   dpaudit audit laplace --param epsilon=0.5 --dataset '[1]' --neighbor '[0]' --epsilon 0.5 --json
   dpaudit audit noisy_histogram --param n_bins=10 --dataset '[0,1]' --neighbor '[0]' --epsilon 1
   dpaudit audit mypkg.mechanisms:noisy_mean --dataset data.npy --neighbor data2.npy \\
@@ -52,10 +54,18 @@ def _float_arg(text, flag):
 
 
 def _int_arg(text, flag):
+    """An integer, also written in scientific notation (``1e6``) when that is a whole number."""
     try:
         return int(text)
     except ValueError:
-        raise UsageError(f"argument {flag}: expected an integer; got {text!r}") from None
+        pass
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if math.isfinite(value) and value == int(value):
+        return int(value)
+    raise UsageError(f"argument {flag}: expected an integer; got {text!r}")
 
 
 def _build_parser() -> argparse.ArgumentParser:
@@ -76,14 +86,24 @@ def _build_parser() -> argparse.ArgumentParser:
     a.add_argument("--epsilon", required=True, metavar="EPS", help="claimed epsilon")
     a.add_argument("--delta", default="0", metavar="DELTA", help="claimed delta (default 0)")
     a.add_argument("--samples", default=None, metavar="N",
-                   help="releases per side (default 1000000 if TARGET takes size=, else 20000)")
+                   help="a fixed-size audit of exactly N releases per side (1e6 is fine); without it the audit "
+                        "is sequential and stops as soon as the answer is known")
+    a.add_argument("--max-samples", default=None, metavar="N",
+                   help="budget of a sequential audit in releases per side (default 1000000 if TARGET takes "
+                        "size=, else 20000)")
+    a.add_argument("--time-budget", default=None, metavar="SEC",
+                   help="seconds a sequential audit may take; no round starts that would overrun it")
     a.add_argument("--confidence", default="0.95", metavar="C",
                    help="probability that the bound is valid (default 0.95)")
     a.add_argument("--seed", default=None, metavar="S", help="seed; drawn and reported when absent")
     a.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
                    help="a parameter of a built-in TARGET, e.g. --param epsilon=0.5 (repeatable; "
                         "values are read as JSON, else kept as text)")
-    a.add_argument("--attack", default="auto", metavar="NAME", help="auto (default) or a name from `dpaudit list`")
+    a.add_argument("--attack", default="auto", metavar="NAME",
+                   help="auto (default: chosen by output, floating-point attacks included) or a name from "
+                        "`dpaudit list`")
+    a.add_argument("--ideal", action="store_true",
+                   help="audit the mechanism as mathematics: no floating-point attacks")
     a.add_argument("--estimator", default="clopper-pearson", choices=["clopper-pearson", "gdp"],
                    help="clopper-pearson (default, any mechanism) or gdp (assumes a Gaussian trade-off curve)")
     a.add_argument("--jobs", default="1", metavar="J", help="parallel workers; the result does not depend on it")
@@ -139,6 +159,14 @@ def cmd_audit(args) -> int:
     )
     if args.samples is not None:
         kw["samples"] = v.check_int(_int_arg(args.samples, "--samples"), "--samples", low=20)
+        if args.max_samples is not None or args.time_budget is not None:
+            raise UsageError("argument --samples: a fixed-size audit takes no --max-samples or --time-budget")
+    if args.max_samples is not None:
+        kw["max_samples"] = v.check_int(_int_arg(args.max_samples, "--max-samples"), "--max-samples", low=40)
+    if args.time_budget is not None:
+        kw["time_budget"] = v.check_real(_float_arg(args.time_budget, "--time-budget"), "--time-budget", low=0.0,
+                                         low_inclusive=False)
+    kw["ideal"] = bool(args.ideal)
     if args.seed is not None:
         kw["seed"] = v.check_int(_int_arg(args.seed, "--seed"), "--seed", low=0)
     jobs = _int_arg(args.jobs, "--jobs")
