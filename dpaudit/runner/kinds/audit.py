@@ -171,14 +171,11 @@ def run_trial(config: dict, mechanism: dict, seed) -> dict:
         confidence=est["confidence"],
         seed=seed_int(seed),
         attack=config["audit"]["attack"],
+        ideal=config["audit"]["ideal"],
         n_jobs=1,
     )
     if est["selection"] != "split":
         kwargs["selection"] = est["selection"]
-    if config["audit"].get("ideal") and "ideal" in inspect.signature(fn).parameters:
-        # A dpaudit.audit without the option has no floating-point attacks: it audits the
-        # distribution alone already, which is what ideal asks for.
-        kwargs["ideal"] = True
     report = fn(built.target, built.dataset, built.neighbor, **kwargs)
     out = _jsonable(report.to_dict() if hasattr(report, "to_dict") else report)
     out.pop("elapsed_seconds", None)
