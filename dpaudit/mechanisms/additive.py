@@ -103,7 +103,7 @@ class LaplaceMechanism(_PureClaim, BuiltinMechanism):
         return np.array([0.0]), np.array([0.0, self.sensitivity])
 
     def input_domain(self) -> dict:
-        """DP-Sniper's domain with ``answers=True`` (one float in [-10, 10], ``linf``); else one record in [0, sensitivity]."""
+        """DP-Sniper's domain with ``answers=True`` (one float in [-10, 10], ``linf``); else one record, add/remove."""
         if self.answers:
             return input_domain(size=1, low=-10, high=10, integer=False, relation="linf")
         return input_domain(size=1, low=0, high=self.sensitivity, integer=False, relation="add-remove")

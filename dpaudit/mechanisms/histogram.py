@@ -81,7 +81,10 @@ class NoisyHistogram(_PureAddRemove, BuiltinMechanism):
 
     def _prepare(self, dataset: Any) -> np.ndarray:
         if self.answers:
-            return _answers_vector(dataset, self.n_bins, self.name)
+            counts = _answers_vector(dataset, self.n_bins, self.name)
+            if np.any(counts != np.round(counts)):
+                raise ParameterValueError(f"{self.name} expects whole counts with answers=True; got {counts.tolist()}")
+            return counts
         return counting_queries(_as_1d_array(dataset, self.name, "labels"), self.n_bins)
 
     def _width(self, prepared: np.ndarray) -> int:
@@ -156,10 +159,17 @@ class HistogramScaleBug(NoisyHistogram):
     epsilon: float = 0.1
 
     name = "histogram_scale_bug"
+    float_safe = False  # numpy's float Laplace sampler (the mechanism is broken anyway)
 
     @property
     def scale(self) -> float:
         return self.epsilon
+
+    def _draw(self, prepared: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
+        # Its own draw, whatever the correct histogram's sampler becomes: the bug is the scale.
+        out = laplace_noise(rng, self.epsilon, (n, self.n_bins))
+        out += prepared
+        return out
 
     @property
     def broken(self) -> bool:  # type: ignore[override]

@@ -25,6 +25,7 @@ __all__ = ["NoisyMaxValueLaplace", "NoisyMaxValueExponential"]
 class _NoisyMaxValue(_NoisyMaxBase):
     output_kind = "scalar"
     broken = True
+    float_safe = False  # releases a float noisy value
 
     def neighbouring_pair(self) -> tuple[np.ndarray, np.ndarray]:
         if self.answers:

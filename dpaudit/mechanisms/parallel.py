@@ -115,6 +115,7 @@ class SVT34Parallel(_PureLinf, BuiltinMechanism):
     name = "svt34_parallel"
     output_kind = "vector"
     broken = True
+    float_safe = False  # Algorithm 3's float values
 
     def __post_init__(self) -> None:
         _set_epsilon(self)

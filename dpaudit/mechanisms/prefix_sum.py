@@ -41,6 +41,7 @@ class PrefixSum(BuiltinMechanism):
     n_queries: int = 10
 
     name = "prefix_sum"
+    float_safe = False  # numpy-style float noise through _noise (broken anyway)
     output_kind = "vector"
 
     def __post_init__(self) -> None:

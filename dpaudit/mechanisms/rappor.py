@@ -117,6 +117,7 @@ class Rappor(BuiltinMechanism):
     q: float = 0.55
 
     name = "rappor"
+    float_safe = True  # bits drawn with probabilities q* or p*; rounding moves them by ~1e-16 only
     output_kind = "vector"
 
     def __post_init__(self) -> None:

@@ -68,6 +68,7 @@ class TruncatedGeometric(BuiltinMechanism):
     k: int | None = None
 
     name = "truncated_geometric"
+    float_safe = True  # exact integer sampling, no floating point
     output_kind = "discrete"
 
     def __post_init__(self) -> None:
