@@ -367,13 +367,13 @@ def test_correct_new_builtins_are_not_flagged_seeded(name, params):
 @pytest.mark.soundness
 @pytest.mark.parametrize("name, params", CORRECT, ids=IDS)
 def test_soundness_of_correct_new_builtins_over_200_seeds(name, params):
-    """At most 5% of 200 seeded audits (20,000 per side, confidence 0.95) exceed the true epsilon.
+    """At most 5% of 200 seeded audits (10,000 per side, confidence 0.95) exceed the true epsilon.
 
     A method failing at exactly 5% would pass with probability 0.58 (P(Bin(200, 0.05) <= 10));
     ours is far more conservative (exact one-sided intervals, an event that is not the optimum),
     so a failure here means a mechanism weaker than its true epsilon says, or an unsound audit.
     """
-    assert _exceedances(name, params, range(1000, 1200), 20_000) <= 10
+    assert _exceedances(name, params, range(1000, 1200), 10_000) <= 10
 
 
 # --- the input-domain helper, the records-mode domains and the experiment ------------------------
