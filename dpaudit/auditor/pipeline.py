@@ -132,8 +132,21 @@ class _Test:
         return [e for e in (self.event, self.gdp_event, *self.profile_events, *self.roc_events) if e is not None]
 
 
+#: The event is chosen for a held-out set at most this many times the selection split.
+_PROJECTION_LIMIT = 4
+
+
 def _choose(names, fit, sel, *, n_test, delta, confidence, full: bool) -> _Test | None:
-    """Fit each named distinguisher on ``fit``, choose its event on ``sel``, keep the best."""
+    """Fit each named distinguisher on ``fit``, choose its event on ``sel``, keep the best.
+
+    Candidates are scored by the bound they would certify on ``n_test``
+    held-out releases if the held-out rates equalled the selection rates.  The
+    projection is limited to :data:`_PROJECTION_LIMIT` times the selection
+    split: scaling a count of 1 to 40 reads noise as certainty, and at
+    2x10^7 Laplace releases per side (a capped calibration pool, 40x scale)
+    the chosen tail event certified 0.48 instead of 0.99.
+    """
+    n_test = min(n_test, _PROJECTION_LIMIT * len(sel[0]))
     best = None
     for name in names:
         scorer = make_distinguisher(name).fit(fit[0], fit[1])

@@ -1,13 +1,18 @@
 """Noisy histograms: Laplace(1/epsilon) on every bin, and two broken calibrations.
 
+Float-safe: every bin is released on the grid of
+:class:`~dpaudit.mechanisms.additive.LaplaceMechanism` (exact discrete Laplace
+noise in units of a power-of-two step about ``1 / (epsilon 2**10)``).
+
 ``answers=True`` makes the dataset the histogram itself (DP-Sniper's and
-Ding et al.'s ``NoisyHist``): one count per bin, and a record added or removed
-moves one count by 1.
+Ding et al.'s ``NoisyHist``): one whole count per bin, and a record added or
+removed moves one count by 1.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -16,8 +21,10 @@ from .._validation import check_int
 from ..exceptions import ParameterValueError
 from ..privacy import PrivacyClaim
 from ._noise import laplace_noise
+from .additive import _discrete_laplace_epsilon, grid_step
 from .base import (BuiltinMechanism, _answers_vector, _as_1d_array, _PureAddRemove, _set_answers, _set_epsilon,
                    counting_queries, input_domain)
+from .float_safe import discrete_laplace, exact_scale
 
 __all__ = ["NoisyHistogram", "HistogramReplaceOneBug", "HistogramScaleBug"]
 
@@ -28,10 +35,11 @@ class NoisyHistogram(_PureAddRemove, BuiltinMechanism):
 
     Adding or removing one record changes one bin by 1 (L1 sensitivity 1), so it
     is epsilon-DP under add/remove.  The dataset is 1-D (labels, rounded;
-    labels outside the range fall in no bin).  With ``answers=True`` the
-    dataset is the histogram (``n_bins`` counts) and the neighbouring pair is
-    DP-Sniper's ``[0, 1, 1, 1, 1]`` vs ``[1, 1, 1, 1, 1]`` (Ding et al. 2018,
-    Algorithm 9, ``NoisyHist1``).
+    labels outside the range fall in no bin).  The noise is exact discrete
+    Laplace on a power-of-two grid ``step`` (float-safe, see the module).
+    With ``answers=True`` the dataset is the histogram (``n_bins`` whole
+    counts) and the neighbouring pair is DP-Sniper's ``[0, 1, 1, 1, 1]`` vs
+    ``[1, 1, 1, 1, 1]`` (Ding et al. 2018, Algorithm 9, ``NoisyHist1``).
 
     Examples
     --------
@@ -47,16 +55,27 @@ class NoisyHistogram(_PureAddRemove, BuiltinMechanism):
 
     name = "noisy_histogram"
     output_kind = "vector"
+    float_safe = True
 
     def __post_init__(self) -> None:
         _set_epsilon(self)
         object.__setattr__(self, "n_bins", check_int(self.n_bins, "n_bins", low=1))
         _set_answers(self)
+        step = grid_step(1.0 / self.epsilon, 1.0, "count")
+        units = int(round(1.0 / step))
+        object.__setattr__(self, "_step", step)
+        object.__setattr__(self, "_units", units)
+        object.__setattr__(self, "_noise_scale", exact_scale(Fraction(units) / Fraction(self.epsilon)))
 
     @property
     def scale(self) -> float:
-        """The Laplace scale of every bin."""
+        """The Laplace scale of every bin (in counts)."""
         return 1.0 / self.epsilon
+
+    @property
+    def step(self) -> float:
+        """The release grid, a power of two."""
+        return self._step  # type: ignore[attr-defined]
 
     def neighbouring_pair(self) -> tuple[np.ndarray, np.ndarray]:
         if self.answers:
@@ -91,9 +110,13 @@ class NoisyHistogram(_PureAddRemove, BuiltinMechanism):
         return self.n_bins
 
     def _draw(self, prepared: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
-        out = laplace_noise(rng, self.scale, (n, self.n_bins))
-        out += prepared
-        return out
+        z = discrete_laplace(self._noise_scale, size=(n, self.n_bins), rng=rng)  # type: ignore[attr-defined]
+        z += (prepared * self._units).astype(np.int64)  # type: ignore[attr-defined]  (whole counts: exact)
+        return z.astype(float) * self.step
+
+    def true_epsilon(self, delta: float = 0.0) -> float:
+        """Exact for the grid mechanism (one bin moves by one count), through the discrete Laplace profile."""
+        return _discrete_laplace_epsilon(self._noise_scale, self._units, float(delta))  # type: ignore[attr-defined]
 
 
 @dataclass(frozen=True)
@@ -135,7 +158,7 @@ class HistogramReplaceOneBug(NoisyHistogram):
                             relation="replace-one")
 
     def true_epsilon(self, delta: float = 0.0) -> float:
-        return 2.0 * self.epsilon if self.n_bins > 1 else self.epsilon
+        return 2.0 * self.epsilon if self.n_bins > 1 else self.epsilon  # an upper bound (the grid adds noise)
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._noise import laplace_noise
+from ._noise import laplace_noise, laplace_release
 from .sparse_vector import _SVTBase
 
 __all__ = ["NumericalSVT"]
@@ -30,7 +30,9 @@ class NumericalSVT(_SVTBase):
     budget is spent once (threshold), and at most ``c`` times epsilon/(3c)
     (comparisons, values), so the whole is epsilon-DP for sensitivity-1
     queries.  The release has one block of statuses (1 above, 0 below, -1 not
-    answered) and one block of values (0 where not above).  DP-Sniper runs it
+    answered) and one block of values (0 where not above), snapped down to a
+    power-of-two grid about ``3c / (epsilon 2**10)`` fine so that their bits
+    carry nothing else (float-safe; the snapping is post-processing).  DP-Sniper runs it
     with ``c = 2``, ``threshold = 1`` on ``[2]*10`` vs ``[1]*10``.
 
     Examples
@@ -77,8 +79,7 @@ class NumericalSVT(_SVTBase):
         noisy_threshold += self.threshold
         noisy = laplace_noise(rng, self.nu_scale, (n, m))
         noisy += prepared
-        values = laplace_noise(rng, self.value_scale, (n, m))
-        values += prepared
+        values = laplace_release(rng, prepared, self.value_scale, (n, m))
         above = noisy >= noisy_threshold
         before = np.cumsum(above, axis=1) - above
         answered = before < self.c

@@ -18,7 +18,7 @@ import numpy as np
 
 from .._validation import check_int, check_real
 from ..privacy import PrivacyClaim
-from ._noise import laplace_noise
+from ._noise import laplace_release
 from .base import BuiltinMechanism, _answers_vector, _set_epsilon, input_domain
 from .sparse_vector import SVTLyuAlg3, SVTLyuAlg4, _halves
 
@@ -42,7 +42,8 @@ class LaplaceParallel(_PureLinf, BuiltinMechanism):
     DP-Sniper's ``LaplaceParallel`` (20 copies at 0.005 each: ``epsilon = 0.1``,
     ``n_parallel = 20``), audited on ``[1]`` vs ``[0]``.  The true epsilon is
     ``epsilon`` (the sum of the copies' ratios is attained when all noises sit
-    in the same tail).
+    in the same tail).  Float-safe: each release is snapped down to a
+    power-of-two grid about ``scale / 2**10`` fine (post-processing).
 
     Examples
     --------
@@ -58,6 +59,7 @@ class LaplaceParallel(_PureLinf, BuiltinMechanism):
 
     name = "laplace_parallel"
     output_kind = "vector"
+    float_safe = True  # every release snapped to a power-of-two grid (dpaudit.mechanisms._noise.laplace_release)
 
     def __post_init__(self) -> None:
         _set_epsilon(self)
@@ -82,9 +84,7 @@ class LaplaceParallel(_PureLinf, BuiltinMechanism):
         return self.n_parallel
 
     def _draw(self, prepared: float, n: int, rng: np.random.Generator) -> np.ndarray:
-        out = laplace_noise(rng, self.scale, (n, self.n_parallel))
-        out += prepared
-        return out
+        return laplace_release(rng, prepared, self.scale, (n, self.n_parallel))
 
 
 @dataclass(frozen=True)

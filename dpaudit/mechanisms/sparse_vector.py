@@ -86,6 +86,9 @@ class _SVTBase(_PureClaim, BuiltinMechanism):
     answers: bool = False
 
     output_kind = "vector"
+    # Above/below/unanswered codes only: float noise moves their probabilities by rounding amounts.
+    # Algorithm 3 also releases float noisy values and is not float-safe (it is broken anyway).
+    float_safe = True
 
     # Per variant: share of epsilon for the threshold, query noise multiplier, cutoff, value release.
     _eps1_share = 0.5
@@ -266,6 +269,7 @@ class SVTLyuAlg3(_SVTBase):
 
     name = "svt_lyu_alg3"
     broken = True
+    float_safe = False
     _releases_values = True
 
     def _answers_pair(self) -> tuple[np.ndarray, np.ndarray]:
