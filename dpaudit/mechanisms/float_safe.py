@@ -12,10 +12,15 @@ The samplers here never let a double carry information the mathematics does
 not account for:
 
 * :func:`discrete_laplace` and :func:`discrete_gaussian` draw integers
-  *exactly* (Canonne, Kamath and Steinke 2020, Algorithms 1-3), with integer
-  arithmetic only: no float enters the draw, so the law is exactly the
-  discrete Laplace / discrete Gaussian (up to a truncation of probability
-  below ``exp(-2**16)`` that keeps the arithmetic inside int64).
+  *exactly*: a geometric variable is ``floor(-scale ln U)`` and the discrete
+  Gaussian is Canonne, Kamath and Steinke's (2020) Algorithm 3 on top of it.
+  Each decision compares a uniform ``U``, known to 64 random bits and more on
+  demand, with a value of ``exp``: float arithmetic decides only when a
+  margin far wider than its rounding error (2**-40 relative, against numpy's
+  few units in the last place) makes the answer certain; the rest (about one
+  draw in 2**18) is decided with exact decimal arithmetic.  The law is exactly
+  the discrete Laplace / discrete Gaussian.  :func:`bernoulli_exp` is CKS's
+  integer-only Bernoulli(exp(-gamma)), for callers who want that.
 * :func:`lattice_laplace` and :func:`lattice_gaussian` release
   ``g * (round(loc / g) + Z)`` on a fine power-of-two grid ``g``
   (:func:`granularity`: about ``scale / 2**10``), with ``Z`` one of the exact
@@ -27,7 +32,7 @@ not account for:
   costs no epsilon when ``loc`` and the sensitivity are multiples of ``g``.
 
 Privacy of the lattice samplers for locs that differ by at most ``Delta``:
-rounding to the grid moves them apart by at most ``ceil(Delta / g)`` grid
+rounding to the grid moves them apart by at most ``floor(Delta / g) + 1`` grid
 steps (exactly ``Delta / g`` when both locs are multiples of ``g`` and
 ``Delta`` is too), so the release is as private as the integer sampler with
 that integer sensitivity: :func:`discrete_laplace_delta` and
