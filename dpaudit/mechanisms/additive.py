@@ -1,8 +1,8 @@
 """Additive-noise mechanisms on a sum or count: Laplace, two-sided geometric, and an unclipped sum (broken).
 
 The statistic is the ``query`` of the dataset: ``"sum"`` adds the records'
-values clipped to ``[0, sensitivity]`` (the seed notes' Example 6: values in
-``[0, M]`` give a sum of sensitivity ``M`` under add/remove), ``"count"``
+values clipped to ``[0, sensitivity]`` (values in ``[0, M]`` give a sum of
+sensitivity ``M`` under add/remove), ``"count"``
 counts the records (sensitivity 1).  A 2-D row's value is its row sum.
 
 The Laplace and geometric mechanisms are float-safe

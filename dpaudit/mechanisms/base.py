@@ -6,7 +6,7 @@ releases stacked on axis 0 otherwise.  Users never inherit from anything;
 the built-ins derive from :class:`BuiltinMechanism` only to share the
 vectorised sampling loop, the validation of ``size`` and the description.
 
-Datasets follow INTERFACE.md section 2: 1-D (one value per individual) or 2-D
+Datasets are what every target gets: 1-D (one value per individual) or 2-D
 (one row per individual).  Two small helpers turn them into the statistic a
 mechanism perturbs:
 

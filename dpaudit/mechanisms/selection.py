@@ -29,7 +29,7 @@ __all__ = [
 class ExponentialMechanism(_PureAddRemove, BuiltinMechanism):
     """Exponential mechanism: candidate r with probability proportional to exp(epsilon u(D, r) / (2 sensitivity)).
 
-    The exponent convention of the seed notes (000, Definition 9).  The default
+    The exponent convention of McSherry and Talwar (2007) and Dwork and Roth (2014, Definition 3.4).  The default
     utility is the counting query of each candidate; pass ``utility`` (a
     callable ``dataset -> array of n_candidates scores``) for anything else.
     The release is the index of the chosen candidate.

@@ -133,7 +133,7 @@ class Subsampled(BuiltinMechanism):
 
     def __post_init__(self) -> None:
         _check_inner(self.mechanism, "subsample")
-        rate = check_probability(self.rate, "rate", open_low=True)
+        rate = check_probability(self.rate, "rate", low_inclusive=False)
         object.__setattr__(self, "rate", rate)
         if self.mechanism.claim.neighbouring is not Neighbouring.ADD_REMOVE:
             raise ParameterValueError(
