@@ -42,7 +42,6 @@ __all__ = [
     "list_attacks",
     "output_kind",
     "OutcomeIndex",
-    "float_choices",
     "FLOAT_ATTACKS",
 ]
 
@@ -105,11 +104,6 @@ def auto_choices(kind: str, x: np.ndarray) -> tuple[str, ...]:
     elif kind != "discrete" and repeats(x):
         names.append("likelihood-ratio")
     return tuple(names)
-
-
-def float_choices(x: np.ndarray) -> tuple[str, ...]:
-    """The floating-point attacks worth trying on releases ``x`` (none is registered yet)."""
-    return tuple(name for name, spec in ATTACKS.items() if spec.outputs == "float")
 
 
 def repeats(x: np.ndarray, *, probe: int = 200_000) -> bool:
