@@ -261,7 +261,6 @@ def _discrete_laplace_ts(t: int, s: int, n: int, gen: np.random.Generator) -> np
 # answer is the one the infinite-precision U gives: the laws below are exact.
 
 _MARGIN = 2.0 ** -40
-_TWO64 = 2.0 ** 64
 
 
 def _words(n: int, gen: np.random.Generator) -> np.ndarray:

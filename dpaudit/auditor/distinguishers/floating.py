@@ -195,11 +195,11 @@ def low_mantissa_bits(x: np.ndarray, bits: int = 8) -> np.ndarray:
     if fast is not None and bits <= 52:
         u, _, plain = fast
         out = (u & np.uint64((1 << bits) - 1)).astype(np.int64)
-        return _patch(out, plain, x, lambda v: low_mantissa_bits_general(v, bits))
-    return low_mantissa_bits_general(x, bits)
+        return _patch(out, plain, x, lambda v: _low_mantissa_bits_general(v, bits))
+    return _low_mantissa_bits_general(x, bits)
 
 
-def low_mantissa_bits_general(x: np.ndarray, bits: int = 8) -> np.ndarray:
+def _low_mantissa_bits_general(x: np.ndarray, bits: int = 8) -> np.ndarray:
     sig, _, special, _ = _fields(x)
     out = (sig & np.uint64((1 << bits) - 1)).astype(np.int64)
     return np.where(special, NONFINITE_CODE, out)
