@@ -27,11 +27,29 @@ class LikelihoodRatioScore:
     name = "likelihood-ratio"
 
     def fit(self, x0, x1):
-        self.index = OutcomeIndex.from_samples(x0, x1)
-        m = len(self.index.outcomes)
-        c0 = np.bincount(self.index.lookup(x0), minlength=m)
-        c1 = np.bincount(self.index.lookup(x1), minlength=m)
-        self.log_ratio = np.log((c0 + 0.5) / (len(x0) + 0.5 * m)) - np.log((c1 + 0.5) / (len(x1) + 0.5 * m))
+        index = OutcomeIndex.from_samples(x0, x1)
+        m = len(index.outcomes)
+        c0 = np.bincount(index.lookup(x0), minlength=m)
+        c1 = np.bincount(index.lookup(x1), minlength=m)
+        return self._set(index, c0, c1)
+
+    @classmethod
+    def from_counts(cls, outcomes: np.ndarray, count0: np.ndarray, count1: np.ndarray) -> "LikelihoodRatioScore":
+        """The score fitted to releases whose distinct ``outcomes`` (sorted) occur ``count0`` / ``count1``
+        times on each side: for callers that count faster than a search (small integer features).
+
+        >>> s = LikelihoodRatioScore.from_counts(np.array([0, 1]), np.array([1, 3]), np.array([3, 1]))
+        >>> bool(s.score(np.array([1]))[0] > 0 > s.score(np.array([0]))[0])
+        True
+        """
+        outcomes = np.asarray(outcomes)
+        return cls()._set(OutcomeIndex(outcomes.reshape(len(outcomes), -1)), np.asarray(count0), np.asarray(count1))
+
+    def _set(self, index: OutcomeIndex, c0: np.ndarray, c1: np.ndarray) -> "LikelihoodRatioScore":
+        self.index = index
+        m = len(index.outcomes)
+        n0, n1 = int(c0.sum()), int(c1.sum())
+        self.log_ratio = np.log((c0 + 0.5) / (n0 + 0.5 * m)) - np.log((c1 + 0.5) / (n1 + 0.5 * m))
         return self
 
     def score(self, x):
