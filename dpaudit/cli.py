@@ -344,7 +344,7 @@ def cmd_search(args) -> int:
         else:
             raise UsageError(f"argument {flag}: required (the input domain: --size N --low LO --high HI)")
     kw["integer"] = bool(args.integer or declared.get("integer", False))
-    kw["relation"] = args.relation or declared.get("relation") or "replace-one"
+    kw["relation"] = args.relation or _target_relation(target) or "replace-one"
     kw["size"] = v.check_int(kw["size"], "--size", low=1)
     if not kw["high"] > kw["low"]:
         raise UsageError(f"argument --high: must be greater than --low ({kw['low']:g}); got {kw['high']:g}")

@@ -86,9 +86,12 @@ def screen_pair(target, dataset, neighbor, *, n_samples: int, delta: float = 0.0
     Each side draws ``n_samples`` releases; the first half fits the
     distinguishers that ``attack="auto"`` would try, the second half picks
     a threshold and gives Clopper-Pearson bounds on its rates, simultaneous
-    over the candidate thresholds at confidence ``SCREEN_CONFIDENCE``.  The
-    score is the epsilon those rates certify: 0 when nothing separates, and
-    small counts are penalised rather than trusted.
+    over the candidate thresholds at confidence ``SCREEN_CONFIDENCE``; their
+    bound is 0 when nothing separates, and small counts are penalised rather
+    than trusted.  Leaks too weak for such a bound on a small sample (a claim
+    of 0.1) still move the two sides' rates apart, so the score is the larger
+    of that bound and 2 artanh(TV), the least epsilon a gap TV between the
+    rates requires (a point estimate: it ranks pairs, it certifies nothing).
 
     Parameters
     ----------
@@ -103,7 +106,10 @@ def screen_pair(target, dataset, neighbor, *, n_samples: int, delta: float = 0.0
     Returns
     -------
     dict
-        ``score`` (float >= 0) and ``attack`` (the distinguisher that scored best).
+        ``bound`` (the projected bound, >= 0), ``tv`` (the largest gap between
+        the two sides' rates over thresholds: a total variation estimate),
+        ``score`` = max(bound, 2 artanh(tv)), the ranking statistic, and
+        ``attack`` (the distinguisher that scored best).
 
     Examples
     --------
@@ -135,17 +141,21 @@ def screen_pair(target, dataset, neighbor, *, n_samples: int, delta: float = 0.0
         if kind != "scalar" and x0.ndim > 1:
             names = tuple(n for n in names if n != "threshold")
         plans = [(name, x0, x1) for name in names]
-    best = {"score": 0.0, "attack": plans[0][0]}
+    best = {"score": 0.0, "bound": 0.0, "tv": 0.0, "attack": plans[0][0]}
     for name, y0, y1 in plans:
         try:
             scorer = make_distinguisher(name).fit(y0[:half], y1[:half])
             a, b = scorer.score(y0[half:]), scorer.score(y1[half:])
         except (ValueError, FloatingPointError, np.linalg.LinAlgError):
             continue  # a distinguisher that cannot fit these releases simply scores nothing
-        rates = _screen_rates(a, b)
+        rates, tv = _screen_rates(a, b)
         value = rates.value(rates.choose(delta=delta), delta=delta)
-        if math.isfinite(value) and value > best["score"]:
-            best = {"score": float(value), "attack": name}
+        value = float(value) if math.isfinite(value) and value > 0 else 0.0
+        # Ranking: the certified bound where the sample shows one; below that (weak leaks, where
+        # every bound is 0), 2 artanh(TV), the epsilon a total variation distance TV needs at least.
+        score = max(value, 2.0 * math.atanh(min(tv, 0.999999)))
+        if score > best["score"]:
+            best = {"score": score, "bound": value, "tv": tv, "attack": name}
     return best
 
 
@@ -167,7 +177,7 @@ def _row_codes(x0: np.ndarray, x1: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _screen_rates(a: np.ndarray, b: np.ndarray):
-    """Clopper-Pearson rates of the few most promising thresholds of scores ``a`` (on D) and ``b``.
+    """Clopper-Pearson rates of the few most promising thresholds of scores ``a`` (on D) and ``b``, and the TV estimate.
 
     The interval bounds are most of the cost of screening a pair, so they are
     computed only for the 8 thresholds per orientation with the largest
@@ -185,8 +195,9 @@ def _screen_rates(a: np.ndarray, b: np.ndarray):
     ge = np.abs(np.log((k0 + 1.0) / (n0 + 1.0)) - np.log((k1 + 1.0) / (n1 + 1.0)))
     lt = np.abs(np.log((n0 - k0 + 1.0) / (n0 + 1.0)) - np.log((n1 - k1 + 1.0) / (n1 + 1.0)))
     top = np.unique(np.r_[np.argsort(-ge, kind="stable")[:8], np.argsort(-lt, kind="stable")[:8]])
-    return calibration_rates((grid[top], k0[top], n0, k1[top], n1), n_test0=n0, n_test1=n1,
-                             confidence=SCREEN_CONFIDENCE)
+    rates = calibration_rates((grid[top], k0[top], n0, k1[top], n1), n_test0=n0, n_test1=n1,
+                              confidence=SCREEN_CONFIDENCE)
+    return rates, float(np.max(np.abs(k0 / n0 - k1 / n1)))
 
 
 # ----------------------------------------------------------------------------- the report
@@ -312,6 +323,7 @@ class _Screener:
         n = n_samples if n_samples is not None else self.n_samples * factor
         res = screen_pair(self.target, a, b, n_samples=n, delta=self.delta, rng=seq)
         row = {"origin": origin, "stage": stage, "dataset": a, "neighbor": b, "score": res["score"],
+               "bound": res["bound"], "tv": res["tv"],
                "attack": res["attack"], "samples": n}
         self.rows.append(row)
         self._maybe_report()
@@ -469,8 +481,8 @@ def search(
             if not screen.time_left():
                 break
             screen(origin, a, b, n_samples=QUICK_SAMPLES, stage="quick")
-        early = sorted(screen.rows, key=lambda r: -r["score"])
-        if not early or early[0]["score"] <= epsilon:
+        early = sorted(screen.rows, key=lambda r: -r["bound"])
+        if not early or early[0]["bound"] <= epsilon:
             early = []
 
     # 1. Patterns and random pairs: patterns first, random ones fill a quarter of what is left.
@@ -506,7 +518,9 @@ def search(
             break
         again = screen(r["origin"], r["dataset"], r["neighbor"], factor=REFINE_FACTOR, stage="refine")
         refined.append(dict(r, score=again["score"], first_score=r["score"]))
-    if len(refined) >= finalists:
+    if early:
+        chosen = _distinct(early)[:finalists]
+    elif len(refined) >= finalists:
         chosen = sorted(refined, key=lambda r: -r["score"])[:finalists]
     else:
         chosen = ranked[:finalists]
@@ -537,7 +551,7 @@ def search(
                    "screen_score": r["score"], "epsilon_lower_bound": rep.epsilon_lower_bound, "seed": rep.seed}
                   for r, rep in zip(chosen, reports)]
     table = [{"origin": r["origin"], "stage": r["stage"], "dataset": r["dataset"].tolist(),
-              "neighbor": r["neighbor"].tolist(), "score": r["score"], "attack": r["attack"],
+              "neighbor": r["neighbor"].tolist(), "score": r["score"], "bound": r["bound"], "attack": r["attack"],
               "samples": r["samples"]}
              for r in sorted(screen.rows, key=lambda r: -r["score"])[:TABLE_ROWS]]
     notes = []
