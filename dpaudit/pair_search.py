@@ -313,7 +313,7 @@ class _Screener:
         return time.perf_counter() - self.start
 
     def time_left(self) -> bool:
-        if self.budget is not None and self.elapsed() >= self.budget:
+        if self.budget is not None and self.rows and self.elapsed() >= self.budget:
             self.out_of_time = True
         return not self.out_of_time
 
@@ -431,7 +431,6 @@ def search(
     >>> d = compare_pair(r.dataset, r.neighbor); len(d.changed), d.linf > 5
     (1, True)
     """
-    t0 = time.perf_counter()
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta)
     confidence = check_confidence(confidence)
@@ -510,7 +509,9 @@ def search(
             inc["scale"] = max(inc["scale"] * 0.7, 0.01)
 
     # 3. The leaders again, on larger fresh screening samples: less noise in the final choice.
-    ranked = _distinct(sorted(screen.rows, key=lambda r: -r["score"]))
+    # Quick-look scores come from 10x smaller samples: noisier, so inflated by the max over thresholds.
+    full = [r for r in screen.rows if r["stage"] != "quick"] or screen.rows
+    ranked = _distinct(sorted(full, key=lambda r: -r["score"]))
     leaders = [] if early else ranked[:max(N_REFINE, finalists)]
     refined = []
     for r in leaders:
@@ -564,7 +565,7 @@ def search(
         audit=best_report,
         dataset=winner["dataset"].tolist(),
         neighbor=winner["neighbor"].tolist(),
-        candidates_screened=len(ranked),
+        candidates_screened=len(_distinct(screen.rows)),
         confidence=confidence,
         finalist_confidence=final_conf,
         domain=domain.to_dict(),
