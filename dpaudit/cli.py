@@ -1,7 +1,9 @@
 """The command line: parses, calls, prints.  No logic of its own.
 
-Exit status (INTERFACE.md): 0 no violation found, 1 violation found, 2 bad
-input or usage (one line on stderr naming the argument, no traceback).
+Exit status: 0 no violation found, 1 violation found, 2 bad input or usage
+(one line on stderr, always starting ``dpaudit: error:``, naming the argument;
+no traceback).  Warnings and notes for people go to stderr as lines starting
+``warning:`` or ``note:``; with ``--json`` stdout holds only the JSON object.
 """
 
 from __future__ import annotations
@@ -25,7 +27,8 @@ class _Parser(argparse.ArgumentParser):
     """argparse that reports errors in one line (exit 2) instead of usage + message."""
 
     def error(self, message):
-        raise UsageError(f"{self.prog}: {message}")
+        command = self.prog.removeprefix("dpaudit").strip()
+        raise UsageError(f"{command}: {message}" if command else message)
 
 
 _FORMATTER = argparse.RawDescriptionHelpFormatter
@@ -78,7 +81,7 @@ def _float_arg(text, flag):
 
 
 def _int_arg(text, flag):
-    """An integer, also written in scientific notation (``1e6``) when that is a whole number."""
+    """An integer flag; ``1e6`` and ``2.5e5`` are accepted when they are whole numbers."""
     try:
         return int(text)
     except ValueError:
@@ -87,9 +90,9 @@ def _int_arg(text, flag):
         value = float(text)
     except ValueError:
         value = math.nan
-    if math.isfinite(value) and value == int(value):
+    if math.isfinite(value) and value.is_integer():
         return int(value)
-    raise UsageError(f"argument {flag}: expected an integer; got {text!r}")
+    raise UsageError(f"argument {flag}: expected an integer (1e6 is allowed); got {text!r}")
 
 
 def _build_parser() -> argparse.ArgumentParser:
@@ -134,6 +137,8 @@ def _build_parser() -> argparse.ArgumentParser:
     a.add_argument("--jobs", default="1", metavar="J", help="parallel workers; the result does not depend on it")
     a.add_argument("--timeout", default=None, metavar="SEC", help="seconds allowed per target call")
     a.add_argument("--json", action="store_true", help="print exactly one JSON object on stdout")
+    a.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                   help="progress bar with the time left on stderr (default: only when stderr is a terminal)")
     a.set_defaults(func=cmd_audit)
 
     _add_search_parser(sub)
@@ -144,21 +149,10 @@ def _build_parser() -> argparse.ArgumentParser:
     ls.add_argument("--json", action="store_true", help="machine-readable output")
     ls.set_defaults(func=cmd_list)
 
-    try:
-        from .runner import cli_commands
-    except ImportError as exc:  # pragma: no cover - only while the runner is missing
-        missing = str(exc)
+    from .runner import cli_commands
 
-        def _missing(args, _m=missing):
-            raise UsageError(f"dpaudit {args.command}: the experiment runner is not available ({_m})")
-
-        for name in ("run", "plot"):
-            sp = sub.add_parser(name, help=f"{name} (unavailable)")
-            sp.add_argument("rest", nargs="*")
-            sp.set_defaults(func=_missing)
-    else:
-        cli_commands.add_run_parser(sub)
-        cli_commands.add_plot_parser(sub)
+    cli_commands.add_run_parser(sub)
+    cli_commands.add_plot_parser(sub)
     return p
 
 
@@ -211,7 +205,14 @@ def cmd_audit(args) -> int:
     from .targets import load_target, parse_dataset
 
     params = dict(_parse_param(p) for p in args.param)
+    _warn_claim(args.target, params, kw["epsilon"], kw["delta"])
     target = load_target(args.target, **params)
+    if not target.vectorised and args.samples is None and args.max_samples is None:
+        print(f"note: {target.name} takes no size= keyword, so it is called once per release; that is slow "
+              "(give it a size= keyword; the sequential audit stops as soon as it knows, within --max-samples). A progress bar shows the time left on a terminal.",
+              file=sys.stderr)
+    if args.progress is not None:
+        kw["progress"] = args.progress
     if (args.dataset is None) != (args.neighbor is None):
         missing = "--neighbor" if args.neighbor is None else "--dataset"
         raise UsageError(f"argument {missing}: give both --dataset and --neighbor, or neither (built-ins only)")
@@ -379,6 +380,28 @@ def cmd_search(args) -> int:
     return EXIT_VIOLATION if report.violation else EXIT_OK
 
 
+def _warn_claim(name: str, params: dict, epsilon: float, delta: float) -> None:
+    """``warning:`` on stderr when --epsilon/--delta is not what the built-in ``name`` itself claims.
+
+    For a built-in, ``--param`` sets the mechanism and ``--epsilon`` only the
+    claim under test; a mismatch is allowed (it is how one audits a wrong
+    claim) but is usually a mistake, so it is said out loud.
+    """
+    from .mechanisms import REGISTRY, get_mechanism
+
+    if name not in REGISTRY:
+        return
+    claim = get_mechanism(name, **params).claim
+    if math.isclose(claim.epsilon, epsilon, rel_tol=1e-9, abs_tol=1e-12) and \
+            math.isclose(claim.delta, delta, rel_tol=1e-9, abs_tol=1e-15):
+        return
+    own = f"epsilon={claim.epsilon:g}" + (f", delta={claim.delta:g}" if claim.delta else "")
+    tested = f"epsilon={epsilon:g}" + (f", delta={delta:g}" if delta else "")
+    print(f"warning: the claim under test ({tested}) differs from {name}'s own ({own}); --epsilon/--delta "
+          f"change only the claim, not the mechanism (to audit {name} built for epsilon {epsilon:g}, "
+          f"add --param epsilon={epsilon:g})", file=sys.stderr)
+
+
 def _parse_param(text: str) -> tuple[str, object]:
     """``KEY=VALUE`` with VALUE read as JSON (numbers, lists, true/false), else as a string."""
     key, sep, value = text.partition("=")
@@ -394,12 +417,10 @@ def cmd_list(args) -> int:
     from .attacks import list_attacks
     from .auditor import ESTIMATORS
 
-    try:
-        from .mechanisms import list_mechanisms
+    from .mechanisms import list_mechanisms
 
-        mechs = [(m[0], m[1]) for m in list_mechanisms()]
-    except ImportError:  # pragma: no cover
-        mechs = []
+    mechs = [(m[0], m[1]) for m in list_mechanisms()]
+    mech_params = {name: _mechanism_parameters(name) for name, _ in mechs}
     estimators = [
         ("clopper-pearson", "exact one-sided intervals on TPR/FPR of a held-out event; valid for any mechanism"),
         ("gdp", "certified Gaussian-DP mu (Nasr et al. 2023) turned into epsilon(delta); assumes a Gaussian curve"),
@@ -409,8 +430,9 @@ def cmd_list(args) -> int:
 
     kinds = list_kinds()
     if args.json:
-        print(json.dumps({"mechanisms": dict(mechs), "attacks": dict(list_attacks()),
-                          "estimators": dict(estimators), "experiment_kinds": dict(kinds)}, indent=1))
+        print(json.dumps({"mechanisms": dict(mechs), "mechanism_parameters": mech_params,
+                          "attacks": dict(list_attacks()), "estimators": dict(estimators),
+                          "experiment_kinds": dict(kinds)}, indent=1, default=str))
         return EXIT_OK
     for title, rows in (("mechanisms", mechs), ("attacks (for dpaudit audit --attack)", list_attacks()),
                         ("estimators (--estimator)", estimators), ("experiment kinds (YAML `attack.name`)", kinds)):
@@ -418,7 +440,30 @@ def cmd_list(args) -> int:
         width = max((len(r[0]) for r in rows), default=0)
         for name, line in rows:
             print(f"  {name:<{width}}  {line}")
+            if title == "mechanisms" and mech_params.get(name):
+                shown = ", ".join(f"{k}={v!r}" for k, v in mech_params[name].items())
+                print(f"  {'':<{width}}    --param {shown}")
     return EXIT_OK
+
+
+def _mechanism_parameters(name: str) -> dict:
+    """``{parameter: default}`` of a registered mechanism's factory (what ``--param`` sets)."""
+    import enum
+    import inspect
+
+    from .mechanisms import REGISTRY
+
+    try:
+        sig = inspect.signature(REGISTRY[name])
+    except (TypeError, ValueError):  # pragma: no cover - a factory without a signature
+        return {}
+    out = {}
+    for p in sig.parameters.values():
+        if p.name.startswith("_") or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+            continue
+        default = None if p.default is p.empty else p.default
+        out[p.name] = default.value if isinstance(default, enum.Enum) else default
+    return out
 
 
 def main(argv=None) -> int:
@@ -432,7 +477,7 @@ def main(argv=None) -> int:
             return EXIT_USAGE
         return int(args.func(args) or 0)
     except UsageError as exc:
-        print(str(exc), file=sys.stderr)
+        print(f"dpaudit: error: {_one_line(exc)}", file=sys.stderr)
         return EXIT_USAGE
     except (DPAuditError, TypeError, ValueError) as exc:
         # Our own errors name the argument; TypeError/ValueError reaching here

@@ -1,4 +1,4 @@
-"""Targets: the mechanisms under audit, loaded from a name and checked on every batch (INTERFACE.md section 2).
+"""Targets: the mechanisms under audit, loaded from a name and checked on every batch.
 
 A target is named by ``"package.module:attribute"``, ``"path/to/file.py:attribute"``,
 a built-in mechanism name (``"laplace"``), or passed as a Python callable.
@@ -347,10 +347,7 @@ def load_target(spec: Any, **params: Any) -> Target:
     if params:
         raise ParameterValueError(f"target {spec!r}: parameters can only be given with a built-in mechanism name")
     if ":" not in text:
-        raise ParameterValueError(
-            f"target {spec!r} is neither a built-in mechanism (see `dpaudit list`) nor of the form "
-            "'package.module:attribute' or 'path/to/file.py:attribute'"
-        )
+        raise ParameterValueError(_no_colon_message(spec, text, REGISTRY))
     left, attr = text.rsplit(":", 1)
     if not left or not attr:
         raise ParameterValueError(f"target {spec!r}: expected 'module:attribute' with both parts non-empty")
@@ -376,7 +373,36 @@ def load_target(spec: Any, **params: Any) -> Target:
         try:
             obj = getattr(obj, part)
         except AttributeError:
-            raise ParameterValueError(f"target {spec!r}: {where} has no attribute {attr!r}") from None
+            from ._validation import did_you_mean
+
+            hint = did_you_mean(part, [n for n in dir(obj) if not n.startswith("_")])
+            raise ParameterValueError(f"target {spec!r}: {where} has no attribute {attr!r}{hint}") from None
     if not callable(obj):
         raise ParameterValueError(f"target {spec!r}: {attr!r} is not callable (it is a {type(obj).__name__})")
     return Target(obj, name=text)
+
+
+def _no_colon_message(spec: Any, text: str, registry) -> str:
+    """Why a target without ``:`` is not understood, with the likeliest fix."""
+    from ._validation import did_you_mean
+
+    if text.endswith(".py") or "/" in text or os.sep in text:
+        path = _expand(text)
+        names = []
+        if path.is_file():
+            import ast
+
+            try:
+                tree = ast.parse(path.read_text(encoding="utf-8"))
+                names = [n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))
+                         and not n.name.startswith("_")]
+            except (OSError, SyntaxError, UnicodeDecodeError):
+                names = []
+        example = f"{text}:{names[0]}" if names else f"{text}:function_name"
+        found = f" (it defines: {', '.join(names[:8])})" if names else ""
+        return (f"target {spec!r} names a file but not the callable in it: write {example!r}{found}")
+    hint = did_you_mean(text, registry)
+    if hint:
+        return f"target {spec!r} is not a built-in mechanism{hint}; `dpaudit list` shows them all"
+    return (f"target {spec!r} is neither a built-in mechanism (see `dpaudit list`) nor of the form "
+            "'package.module:attribute' or 'path/to/file.py:attribute'")

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass, field, fields
 
+from ._display import RocCurve, report_html
+
 __all__ = ["AuditReport", "TIMING_FIELDS"]
 
 #: Fields that depend on the machine, not the seed; excluded from equality checks.
@@ -13,12 +15,16 @@ TIMING_FIELDS = ("elapsed_seconds",)
 
 @dataclass(frozen=True)
 class AuditReport:
-    """Result of :func:`dpaudit.audit`; attribute names are the JSON keys (INTERFACE.md section 3).
+    """Result of :func:`dpaudit.audit`; attribute names are the keys of ``dpaudit audit --json``.
 
     ``epsilon_lower_bound`` is valid with probability ``confidence`` for the
     mechanism on this pair of datasets (at ``claimed_delta``); ``ceiling`` is
     the most these sample sizes could have certified, so "no violation found"
     means nothing above it.
+
+    ``print(report)`` shows the human summary (:meth:`summary`); in a notebook
+    the report draws itself as a table; ``report.roc.fpr`` and
+    ``report.roc.tpr`` are numpy arrays (``to_dict()`` gives lists).
     """
 
     epsilon_lower_bound: float
@@ -64,12 +70,18 @@ class AuditReport:
     version: str = ""
     elapsed_seconds: float = 0.0
 
+    def __post_init__(self):
+        if not isinstance(self.roc, RocCurve):
+            object.__setattr__(self, "roc", RocCurve(self.roc))
+
     @property
     def violation(self) -> bool:
         return self.verdict == "violation"
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        out = asdict(self)
+        out["roc"] = self.roc.to_dict()
+        return out
 
     def to_json(self, **kw) -> str:
         return json.dumps(self.to_dict(), **kw)
@@ -84,6 +96,12 @@ class AuditReport:
                 f"claimed_epsilon={self.claimed_epsilon!r}, claimed_delta={self.claimed_delta!r}, "
                 f"ceiling={self.ceiling:.3g}, attack={self.attack!r}, samples={self.samples}, "
                 f"confidence={self.confidence!r}, seed={self.seed})")
+
+    def __str__(self) -> str:
+        return self.summary()
+
+    def _repr_html_(self) -> str:
+        return report_html(self)
 
     def summary(self) -> str:
         """A few lines for people (the CLI prints them to stderr)."""

@@ -13,6 +13,14 @@ from .estimators import (
 )
 from .gdp import gaussian_delta, gaussian_epsilon, mu_from_rates
 from .profile import DEFAULT_DELTAS, GDPBound, PrivacyProfile, empirical_roc, gdp_mu_lower_bound, privacy_profile
+from .sequential import (
+    STOPPING_REASONS,
+    RoundBound,
+    RoundSchedule,
+    SequentialBound,
+    reachable_bound,
+    round_schedule,
+)
 from .selection import ThresholdEvent, bound_from_scores, select_threshold, split_scores, threshold_candidates
 
 __all__ = [
@@ -41,6 +49,12 @@ __all__ = [
     "gaussian_epsilon",
     "gdp_mu_lower_bound",
     "privacy_profile",
+    "STOPPING_REASONS",
+    "RoundBound",
+    "RoundSchedule",
+    "SequentialBound",
+    "reachable_bound",
+    "round_schedule",
     "ThresholdEvent",
     "bound_from_scores",
     "select_threshold",

@@ -1,4 +1,4 @@
-"""The Bayesian reading of a privacy level, from the seed lecture notes.
+"""The Bayesian reading of a privacy level (Kasiviswanathan and Smith 2014; Dwork and Roth 2014, section 2.3).
 
 An attacker who believes "the target is in / has the secret" with prior
 probability ``prior`` and sees the output of an epsilon-DP mechanism can move
@@ -77,7 +77,7 @@ def posterior_interval(epsilon, *, prior=0.5, delta=0.0) -> PosteriorInterval:
 
     Examples
     --------
-    Randomized response with p = 1/2 (epsilon = ln 3), from the seed notes:
+    Randomized response with p = 1/2 (epsilon = ln 3; Dwork and Roth 2014, section 3.2):
 
     >>> r = posterior_interval(math.log(3))
     >>> round(r.low, 6), round(r.high, 6)

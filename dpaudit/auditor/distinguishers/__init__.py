@@ -42,6 +42,8 @@ __all__ = [
     "list_attacks",
     "output_kind",
     "OutcomeIndex",
+    "float_choices",
+    "FLOAT_ATTACKS",
 ]
 
 
@@ -75,6 +77,12 @@ register_attack("mlp", lambda: ClassifierScore("mlp"), outputs="vector",
                 description="small neural network classifier in the spirit of DP-Sniper, then a threshold")
 register_attack("boosting", lambda: ClassifierScore("boosting"), outputs="vector",
                 description="gradient-boosted trees (scikit-learn), catches non-linear leaks, then a threshold")
+
+# The floating-point family (outputs="float"): features of each release's bits, not its value.
+from .floating import FLOAT_ATTACKS, float_choices  # noqa: E402
+
+for _name, (_factory, _line) in FLOAT_ATTACKS.items():
+    register_attack(_name, _factory, outputs="float", description=_line)
 
 AUTO_CHOICES = {
     "scalar": ("threshold",),

@@ -32,7 +32,7 @@ import math
 
 from ...exceptions import ConfigError, DPAuditError
 from .._spec import Param
-from . import ExperimentKind, register_kind
+from .base import ExperimentKind, register_kind
 from .attacks import _split_timing
 from .audit import _jsonable, seed_int
 
@@ -44,13 +44,13 @@ PARAMS = {
     "target": Param("str", help="built-in mechanism name, or module:attr / file.py:attr"),
     "target_params": Param("any", None, nullable=True, help="parameters of a built-in target"),
     "epsilon": Param("real", None, low=0, nullable=True, help="claimed epsilon (null: the built-in's claim)"),
-    "delta": Param("real", None, low=0, high=1, high_open=True, nullable=True, help="claimed delta"),
+    "delta": Param("real", None, low=0, high=1, high_inclusive=False, nullable=True, help="claimed delta"),
     "size": Param("int", None, low=1, nullable=True, help="records per dataset"),
     "low": Param("real", None, nullable=True, help="smallest record value"),
     "high": Param("real", None, nullable=True, help="largest record value"),
     "integer": Param("bool", False, help="records are integers"),
     "relation": Param("str", None, choices=RELATIONS, nullable=True, help="neighbouring relation"),
-    "budget": Param("real", None, low=0, low_open=True, nullable=True, help="seconds of screening"),
+    "budget": Param("real", None, low=0, low_inclusive=False, nullable=True, help="seconds of screening"),
     "samples": Param("int", None, low=20, nullable=True, help="a fixed-size final audit (releases per side)"),
     "max_samples": Param("int", None, low=40, nullable=True, help="budget of the sequential final audit"),
     "screen_samples": Param("int", None, low=40, nullable=True, help="releases per side per screened pair"),
