@@ -248,6 +248,147 @@ def _slow_target_note(target) -> str | None:
                 "bound it. "
                 "On a terminal a progress bar shows the time left.")
     return None
+def _target_relation(target):
+    """The relation a target's pairs must respect: its declared input domain's, else its claim's, else None."""
+    fn = getattr(target, "fn", target)
+    domain = getattr(fn, "input_domain", None)
+    if callable(domain):
+        try:
+            rel = domain().get("relation")
+        except Exception:  # noqa: BLE001 - a domain we cannot read is a domain we do not use
+            rel = None
+        if rel:
+            return rel
+    claim = getattr(fn, "claim", None)
+    return getattr(getattr(claim, "neighbouring", None), "value", None)
+
+
+def pair_warning(target, dataset, neighbor) -> str | None:
+    """One ``warning:`` line when the pair is not neighbouring, else None.
+
+    Records: neighbours differ in one record (replaced, added or removed), as
+    the contract of ``dpaudit audit`` words it.  A target whose relation is
+    ``linf`` (its dataset is a vector of query answers) needs every coordinate
+    to move by at most 1 instead.
+    """
+    from .pairs import Relation, compare_pair
+
+    diff = compare_pair(dataset, neighbor)
+    rel = _target_relation(target)
+    if rel is not None and Relation.parse(rel) is Relation.LINF:
+        if diff.is_neighbouring(Relation.LINF):
+            return None
+        return ("warning: --dataset and --neighbor are not neighbours under the target's relation linf (every "
+                f"query answer moves by at most 1): {diff.describe()}; a bound on this pair may exceed epsilon "
+                "without any violation")
+    if diff.is_neighbouring(Relation.REPLACE_ONE) or diff.is_neighbouring(Relation.ADD_REMOVE):
+        return None
+    return (f"warning: --dataset and --neighbor are not neighbours: {diff.describe()}; neighbouring datasets "
+            "differ in one record (replaced, added or removed), so a bound on this pair may exceed epsilon "
+            "without any violation")
+
+
+def _add_search_parser(sub) -> None:
+    s = sub.add_parser("search", help="find the most revealing neighbouring pair in a domain, then audit it",
+                       description="Search a declared input domain for the neighbouring pair that leaks most, "
+                                   "then audit it on fresh samples.",
+                       epilog=SEARCH_EXAMPLE, formatter_class=_FORMATTER)
+    s.add_argument("target", metavar="TARGET")
+    s.add_argument("--epsilon", required=True, metavar="EPS", help="claimed epsilon")
+    s.add_argument("--delta", default="0", metavar="DELTA", help="claimed delta (default 0)")
+    s.add_argument("--size", default=None, metavar="N", help="records per dataset")
+    s.add_argument("--low", default=None, metavar="LO", help="smallest record value")
+    s.add_argument("--high", default=None, metavar="HI", help="largest record value")
+    s.add_argument("--integer", action="store_true", help="records are integers")
+    s.add_argument("--relation", default=None, choices=["replace-one", "add-remove", "linf"],
+                   help="neighbouring relation (default replace-one, or a built-in's own)")
+    s.add_argument("--budget", default=None, metavar="SEC", help="seconds the screening may take")
+    s.add_argument("--samples", default=None, metavar="N",
+                   help="a fixed-size final audit of N releases per side (the screening then always runs in full)")
+    s.add_argument("--max-samples", default=None, metavar="N",
+                   help="budget of the sequential final audit, releases per side (default: the audit's)")
+    s.add_argument("--confidence", default="0.95", metavar="C",
+                   help="probability that the bound is valid, search included (default 0.95)")
+    s.add_argument("--seed", default=None, metavar="S", help="seed; drawn and reported when absent")
+    s.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
+                   help="a parameter of a built-in TARGET (repeatable)")
+    s.add_argument("--attack", default="auto", metavar="NAME", help="distinguisher of the final audit")
+    s.add_argument("--finalists", default="1", metavar="K",
+                   help="pairs audited at the end, each at confidence 1-(1-C)/K (default 1)")
+    s.add_argument("--jobs", default="1", metavar="J", help="parallel workers of the final audit")
+    s.add_argument("--json", action="store_true", help="print exactly one JSON object on stdout")
+    s.set_defaults(func=cmd_search)
+
+
+def _count_arg(text, flag):
+    """An integer that may be written 1e6."""
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value != int(value):
+        raise UsageError(f"argument {flag}: expected an integer; got {text!r}")
+    return int(value)
+
+
+def cmd_search(args) -> int:
+    from . import _validation as v
+    from .pair_search import search
+    from .targets import load_target
+
+    params = dict(_parse_param(p) for p in args.param)
+    target = load_target(args.target, **params)
+    declared = {}
+    domain_fn = getattr(target.fn, "input_domain", None)
+    if callable(domain_fn):
+        declared = dict(domain_fn())
+    kw = {}
+    for flag, key, conv in (("--size", "size", _count_arg), ("--low", "low", _float_arg), ("--high", "high", _float_arg)):
+        text = getattr(args, key)
+        if text is not None:
+            kw[key] = conv(text, flag)
+        elif key in declared:
+            kw[key] = declared[key]
+        else:
+            raise UsageError(f"argument {flag}: required (the input domain: --size N --low LO --high HI)")
+    kw["integer"] = bool(args.integer or declared.get("integer", False))
+    kw["relation"] = args.relation or _target_relation(target) or "replace-one"
+    kw["size"] = v.check_int(kw["size"], "--size", low=1)
+    if not kw["high"] > kw["low"]:
+        raise UsageError(f"argument --high: must be greater than --low ({kw['low']:g}); got {kw['high']:g}")
+    kw["epsilon"] = v.check_epsilon(_float_arg(args.epsilon, "--epsilon"), "--epsilon")
+    kw["delta"] = v.check_delta(_float_arg(args.delta, "--delta"), "--delta")
+    kw["confidence"] = v.check_confidence(_float_arg(args.confidence, "--confidence"), "--confidence")
+    if args.budget is not None:
+        kw["budget"] = v.check_real(_float_arg(args.budget, "--budget"), "--budget", low=0.0, low_inclusive=False)
+    if args.max_samples is not None:
+        kw["max_samples"] = v.check_int(_count_arg(args.max_samples, "--max-samples"), "--max-samples", low=40)
+    if args.samples is not None:
+        if args.max_samples is not None:
+            raise UsageError("argument --samples: a fixed-size final audit takes no --max-samples")
+        kw["samples"] = v.check_int(_count_arg(args.samples, "--samples"), "--samples", low=20)
+    if args.seed is not None:
+        kw["seed"] = v.check_int(_int_arg(args.seed, "--seed"), "--seed", low=0)
+    kw["finalists"] = v.check_int(_int_arg(args.finalists, "--finalists"), "--finalists", low=1)
+    jobs = _int_arg(args.jobs, "--jobs")
+    if jobs == 0 or jobs < -1:
+        raise UsageError(f"argument --jobs: expected an integer >= 1 or -1; got {jobs}")
+    if args.attack != "auto":
+        from .attacks import ATTACKS
+
+        if args.attack not in ATTACKS:
+            raise UsageError(f"argument --attack: expected 'auto' or one of {sorted(ATTACKS)}; got {args.attack!r}")
+    report = search(target, attack=args.attack, n_jobs=jobs, progress=True, **kw)
+    if args.json:
+        print(report.summary(), file=sys.stderr)
+        sys.stdout.write(json.dumps(_finite(report.to_dict()), allow_nan=False) + "\n")
+    else:
+        print(report.summary())
+    return EXIT_VIOLATION if report.violation else EXIT_OK
 
 
 def _warn_claim(name: str, params: dict, epsilon: float, delta: float) -> None:
