@@ -6,7 +6,8 @@ import numpy as np
 
 from ...exceptions import ParameterValueError
 
-from .base import OutcomeIndex
+from ._features import KeyIndex, log_ratio, row_keys
+from .base import as_2d
 
 __all__ = ["LikelihoodRatioScore"]
 
@@ -27,14 +28,28 @@ class LikelihoodRatioScore:
     name = "likelihood-ratio"
 
     def fit(self, x0, x1):
-        self.index = OutcomeIndex.from_samples(x0, x1)
-        m = len(self.index.outcomes)
-        c0 = np.bincount(self.index.lookup(x0), minlength=m)
-        c1 = np.bincount(self.index.lookup(x1), minlength=m)
-        self.log_ratio = np.log((c0 + 0.5) / (len(x0) + 0.5 * m)) - np.log((c1 + 0.5) / (len(x1) + 0.5 * m))
+        a, b = as_2d(np.asarray(x0, float)), as_2d(np.asarray(x1, float))
+        # Rows become one int64 key each (per-column level codes in mixed radix,
+        # hashed when too wide): a sort of integers instead of a sort of rows.
+        self.levels = [np.unique(np.concatenate([a[:, j], b[:, j]])) for j in range(a.shape[1])]
+        self.radix = np.array([len(v) + 1 for v in self.levels], dtype=np.int64)
+        k0, k1 = self._keys(a), self._keys(b)
+        self.index = KeyIndex(np.concatenate([k0, k1]))
+        m = len(self.index.keys)
+        c0 = np.bincount(self.index.lookup(k0), minlength=m)
+        c1 = np.bincount(self.index.lookup(k1), minlength=m)
+        self.log_ratio = log_ratio(c0, len(a), c1, len(b))
         return self
 
+    def _keys(self, rows):
+        codes = np.empty(rows.shape, dtype=np.int64)
+        for j, vals in enumerate(self.levels):
+            col = rows[:, j]
+            pos = np.minimum(np.searchsorted(vals, col), len(vals) - 1)
+            codes[:, j] = np.where(vals[pos] == col, pos + 1, 0)  # 0: a value never seen when fitting
+        return codes[:, 0] if codes.shape[1] == 1 else row_keys(codes, self.radix)
+
     def score(self, x):
-        ids = self.index.lookup(x)
+        ids = self.index.lookup(self._keys(as_2d(np.asarray(x, float))))
         return np.where(ids >= 0, self.log_ratio[np.maximum(ids, 0)], 0.0)
 
