@@ -1,4 +1,4 @@
-# Two commands on a fresh clone: `make demo` and `make test` (INTERFACE.md section 1).
+# Two commands on a fresh clone: `make demo` and `make test`; both start with `make install`.
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python

@@ -1,6 +1,6 @@
 """Time the statistics core on large score arrays, as ratios to numpy's sort.
 
-Speed is measured as a ratio, never as a timed test (STYLE.md): the reference
+Speed is measured as a ratio, never as a timed test: the reference
 is ``np.sort`` of each side's scores, which any threshold estimator must at
 least match in cost to be worth a cleverer path.
 

@@ -19,14 +19,19 @@ from .exceptions import (
     TargetError,
     TargetTimeoutError,
 )
+from .pair_search import SearchReport, search
+from . import adapters as _adapters  # noqa: F401  registers diffprivlib.* / opendp.* (imports neither library)
 from .mechanisms import compose, get_mechanism, list_mechanisms, postprocess, rr_debias, subsample
 from .privacy import Neighbouring, PrivacyClaim
 from .targets import Target, load_target, parse_dataset
+from . import testing  # noqa: E402  dpaudit.testing.assert_dp; imports nothing heavy
 
 __all__ = [
     "__version__",
     "audit",
     "AuditReport",
+    "search",
+    "SearchReport",
     "DPAuditError",
     "ParameterTypeError",
     "ParameterValueError",

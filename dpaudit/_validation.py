@@ -1,10 +1,26 @@
-"""Boundary validation helpers: every message names the parameter and the value."""
+"""Boundary validation: one set of checks for Python parameters and config keys alike.
+
+Every check takes the value and the name to blame, returns the value in its
+canonical type, or raises :class:`~dpaudit.exceptions.ParameterTypeError` (wrong
+type) or :class:`~dpaudit.exceptions.ParameterValueError` (wrong value) whose
+message names the parameter: ``confidence must be in (0, 1); got 1.5``.
+
+Interval ends are always spelled ``low_inclusive`` / ``high_inclusive``
+(default ``True``: a closed interval), whichever check is used.
+
+The errors also carry what was expected (``.parameter``, ``.expected``,
+``.value``), so the experiment runner reuses these very checks for YAML keys
+and only rephrases the failure as ``attack.params.queries: expected an integer
+>= 1, got 'many'`` (:func:`dpaudit.runner._spec.config_value`).  One
+implementation, one set of keywords, two phrasings for two audiences.
+"""
 
 from __future__ import annotations
 
+import difflib
 import math
 import numbers
-from typing import Any
+from typing import Any, Iterable, Mapping, Sequence
 
 from .exceptions import ParameterTypeError, ParameterValueError
 
@@ -16,11 +32,67 @@ __all__ = [
     "check_int",
     "check_real",
     "check_choice",
+    "check_str",
+    "check_bool",
+    "check_mapping",
+    "check_plain",
+    "did_you_mean",
 ]
 
 
 def _is_real(value: Any) -> bool:
     return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
+def show(value: Any) -> str:
+    """``repr(value)``, cut to 80 characters for messages."""
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def did_you_mean(value: Any, choices: Iterable[Any]) -> str:
+    """``" (did you mean 'x'?)"`` when ``value`` is a near miss of one of ``choices``, else ``""``.
+
+    >>> did_you_mean("lapalce", ["laplace", "gaussian"])
+    " (did you mean 'laplace'?)"
+    >>> did_you_mean("zzz", ["laplace"])
+    ''
+    """
+    if not isinstance(value, str):
+        return ""
+    names = [c for c in choices if isinstance(c, str)]
+    close = difflib.get_close_matches(value, names, n=1, cutoff=0.75)
+    if not close:
+        lowered = {c.lower(): c for c in names}
+        close = [lowered[value.lower()]] if value.lower() in lowered else []
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def _fail(cls: type, name: str, must: str, value: Any, *, expected: str | None = None, hint: str = "",
+          message: str | None = None, problem: str | None = None) -> None:
+    """Raise ``cls("<name> <must>; got <value><hint>")``.
+
+    The error also carries ``parameter`` (the name), ``expected``, ``value`` and
+    ``problem``: the same failure phrased for a config key path,
+    ``expected <what>, got <value><hint>``.
+    """
+    expected = expected if expected is not None else must.removeprefix("must be ")
+    err = cls(message if message is not None else f"{name} {must}; got {show(value)}{hint}")
+    err.parameter = name
+    err.expected = expected
+    err.value = value
+    err.problem = problem if problem is not None else f"expected {expected}, got {show(value)}{hint}"
+    raise err
+
+
+def _range_text(low, high, low_inclusive=True, high_inclusive=True) -> str:
+    if low is not None and high is not None:
+        return f"in {'[' if low_inclusive else '('}{low:g}, {high:g}{']' if high_inclusive else ')'}"
+    if low is not None:
+        return f"{'>=' if low_inclusive else '>'} {low:g}"
+    if high is not None:
+        return f"{'<=' if high_inclusive else '<'} {high:g}"
+    return ""
 
 
 def check_real(
@@ -31,37 +103,55 @@ def check_real(
     high: float | None = None,
     low_inclusive: bool = True,
     high_inclusive: bool = True,
+    finite: bool = False,
 ) -> float:
-    """Return ``value`` as a finite float inside the given range or raise.
+    """Return ``value`` as a float inside the given range or raise.
+
+    NaN is always rejected; infinity only with ``finite=True`` or when a
+    range excludes it.
 
     Examples
     --------
     >>> check_real(0.5, "confidence", low=0, high=1)
     0.5
+    >>> check_real(1.5, "confidence", low=0, high=1, low_inclusive=False, high_inclusive=False)
+    Traceback (most recent call last):
+    ...
+    dpaudit.exceptions.ParameterValueError: confidence must be in (0, 1); got 1.5
     >>> check_real("x", "epsilon")
     Traceback (most recent call last):
     ...
     dpaudit.exceptions.ParameterTypeError: epsilon must be a real number; got 'x'
     """
+    rng = _range_text(low, high, low_inclusive, high_inclusive)
+    expected = f"a number {rng}".rstrip()
     if not _is_real(value):
-        raise ParameterTypeError(f"{name} must be a real number; got {value!r}")
-    value = float(value)
+        _fail(ParameterTypeError, name, "must be a real number", value, expected=expected)
+    original, value = value, float(value)
     if math.isnan(value):
-        raise ParameterValueError(f"{name} must not be NaN; got {value!r}")
+        _fail(ParameterValueError, name, "must not be NaN", original, expected=expected)
+    if finite and math.isinf(value):
+        _fail(ParameterValueError, name, "must be finite", original, expected=expected)
     too_low = low is not None and (value < low if low_inclusive else value <= low)
     too_high = high is not None and (value > high if high_inclusive else value >= high)
     if too_low or too_high:
-        left = "[" if low_inclusive else "("
-        right = "]" if high_inclusive else ")"
         lo = "-inf" if low is None else f"{low:g}"
         hi = "inf" if high is None else f"{high:g}"
-        raise ParameterValueError(f"{name} must be in {left}{lo}, {hi}{right}; got {value!r}")
+        interval = f"{'[' if low_inclusive else '('}{lo}, {hi}{']' if high_inclusive else ')'}"
+        _fail(ParameterValueError, name, f"must be in {interval}", value, expected=expected,
+              problem=f"expected {expected}, got {show(original)}")
     return value
 
 
-def check_probability(value: Any, name: str, *, open_low: bool = False, open_high: bool = False) -> float:
-    """A probability in [0, 1] (ends optionally open)."""
-    return check_real(value, name, low=0.0, high=1.0, low_inclusive=not open_low, high_inclusive=not open_high)
+def check_probability(value: Any, name: str, *, low_inclusive: bool = True, high_inclusive: bool = True) -> float:
+    """A probability in [0, 1] (either end may be open).
+
+    >>> check_probability(1.0, "p", high_inclusive=False)
+    Traceback (most recent call last):
+    ...
+    dpaudit.exceptions.ParameterValueError: p must be in [0, 1); got 1.0
+    """
+    return check_real(value, name, low=0.0, high=1.0, low_inclusive=low_inclusive, high_inclusive=high_inclusive)
 
 
 def check_confidence(value: Any, name: str = "confidence") -> float:
@@ -72,56 +162,140 @@ def check_confidence(value: Any, name: str = "confidence") -> float:
     ...
     dpaudit.exceptions.ParameterValueError: confidence must be in (0, 1); got 1.5
     """
-    return check_probability(value, name, open_low=True, open_high=True)
+    return check_probability(value, name, low_inclusive=False, high_inclusive=False)
 
 
 def check_delta(value: Any, name: str = "delta") -> float:
-    """A delta in [0, 1)."""
+    """A delta in [0, 1).
+
+    >>> check_delta(1e-5)
+    1e-05
+    """
     return check_real(value, name, low=0.0, high=1.0, high_inclusive=False)
 
 
 def check_epsilon(value: Any, name: str = "epsilon") -> float:
-    """A non-negative finite epsilon."""
-    value = check_real(value, name, low=0.0)
-    if math.isinf(value):
-        raise ParameterValueError(f"{name} must be finite; got {value!r}")
-    return value
+    """A non-negative finite epsilon.
+
+    >>> check_epsilon(float("inf"))
+    Traceback (most recent call last):
+    ...
+    dpaudit.exceptions.ParameterValueError: epsilon must be finite; got inf
+    """
+    return check_real(value, name, low=0.0, finite=True)
 
 
 def check_int(value: Any, name: str, *, low: int | None = None, high: int | None = None) -> int:
-    """An integer (not a bool) in [low, high].
+    """An integer (not a bool; an integral float such as ``3.0`` or ``1e6`` counts) in [low, high].
 
     >>> check_int(3, "samples", low=1)
     3
+    >>> check_int(1e6, "samples", low=1)
+    1000000
     >>> check_int(0, "samples", low=1)
     Traceback (most recent call last):
     ...
     dpaudit.exceptions.ParameterValueError: samples must be an integer >= 1; got 0
     """
+    expected = f"an integer {_range_text(low, high)}".rstrip()
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        if _is_real(value) and float(value).is_integer():
+        if _is_real(value) and math.isfinite(float(value)) and float(value).is_integer():
             value = int(value)
         else:
-            raise ParameterTypeError(f"{name} must be an integer; got {value!r}")
+            _fail(ParameterTypeError, name, "must be an integer", value, expected=expected)
     value = int(value)
     if (low is not None and value < low) or (high is not None and value > high):
-        if high is None:
-            rng_txt = f">= {low}"
-        elif low is None:
-            rng_txt = f"<= {high}"
-        else:
-            rng_txt = f"in [{low}, {high}]"
-        raise ParameterValueError(f"{name} must be an integer {rng_txt}; got {value!r}")
+        _fail(ParameterValueError, name, f"must be {expected}", value, expected=expected)
     return value
 
 
-def check_choice(value: Any, name: str, choices) -> Any:
-    """One of a fixed set of choices.
+def check_choice(value: Any, name: str, choices: Iterable[Any]) -> Any:
+    """One of a fixed set of choices; a near miss gets a "did you mean".
 
-    >>> check_choice("split", "selection", ["split", "bonferroni"])
+    >>> check_choice("split", "selection", ["split", "gdp"])
     'split'
+    >>> check_choice("spilt", "selection", ["split", "gdp"])
+    Traceback (most recent call last):
+    ...
+    dpaudit.exceptions.ParameterValueError: selection must be one of ['split', 'gdp']; got 'spilt' (did you mean 'split'?)
     """
     choices = list(choices)
-    if value not in choices:
-        raise ParameterValueError(f"{name} must be one of {choices}; got {value!r}")
+    try:
+        ok = value in choices
+    except TypeError:  # an unhashable value compared with a set-like
+        ok = False
+    if not ok:
+        _fail(ParameterValueError, name, f"must be one of {choices}", value, hint=did_you_mean(value, choices))
     return value
+
+
+def check_str(value: Any, name: str) -> str:
+    """A non-empty string.
+
+    >>> check_str("", "target")
+    Traceback (most recent call last):
+    ...
+    dpaudit.exceptions.ParameterValueError: target must be a non-empty string; got ''
+    """
+    if not isinstance(value, str):
+        _fail(ParameterTypeError, name, "must be a non-empty string", value)
+    if not value:
+        _fail(ParameterValueError, name, "must be a non-empty string", value)
+    return value
+
+
+def check_bool(value: Any, name: str) -> bool:
+    """A boolean: ``True``/``False`` (YAML ``true``/``false``), not a string or a number.
+
+    >>> check_bool("yes", "resume")
+    Traceback (most recent call last):
+    ...
+    dpaudit.exceptions.ParameterTypeError: resume must be true or false; got 'yes'
+    """
+    if not isinstance(value, bool):
+        _fail(ParameterTypeError, name, "must be true or false", value)
+    return value
+
+
+def check_mapping(value: Any, name: str, *, allowed: Sequence[str] | None = None) -> dict:
+    """A mapping with string keys, optionally restricted to ``allowed`` keys.
+
+    An unknown key is blamed on its own path (``name.key``).
+
+    >>> check_mapping({"a": 1}, "estimator", allowed=["a"])
+    {'a': 1}
+    >>> check_mapping({"confidnce": 1}, "estimator", allowed=["confidence"])
+    Traceback (most recent call last):
+    ...
+    dpaudit.exceptions.ParameterValueError: estimator.confidnce: unknown key; expected one of ['confidence'] (did you mean 'confidence'?)
+    """
+    if not isinstance(value, Mapping):
+        _fail(ParameterTypeError, name, "must be a mapping", value)
+    for key in value:
+        if not isinstance(key, str):
+            _fail(ParameterTypeError, name, "must have string keys", key, expected="string keys")
+        if allowed is not None and key not in allowed:
+            sub = f"{name}.{key}" if name else key
+            options = sorted(allowed)
+            problem = f"unknown key; expected one of {options}{did_you_mean(key, options)}"
+            _fail(ParameterValueError, sub, "", key, message=f"{sub}: {problem}", problem=problem)
+    return dict(value)
+
+
+def check_plain(value: Any, name: str) -> Any:
+    """Plain data only: numbers, strings, booleans, null, and lists/mappings of them.
+
+    >>> check_plain([1, "a", None, {"b": 2.5}], "mechanisms[0].params")
+    [1, 'a', None, {'b': 2.5}]
+    """
+    if value is None or isinstance(value, (bool, str)):
+        return value
+    if _is_real(value):
+        if not math.isfinite(float(value)):
+            _fail(ParameterValueError, name, "must be a finite number", value)
+        return value
+    if isinstance(value, Mapping):
+        return {k: check_plain(v, f"{name}.{k}") for k, v in check_mapping(value, name).items()}
+    if isinstance(value, (list, tuple)):
+        return [check_plain(v, f"{name}[{i}]") for i, v in enumerate(value)]
+    _fail(ParameterTypeError, name, "must be a number, string, boolean, null or a list of them", value)

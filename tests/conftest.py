@@ -1,6 +1,6 @@
 """Suite-wide settings.
 
-Property-based tests are seeded like every other random test (STYLE.md): the
+Property-based tests are seeded like every other random test: the
 default Hypothesis profile is derandomized, so `make test` and CI see the same
 examples on every run.  To explore new examples locally, run
 ``DPAUDIT_HYPOTHESIS=explore make test`` (this is how the posterior-interval

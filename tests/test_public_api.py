@@ -7,7 +7,7 @@ import sys
 import pytest
 
 MODULES = ["dpaudit", "dpaudit.stats", "dpaudit.attacks", "dpaudit.auditor", "dpaudit.mechanisms",
-           "dpaudit.exceptions", "dpaudit.privacy", "dpaudit.targets"]
+           "dpaudit.exceptions", "dpaudit.privacy", "dpaudit.targets", "dpaudit.testing"]
 
 
 @pytest.mark.parametrize("name", MODULES)

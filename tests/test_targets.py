@@ -1,4 +1,4 @@
-"""Loading and checking targets (INTERFACE.md section 2): every misbehaviour is a TargetError naming the target."""
+"""Loading and checking targets: every misbehaviour is a TargetError naming the target."""
 
 from __future__ import annotations
 

@@ -52,7 +52,7 @@ def test_confidence_delta_epsilon_probability():
         v.check_epsilon(-1)
     assert v.check_probability(1.0, "p") == 1.0
     with pytest.raises(ParameterValueError, match="^p must be in"):
-        v.check_probability(1.0, "p", open_high=True)
+        v.check_probability(1.0, "p", high_inclusive=False)
     # A custom name is used in the message.
     with pytest.raises(ParameterValueError, match="^audit.confidence"):
         v.check_confidence(2, "audit.confidence")
@@ -82,3 +82,45 @@ def test_check_choice():
 def test_all_is_true():
     for name in v.__all__:
         assert callable(getattr(v, name))
+
+
+def test_one_check_two_phrasings():
+    # The config runner reuses these checks; the error carries the key-path phrasing too.
+    from dpaudit.exceptions import ConfigError
+    from dpaudit.runner._spec import config_value
+
+    with pytest.raises(ParameterValueError) as info:
+        v.check_real(1.5, "estimator.confidence", low=0, high=1, low_inclusive=False, high_inclusive=False)
+    assert str(info.value) == "estimator.confidence must be in (0, 1); got 1.5"
+    assert info.value.problem == "expected a number in (0, 1), got 1.5"
+    with pytest.raises(ConfigError, match=r"^estimator\.confidence: expected a number in \(0, 1\), got 1\.5$"):
+        config_value(v.check_real, 1.5, "estimator.confidence", low=0, high=1, low_inclusive=False,
+                     high_inclusive=False)
+    with pytest.raises(ConfigError, match=r"^plot\.size: expected one of \['one-column', 'two-column'\], "
+                                          r"got 'one-colum' \(did you mean 'one-column'\?\)$"):
+        config_value(v.check_choice, "one-colum", "plot.size", choices=["one-column", "two-column"])
+
+
+def test_did_you_mean_only_for_near_misses():
+    assert v.did_you_mean("gausian", ["gaussian", "laplace"]) == " (did you mean 'gaussian'?)"
+    assert v.did_you_mean("LAPLACE", ["laplace"]) == " (did you mean 'laplace'?)"
+    assert v.did_you_mean("tracing", ["laplace", "gaussian"]) == ""
+    assert v.did_you_mean(3, ["laplace"]) == ""
+
+
+def test_str_bool_mapping_plain():
+    assert v.check_str("x", "target") == "x"
+    with pytest.raises(ParameterTypeError, match="^target must be a non-empty string; got 3$"):
+        v.check_str(3, "target")
+    assert v.check_bool(False, "resume") is False
+    with pytest.raises(ParameterTypeError, match="^resume must be true or false"):
+        v.check_bool(1, "resume")
+    with pytest.raises(ParameterValueError, match=r"^plot\.sise: unknown key; expected one of \['dpi', 'size'\] "
+                                                  r"\(did you mean 'size'\?\)$"):
+        v.check_mapping({"sise": 1}, "plot", allowed=["size", "dpi"])
+    with pytest.raises(ParameterTypeError, match="^plot must be a mapping"):
+        v.check_mapping([1], "plot")
+    with pytest.raises(ParameterValueError, match=r"^p\[1\] must be a finite number"):
+        v.check_plain([1, math.inf], "p")
+    with pytest.raises(ParameterTypeError, match=r"^p\.f must be a number, string"):
+        v.check_plain({"f": object()}, "p")

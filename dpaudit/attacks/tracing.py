@@ -96,7 +96,7 @@ def hoeffding_threshold(releases: np.ndarray, reference: np.ndarray, *, false_po
     >>> round(float(hoeffding_threshold(np.array([0.6, 0.4]), np.array([0.5, 0.5]), false_positive_rate=math.exp(-2))), 6)
     0.141421
     """
-    fpr = check_probability(false_positive_rate, "false_positive_rate", open_low=True, open_high=True)
+    fpr = check_probability(false_positive_rate, "false_positive_rate", low_inclusive=False, high_inclusive=False)
     a = np.asarray(releases, dtype=float) - reference
     return np.linalg.norm(a, axis=-1) * math.sqrt(math.log(1.0 / fpr) / 2.0)
 
@@ -268,7 +268,7 @@ def run_tracing(
     n = check_int(n, "n", low=2)
     d = check_int(d, "d", low=1)
     n_targets = check_int(n_targets, "n_targets", low=1)
-    fpr = check_probability(fpr, "fpr", open_low=True, open_high=True)
+    fpr = check_probability(fpr, "fpr", low_inclusive=False, high_inclusive=False)
     check_choice(threshold, "threshold", THRESHOLDS)
     confidence = check_confidence(confidence)
     if reference_size is not None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass, field, fields
 
+from ._display import RocCurve, report_html
+
 __all__ = ["AuditReport", "TIMING_FIELDS"]
 
 #: Fields that depend on the machine, not the seed; excluded from equality checks.
@@ -13,12 +15,16 @@ TIMING_FIELDS = ("elapsed_seconds",)
 
 @dataclass(frozen=True)
 class AuditReport:
-    """Result of :func:`dpaudit.audit`; attribute names are the JSON keys (INTERFACE.md section 3).
+    """Result of :func:`dpaudit.audit`; attribute names are the keys of ``dpaudit audit --json``.
 
     ``epsilon_lower_bound`` is valid with probability ``confidence`` for the
     mechanism on this pair of datasets (at ``claimed_delta``); ``ceiling`` is
     the most these sample sizes could have certified, so "no violation found"
     means nothing above it.
+
+    ``print(report)`` shows the human summary (:meth:`summary`); in a notebook
+    the report draws itself as a table; ``report.roc.fpr`` and
+    ``report.roc.tpr`` are numpy arrays (``to_dict()`` gives lists).
     """
 
     epsilon_lower_bound: float
@@ -54,15 +60,28 @@ class AuditReport:
     posterior: dict
     explanation: str
     notes: list = field(default_factory=list)
+    rounds: int = 1
+    stopping_reason: str = "fixed"
+    max_samples: int | None = None
+    trajectory: dict = field(default_factory=dict)
+    floating_point: dict | None = None
+    distribution_epsilon_lower_bound: float | None = None
+    ideal: bool = False
     version: str = ""
     elapsed_seconds: float = 0.0
+
+    def __post_init__(self):
+        if not isinstance(self.roc, RocCurve):
+            object.__setattr__(self, "roc", RocCurve(self.roc))
 
     @property
     def violation(self) -> bool:
         return self.verdict == "violation"
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        out = asdict(self)
+        out["roc"] = self.roc.to_dict()
+        return out
 
     def to_json(self, **kw) -> str:
         return json.dumps(self.to_dict(), **kw)
@@ -78,6 +97,12 @@ class AuditReport:
                 f"ceiling={self.ceiling:.3g}, attack={self.attack!r}, samples={self.samples}, "
                 f"confidence={self.confidence!r}, seed={self.seed})")
 
+    def __str__(self) -> str:
+        return self.summary()
+
+    def _repr_html_(self) -> str:
+        return report_html(self)
+
     def summary(self) -> str:
         """A few lines for people (the CLI prints them to stderr)."""
         lines = [
@@ -91,8 +116,18 @@ class AuditReport:
             lines.append(f"            the claim is exceeded by at least {self.epsilon_lower_bound - self.claimed_epsilon:.4f}"
                          f" (a factor e^{self.epsilon_lower_bound - self.claimed_epsilon:.3f} ="
                          f" {_safe_exp(self.epsilon_lower_bound - self.claimed_epsilon):.3g} in probability)")
+        if self.floating_point:
+            fp = self.floating_point
+            lines.append(f"float       {fp['attack']}: epsilon >= {fp['epsilon_lower_bound']:.4f} from the bit patterns "
+                         f"the releases can take; the distribution alone gives "
+                         f"{self.distribution_epsilon_lower_bound:.4f}")
+        if self.stopping_reason == "fixed":
+            lines.append(f"samples     {self.samples} per side (fixed size)")
+        else:
+            lines.append(f"samples     {self.samples} per side in {self.rounds} round{'s' * (self.rounds != 1)}"
+                         f" of a sequential audit (budget {self.max_samples}); stopped: {self.stopping_reason}")
         lines += [
-            f"ceiling     {self.ceiling:.3f} (the most {self.samples} samples per side could certify)",
+            f"ceiling     {self.ceiling:.3f} (the most {self.n_test} held-out samples per side could certify)",
             f"attack      {self.attack} [{self.estimator}]; event: {self.event}",
             f"rates       TPR {self.tpr:.5g} in [{self.tpr_interval[0]:.5g}, {self.tpr_interval[1]:.5g}], "
             f"FPR {self.fpr:.5g} in [{self.fpr_interval[0]:.5g}, {self.fpr_interval[1]:.5g}] "

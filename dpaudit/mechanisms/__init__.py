@@ -70,5 +70,3 @@ __all__ = [
     "subsample",
     "postprocess",
 ]
-
-from .. import adapters as _adapters  # noqa: E402,F401  registers diffprivlib.* / opendp.* (imports no library)

@@ -6,7 +6,7 @@ releases stacked on axis 0 otherwise.  Users never inherit from anything;
 the built-ins derive from :class:`BuiltinMechanism` only to share the
 vectorised sampling loop, the validation of ``size`` and the description.
 
-Datasets follow INTERFACE.md section 2: 1-D (one value per individual) or 2-D
+Datasets are what every target gets: 1-D (one value per individual) or 2-D
 (one row per individual).  Two small helpers turn them into the statistic a
 mechanism perturbs:
 
@@ -168,7 +168,7 @@ def counting_queries(dataset: Any, n_queries: int) -> np.ndarray:
 class BuiltinMechanism:
     """Shared behaviour of the built-in mechanisms (frozen dataclasses).
 
-    Subclasses define ``name``, ``output_kind``, ``broken``, the ``claim``
+    Subclasses define ``name``, ``output_kind``, ``broken``, ``float_safe``, the ``claim``
     property (:class:`_PureAddRemove` gives the pure add/remove one),
     ``neighbouring_pair()``, and two hooks: ``_prepare(dataset)``
     computes the exact statistic once, ``_draw(prepared, n, rng)`` draws ``n``
@@ -178,6 +178,12 @@ class BuiltinMechanism:
     name: ClassVar[str] = "builtin"
     output_kind: ClassVar[str] = "scalar"
     broken: ClassVar[bool] = False
+    #: True when the claim covers the implementation, floating point included: the release is computed
+    #: from exactly sampled integers (lattice or integer outputs, :mod:`dpaudit.mechanisms.float_safe`), or
+    #: it is an integer / index / bit pattern whose probabilities float noise perturbs only at rounding
+    #: level.  False (the default, and numpy's float samplers): the mechanism is private as mathematics
+    #: only, and the floating-point attacks may certify a leak that ``ideal=True`` audits leave out.
+    float_safe: ClassVar[bool] = False
 
     # -- to be provided by subclasses ------------------------------------------------
     @property

@@ -1,10 +1,10 @@
-"""Randomized response (Warner 1965) with a general truth probability, as in the seed notes.
+"""Randomized response (Warner 1965) with a general truth probability.
 
 Each respondent answers truthfully with probability ``p``, otherwise reports a
 fair coin.  A truthful 1 is reported as 1 with probability ``(1 + p) / 2`` and a
 0 with probability ``(1 - p) / 2``, so the privacy loss is
 ``ln((1 + p) / (1 - p)) = ln(1 + 2p / (1 - p))``; at ``p = 1/2`` this is ``ln 3``
-with output probabilities 3/4 and 1/4 (seed lecture notes 000, section 3.2).
+with output probabilities 3/4 and 1/4 (Dwork and Roth 2014, section 3.2).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ def rr_epsilon(p: float) -> float:
     >>> rr_epsilon(0.5) == math.log(3)
     True
     """
-    p = check_probability(p, "p", open_high=True)
+    p = check_probability(p, "p", high_inclusive=False)
     # log1p keeps precision for small p; the ratio form is exact at p = 1/2 (ln 3).
     return math.log1p(2.0 * p / (1.0 - p)) if p < 0.25 else math.log((1.0 + p) / (1.0 - p))
 
@@ -56,7 +56,7 @@ def rr_debias(answers: Any, p: float) -> float:
     >>> round(rr_debias(rr(truth, rng=1), 0.5), 1)
     0.3
     """
-    p = check_probability(p, "p", open_low=True)
+    p = check_probability(p, "p", low_inclusive=False)
     arr = np.asarray(answers, dtype=float)
     if arr.size == 0:
         raise ParameterValueError("answers must not be empty")
@@ -86,9 +86,10 @@ class RandomizedResponse(BuiltinMechanism):
     release: str = "count"
 
     name = "randomized_response"
+    float_safe = True  # integer releases; the coin is a float comparison off by at most 2**-53
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "p", check_probability(self.p, "p", open_high=True))
+        object.__setattr__(self, "p", check_probability(self.p, "p", high_inclusive=False))
         check_choice(self.release, "release", ("count", "answers"))
 
     @property

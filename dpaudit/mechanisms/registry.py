@@ -1,7 +1,9 @@
 """The open registry of named mechanisms: ``REGISTRY``, :func:`get_mechanism`, :func:`list_mechanisms`.
 
 Names map to factories.  Built-ins are always present; the third-party
-adapters (``diffprivlib.*``, ``opendp.*``) are registered too, but their
+adapters (``diffprivlib.*``, ``opendp.*``) are registered too (by
+:mod:`dpaudit.adapters`, which the ``dpaudit`` package imports: mechanisms
+never import adapters, adapters build on mechanisms), but their
 factories import the library only when called and raise
 :class:`~dpaudit.exceptions.MissingExtraError` naming the extra to install
 when it is missing.  Register your own with :func:`register`.
@@ -115,8 +117,6 @@ def list_mechanisms() -> list[tuple[str, str, bool]]:
     >>> rows["laplace"]
     'Laplace noise of scale sensitivity/epsilon on a clipped sum or a count; claims epsilon=1 (add/remove)'
     """
-    from .. import adapters  # noqa: F401  (registers the adapter descriptions; imports no library)
-
     rows = []
     for name, factory in REGISTRY.items():
         if name in _DESCRIPTIONS:

@@ -29,7 +29,7 @@ __all__ = [
 class ExponentialMechanism(_PureAddRemove, BuiltinMechanism):
     """Exponential mechanism: candidate r with probability proportional to exp(epsilon u(D, r) / (2 sensitivity)).
 
-    The exponent convention of the seed notes (000, Definition 9).  The default
+    The exponent convention of McSherry and Talwar (2007) and Dwork and Roth (2014, Definition 3.4).  The default
     utility is the counting query of each candidate; pass ``utility`` (a
     callable ``dataset -> array of n_candidates scores``) for anything else.
     The release is the index of the chosen candidate.
@@ -56,6 +56,7 @@ class ExponentialMechanism(_PureAddRemove, BuiltinMechanism):
 
     name = "exponential"
     output_kind = "discrete"
+    float_safe = True  # releases an index; float rounding moves its probabilities by ~1e-16 only
 
     def __post_init__(self) -> None:
         _set_epsilon(self)
@@ -174,6 +175,7 @@ class ReportNoisyMaxLaplace(_NoisyMaxBase):
 
     name = "report_noisy_max_laplace"
     output_kind = "discrete"
+    float_safe = True  # releases an index; float noise moves its probabilities by rounding amounts only
 
     def _noise(self, rng: np.random.Generator, shape: tuple[int, int]) -> np.ndarray:
         return rng.laplace(0.0, self.scale, shape)
@@ -201,6 +203,7 @@ class ReportNoisyMaxExponential(_NoisyMaxBase):
 
     name = "report_noisy_max_exponential"
     output_kind = "discrete"
+    float_safe = True  # releases an index; float noise moves its probabilities by rounding amounts only
 
     def _noise(self, rng: np.random.Generator, shape: tuple[int, int]) -> np.ndarray:
         return rng.exponential(self.scale, shape)
@@ -229,6 +232,7 @@ class ReportNoisyMaxWithValue(_NoisyMaxBase):
     name = "report_noisy_max_with_value"
     output_kind = "vector"
     broken = True
+    float_safe = False  # releases numpy's float noisy maximum
 
     def neighbouring_pair(self) -> tuple[np.ndarray, np.ndarray]:
         # The added record raises every count: only the released value shows it.

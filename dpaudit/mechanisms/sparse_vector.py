@@ -67,6 +67,9 @@ class _SVTBase(_PureAddRemove, BuiltinMechanism):
     n_queries: int = 10
 
     output_kind = "vector"
+    # Above/below/unanswered codes only: float noise moves their probabilities by rounding amounts.
+    # Algorithm 3 also releases float noisy values and is not float-safe (it is broken anyway).
+    float_safe = True
 
     # Per variant: share of epsilon for the threshold, query noise multiplier, cutoff, value release.
     _eps1_share = 0.5
@@ -182,6 +185,7 @@ class SVTLyuAlg3(_SVTBase):
 
     name = "svt_lyu_alg3"
     broken = True
+    float_safe = False
     _releases_values = True
 
     @property

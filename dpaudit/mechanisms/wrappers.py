@@ -84,6 +84,11 @@ class Composed(BuiltinMechanism):
         return bool(getattr(self.mechanism, "broken", False))
 
     @property
+    def float_safe(self) -> bool:  # type: ignore[override]
+        """Float-safe when the wrapped mechanism is."""
+        return bool(getattr(self.mechanism, "float_safe", False))
+
+    @property
     def claim(self) -> PrivacyClaim:
         inner = self.mechanism.claim
         return inner.advanced_composition(self.k, self.delta_prime) if self.advanced else inner.compose(self.k)
@@ -128,7 +133,7 @@ class Subsampled(BuiltinMechanism):
 
     def __post_init__(self) -> None:
         _check_inner(self.mechanism, "subsample")
-        rate = check_probability(self.rate, "rate", open_low=True)
+        rate = check_probability(self.rate, "rate", low_inclusive=False)
         object.__setattr__(self, "rate", rate)
         if self.mechanism.claim.neighbouring is not Neighbouring.ADD_REMOVE:
             raise ParameterValueError(
@@ -147,6 +152,11 @@ class Subsampled(BuiltinMechanism):
     @property
     def broken(self) -> bool:  # type: ignore[override]
         return bool(getattr(self.mechanism, "broken", False))
+
+    @property
+    def float_safe(self) -> bool:  # type: ignore[override]
+        """Float-safe when the wrapped mechanism is."""
+        return bool(getattr(self.mechanism, "float_safe", False))
 
     def _amplify(self, epsilon: float) -> float:
         return math.log1p(self.rate * math.expm1(epsilon)) if math.isfinite(epsilon) else math.inf
@@ -229,6 +239,11 @@ class PostProcessed(BuiltinMechanism):
     @property
     def broken(self) -> bool:  # type: ignore[override]
         return bool(getattr(self.mechanism, "broken", False))
+
+    @property
+    def float_safe(self) -> bool:  # type: ignore[override]
+        """Float-safe when the wrapped mechanism is."""
+        return bool(getattr(self.mechanism, "float_safe", False))
 
     @property
     def claim(self) -> PrivacyClaim:

@@ -1,7 +1,7 @@
 """YAML experiments: validate a config, run its trials anywhere, keep every result.
 
-``dpaudit run CONFIG.yaml`` and ``dpaudit plot DIR/<name>`` (INTERFACE.md
-section 4) are thin wrappers over :func:`run_experiment` and
+``dpaudit run CONFIG.yaml`` and ``dpaudit plot DIR/<name>`` (docs/experiments.md)
+are thin wrappers over :func:`run_experiment` and
 :func:`dpaudit.plots.draw_figures`.
 
 Examples
@@ -13,9 +13,10 @@ Examples
 2
 """
 
+from ._spec import Param
 from .execution import Backend, RunOutcome, TrialError, execute_trial, run_experiment
 from .kinds import ExperimentKind, get_kind, list_kinds, register_kind
-from .results import load_results, read_trials
+from ..results import load_results, read_trials
 from .schema import ExperimentConfig, TrialSpec, load_config, resolve_config
 
 __all__ = [
@@ -30,6 +31,7 @@ __all__ = [
     "list_kinds",
     "load_config",
     "load_results",
+    "Param",
     "read_trials",
     "register_kind",
     "resolve_config",

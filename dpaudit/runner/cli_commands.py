@@ -1,6 +1,6 @@
 """``dpaudit run`` and ``dpaudit plot``: argument parsing and printing only.
 
-The lead's :mod:`dpaudit.cli` calls :func:`add_run_parser` /
+:mod:`dpaudit.cli` calls :func:`add_run_parser` /
 :func:`add_plot_parser` on its subparsers; the parsed namespace carries
 ``func`` (:func:`cmd_run` / :func:`cmd_plot`), which returns the exit status.
 Bad input raises a :class:`~dpaudit.exceptions.DPAuditError`, which the CLI
@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-__all__ = ["add_run_parser", "add_plot_parser", "cmd_run", "cmd_plot"]
+__all__ = ["add_run_parser", "add_plot_parser", "cmd_run", "cmd_plot", "resume_command"]
 
 RUN_EXAMPLE = """\
 example:
@@ -73,16 +73,21 @@ def cmd_run(args) -> int:
     """Run the experiment named by ``args.config``; print the table and where results went."""
     from .execution import run_experiment
 
-    outcome = run_experiment(
-        args.config,
-        out=args.out,
-        n_jobs=args.jobs,
-        backend=args.backend,
-        scheduler=args.scheduler,
-        resume=args.resume,
-        progress=getattr(args, "progress", None),
-        draw=getattr(args, "plots", True),
-    )
+    try:
+        outcome = run_experiment(
+            args.config,
+            out=args.out,
+            n_jobs=args.jobs,
+            backend=args.backend,
+            scheduler=args.scheduler,
+            resume=args.resume,
+            progress=getattr(args, "progress", None),
+            draw=getattr(args, "plots", True),
+        )
+    except KeyboardInterrupt:
+        print(f"dpaudit: interrupted; every finished trial is kept under {args.out}/. To continue where it "
+              f"stopped: {resume_command(args)}", file=sys.stderr)
+        return 130
     print(outcome.table)
     print()
     print(f"results: {outcome.directory}/")
@@ -91,6 +96,25 @@ def cmd_run(args) -> int:
     for path in outcome.figures:
         print(f"  plot:    {path}")
     return 0
+
+
+def resume_command(args) -> str:
+    """The ``dpaudit run`` command line that resumes the interrupted run ``args``.
+
+    >>> ns = argparse.Namespace(config="c.yaml", out="results", jobs=2, backend="loky", scheduler=None)
+    >>> resume_command(ns)
+    'dpaudit run c.yaml --out results --jobs 2 --resume'
+    """
+    import shlex
+
+    parts = ["dpaudit", "run", args.config, "--out", args.out]
+    if args.jobs != 1:
+        parts += ["--jobs", str(args.jobs)]
+    if args.scheduler:
+        parts += ["--scheduler", args.scheduler]
+    elif args.backend != "loky":
+        parts += ["--backend", args.backend]
+    return " ".join(shlex.quote(str(p)) for p in parts) + " --resume"
 
 
 def cmd_plot(args) -> int:

@@ -26,7 +26,7 @@ Schema (see ``docs/experiments.md`` for the full reference)::
         reference: {epsilon: 0.1}   # extra columns printed in the table
     audit: {samples: null, attack: auto}          # exactly one of audit / attack
     attack: {name: reconstruction, params: {...}}
-    estimator: {confidence: 0.95, delta: null, selection: split}
+    estimator: {confidence: 0.95, delta: null}
     sweep:
       mode: grid                # grid (product) or zip (parallel lists)
       parameters:
@@ -49,7 +49,8 @@ import numpy as np
 import yaml
 
 from ..exceptions import ConfigError
-from ._spec import Param, expect_int, expect_mapping, expect_plain, expect_real, expect_str
+from .._validation import check_choice, check_int, check_mapping, check_plain, check_real, check_str
+from ._spec import Param, config_value
 from .kinds import ExperimentKind, get_kind
 
 __all__ = ["ExperimentConfig", "TrialSpec", "load_config", "resolve_config", "TOP_LEVEL_KEYS", "SIZES"]
@@ -62,9 +63,8 @@ _LABEL_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:+-]{0,99}$")
 _PATH_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.([A-Za-z0-9_.:+-]+|\*))+$")
 
 ESTIMATOR = {
-    "confidence": Param("real", 0.95, low=0, high=1, low_open=True, high_open=True),
-    "delta": Param("real", None, low=0, high=1, high_open=True, nullable=True),
-    "selection": Param("str", "split", choices=("split", "bonferroni")),
+    "confidence": Param("real", 0.95, low=0, high=1, low_inclusive=False, high_inclusive=False),
+    "delta": Param("real", None, low=0, high=1, high_inclusive=False, nullable=True),
 }
 
 
@@ -178,7 +178,7 @@ def load_config(source: "str | Path | Mapping", *, seed: int | None = None) -> E
 
 def resolve_config(raw: Any, *, base_dir: Path | None = None, seed: int | None = None) -> ExperimentConfig:
     """Validate a parsed config, fill defaults and expand the sweep (see :func:`load_config`)."""
-    raw = expect_mapping(raw if raw is not None else {}, "", allowed=TOP_LEVEL_KEYS)
+    raw = config_value(check_mapping, raw if raw is not None else {}, "", allowed=TOP_LEVEL_KEYS)
     seed_given = raw.get("seed") is not None
     resolved, kind = _resolve_body(raw, base_dir)
     if resolved["seed"] is None:
@@ -214,8 +214,8 @@ def _resolve_body(raw: dict, base_dir: Path | None, sweep_point: bool = False) -
         raise ConfigError("description", f"expected a string, got {desc!r}")
     out["description"] = desc
     seed = raw.get("seed")
-    out["seed"] = None if seed is None else expect_int(seed, "seed", low=0)
-    out["trials"] = expect_int(raw.get("trials", 1), "trials", low=1, high=100_000)
+    out["seed"] = None if seed is None else config_value(check_int, seed, "seed", low=0)
+    out["trials"] = config_value(check_int, raw.get("trials", 1), "trials", low=1, high=100_000)
 
     has_audit, has_attack = raw.get("audit") is not None or "audit" in raw, "attack" in raw
     if has_audit and has_attack:
@@ -224,20 +224,20 @@ def _resolve_body(raw: dict, base_dir: Path | None, sweep_point: bool = False) -
         raise ConfigError("attack", "required: an 'attack' section (name, params) or an 'audit' section")
     if has_audit:
         kind = get_kind("audit", "audit")
-        section = expect_mapping(raw["audit"] if raw["audit"] is not None else {}, "audit", allowed=list(kind.param_spec()))
+        section = config_value(check_mapping, raw["audit"] if raw["audit"] is not None else {}, "audit", allowed=list(kind.param_spec()))
         out["audit"] = {k: p.resolve(section, k, "audit") for k, p in kind.param_spec().items()}
     else:
-        section = expect_mapping(raw["attack"], "attack", allowed=["name", "params"])
+        section = config_value(check_mapping, raw["attack"], "attack", allowed=["name", "params"])
         if "name" not in section:
             raise ConfigError("attack.name", "required key is missing")
         kind = get_kind(section["name"], "attack.name")
         if kind.section != "attack":
             raise ConfigError("attack.name", f"{kind.name!r} is not an attack; use an 'audit' section")
         spec = kind.param_spec()
-        params = expect_mapping(section.get("params") or {}, "attack.params", allowed=list(spec))
+        params = config_value(check_mapping, section.get("params") or {}, "attack.params", allowed=list(spec))
         out["attack"] = {"name": kind.name, "params": {k: p.resolve(params, k, "attack.params") for k, p in spec.items()}}
 
-    est = expect_mapping(raw.get("estimator") or {}, "estimator", allowed=list(ESTIMATOR))
+    est = config_value(check_mapping, raw.get("estimator") or {}, "estimator", allowed=list(ESTIMATOR))
     out["estimator"] = {k: p.resolve(est, k, "estimator") for k, p in ESTIMATOR.items()}
 
     if kind.uses_mechanisms:
@@ -267,37 +267,37 @@ def _resolve_mechanisms(value: Any, base_dir: Path | None) -> list:
         path = f"mechanisms[{i}]"
         if isinstance(entry, str):
             entry = {"mechanism": entry}
-        entry = expect_mapping(entry, path, allowed=MECHANISM_KEYS)
+        entry = config_value(check_mapping, entry, path, allowed=MECHANISM_KEYS)
         has_m, has_t = entry.get("mechanism") is not None, entry.get("target") is not None
         if has_m == has_t:
             raise ConfigError(path, "expected exactly one of 'mechanism' (a built-in name) or 'target' (module:attr)")
         res: dict = {}
         if has_m:
-            res["mechanism"] = expect_str(entry["mechanism"], f"{path}.mechanism")
+            res["mechanism"] = config_value(check_str, entry["mechanism"], f"{path}.mechanism")
             for key in ("epsilon", "delta"):
                 if entry.get(key) is not None:
                     raise ConfigError(f"{path}.{key}", "only for 'target' entries; a built-in mechanism states its own claim (set its params)")
         else:
-            target = expect_str(entry["target"], f"{path}.target")
+            target = config_value(check_str, entry["target"], f"{path}.target")
             if ":" not in target:
                 raise ConfigError(f"{path}.target", f"expected 'package.module:attribute' or 'file.py:attribute', got {target!r}")
-            res["target"] = target
-        label = entry.get("label", res.get("mechanism") or res.get("target"))
+            res["target"] = _resolve_target_path(target, base_dir)
+        label = entry.get("label", res.get("mechanism") or entry.get("target"))
         if not isinstance(label, str) or not _LABEL_RE.match(label):
             raise ConfigError(f"{path}.label", f"expected a short label (letters, digits, '_-.:+'), got {label!r}")
         if label in labels:
             raise ConfigError(f"{path}.label", f"duplicate label {label!r}; give each mechanism a distinct label")
         labels.add(label)
         res["label"] = label
-        params = expect_mapping(entry.get("params") or {}, f"{path}.params")
-        res["params"] = {k: expect_plain(v, f"{path}.params.{k}") for k, v in params.items()}
+        params = config_value(check_mapping, entry.get("params") or {}, f"{path}.params")
+        res["params"] = {k: config_value(check_plain, v, f"{path}.params.{k}") for k, v in params.items()}
         if has_m:
             res["dataset"] = res["neighbor"] = None
             if (entry.get("dataset") is None) != (entry.get("neighbor") is None):
                 raise ConfigError(f"{path}.neighbor", "give both dataset and neighbor, or neither")
         else:
-            res["epsilon"] = expect_real(entry.get("epsilon"), f"{path}.epsilon", low=0)
-            res["delta"] = expect_real(entry.get("delta", 0.0), f"{path}.delta", low=0, high=1, high_open=True)
+            res["epsilon"] = config_value(check_real, entry.get("epsilon"), f"{path}.epsilon", low=0, finite=True)
+            res["delta"] = config_value(check_real, entry.get("delta", 0.0), f"{path}.delta", low=0, high=1, high_inclusive=False)
             for key in ("dataset", "neighbor"):
                 if entry.get(key) is None:
                     raise ConfigError(f"{path}.{key}", "required for a target")
@@ -309,17 +309,32 @@ def _resolve_mechanisms(value: Any, base_dir: Path | None) -> list:
                 p = Path(v)
                 res[key] = str(p if p.is_absolute() or base_dir is None else (base_dir / p))
             else:
-                res[key] = expect_plain(v, f"{path}.{key}")
+                res[key] = config_value(check_plain, v, f"{path}.{key}")
         ref = entry.get("reference")
-        res["reference"] = None if ref is None else expect_plain(expect_mapping(ref, f"{path}.reference"), f"{path}.reference")
+        res["reference"] = None if ref is None else config_value(check_plain, config_value(check_mapping, ref, f"{path}.reference"), f"{path}.reference")
         out.append(res)
     return out
 
 
+def _resolve_target_path(target: str, base_dir: Path | None) -> str:
+    """A relative ``file.py:attr`` target is read beside the config file, like ``dataset:`` paths.
+
+    A ``package.module:attr`` target is left alone (it is imported by name).
+    """
+    left, _, attr = target.rpartition(":")
+    is_file = left.endswith(".py") or "/" in left or "\\" in left
+    if not is_file or base_dir is None:
+        return target
+    file = Path(left).expanduser()
+    if file.is_absolute():
+        return target
+    return f"{base_dir / file}:{attr}"
+
+
 def _resolve_sweep(value: Any) -> dict:
-    sweep = expect_mapping(value or {}, "sweep", allowed=["mode", "parameters"])
-    mode = expect_str(sweep.get("mode", "grid"), "sweep.mode", choices=("grid", "zip"))
-    params = expect_mapping(sweep.get("parameters") or {}, "sweep.parameters")
+    sweep = config_value(check_mapping, value or {}, "sweep", allowed=["mode", "parameters"])
+    mode = config_value(check_choice, sweep.get("mode", "grid"), "sweep.mode", choices=("grid", "zip"))
+    params = config_value(check_mapping, sweep.get("parameters") or {}, "sweep.parameters")
     out = {}
     for path, values in params.items():
         key = f"sweep.parameters.{path}"
@@ -332,7 +347,7 @@ def _resolve_sweep(value: Any) -> dict:
             raise ConfigError(key, "one experiment has one kind; sweep its parameters instead")
         if not isinstance(values, list) or not values:
             raise ConfigError(key, f"expected a non-empty list of values, got {values!r}")
-        out[path] = [expect_plain(v, f"{key}[{i}]") for i, v in enumerate(values)]
+        out[path] = [config_value(check_plain, v, f"{key}[{i}]") for i, v in enumerate(values)]
     if mode == "zip" and len({len(v) for v in out.values()}) > 1:
         lengths = {k: len(v) for k, v in out.items()}
         raise ConfigError("sweep.parameters", f"expected lists of equal length for mode zip, got {lengths}")
@@ -342,19 +357,19 @@ def _resolve_sweep(value: Any) -> dict:
 def _resolve_plot(value: Any, kind: ExperimentKind) -> dict:
     from ..plots import FIGURES
 
-    plot = expect_mapping(value or {}, "plot", allowed=["size", "figures", "dpi", "title", "point"])
-    size = expect_str(plot.get("size", "one-column"), "plot.size", choices=SIZES)
+    plot = config_value(check_mapping, value or {}, "plot", allowed=["size", "figures", "dpi", "title", "point"])
+    size = config_value(check_choice, plot.get("size", "one-column"), "plot.size", choices=SIZES)
     figures = plot.get("figures", list(kind.figures))
     if not isinstance(figures, list):
         raise ConfigError("plot.figures", f"expected a list of figure names, got {figures!r}")
     for i, f in enumerate(figures):
-        expect_str(f, f"plot.figures[{i}]", choices=sorted(FIGURES))
-    dpi = expect_int(plot.get("dpi", 300), "plot.dpi", low=50, high=1200)
+        config_value(check_choice, f, f"plot.figures[{i}]", choices=sorted(FIGURES))
+    dpi = config_value(check_int, plot.get("dpi", 300), "plot.dpi", low=50, high=1200)
     title = plot.get("title")
     if title is not None and not isinstance(title, str):
         raise ConfigError("plot.title", f"expected a string, got {title!r}")
     point = plot.get("point")
-    point = None if point is None else expect_int(point, "plot.point", low=0)
+    point = None if point is None else config_value(check_int, point, "plot.point", low=0)
     return {"size": size, "figures": list(figures), "dpi": dpi, "title": title, "point": point}
 
 

@@ -16,7 +16,7 @@ import numpy as np
 from .._version import __version__
 from .kinds import get_kind
 
-__all__ = ["summarize", "describe", "format_table", "summary_json"]
+__all__ = ["summarize", "describe", "format_table", "summary_json", "short_names"]
 
 
 def _numeric_fields(results: list[dict]) -> list[str]:
@@ -102,6 +102,25 @@ def _fmt(v) -> str:
     return str(v)
 
 
+def short_names(paths: list[str]) -> list[str]:
+    """The shortest dotted suffix of each parameter path that tells it apart from the others.
+
+    >>> short_names(["attack.params.n", "attack.params.epsilon"])
+    ['n', 'epsilon']
+    >>> short_names(["attack.params.epsilon", "estimator.epsilon"])
+    ['params.epsilon', 'estimator.epsilon']
+    """
+    parts = [p.split(".") for p in paths]
+    out = []
+    for i, tokens in enumerate(parts):
+        for depth in range(1, len(tokens) + 1):
+            name = ".".join(tokens[-depth:])
+            if all(".".join(other[-depth:]) != name for j, other in enumerate(parts) if j != i):
+                break
+        out.append(name)
+    return out
+
+
 def format_table(summary: dict, config: dict) -> str:
     """A plain-text table of the summary, one row per group."""
     kind = get_kind(summary["kind"], "attack.name")
@@ -111,7 +130,7 @@ def format_table(summary: dict, config: dict) -> str:
         # a mechanism's own swept parameters show up through its claimed epsilon
         sweep_keys = [k for k in sweep_keys if not k.startswith("mechanisms.")]
         refs = sorted({k for m in config.get("mechanisms", []) for k in (m.get("reference") or {})})
-        header = ["mechanism", *[k.split(".")[-1] for k in sweep_keys], "claimed eps", "eps lower bound (median [min, max])",
+        header = ["mechanism", *short_names(sweep_keys), "claimed eps", "eps lower bound (median [min, max])",
                   "ceiling", "true eps", "verdict", *[f"ref {r}" for r in refs]]
         ref_of = {m["label"]: (m.get("reference") or {}) for m in config.get("mechanisms", [])}
         for g in summary["groups"]:
@@ -122,15 +141,24 @@ def format_table(summary: dict, config: dict) -> str:
                          _fmt(g["ceiling"]), _fmt(g["true_epsilon"]), g["verdict"],
                          *[_fmt(ref_of[g["mechanism"]].get(r)) for r in refs]])
     else:
-        swept_names = {k.split(".")[-1] for k in sweep_keys}
+        sweep_names = short_names(sweep_keys)
+        # rr_tradeoff pools its squared errors over every trial; that rmse replaces the mean of per-trial ones.
+        pooled = ["rmse"] if kind.name == "rr_tradeoff" else []
         metric_names = []
         for g in summary["groups"]:
             for k in g.get("metrics", {}):
-                if k not in metric_names and not k.startswith("sum_") and k not in swept_names:
-                    metric_names.append(k)
-        metric_names = metric_names[:6]
-        extra = ["rmse [CI]"] if kind.name == "rr_tradeoff" else []
-        header = [*[k.split(".")[-1] for k in sweep_keys], "trials", *metric_names, *extra]
+                if k in metric_names or k.startswith("sum_") or k in pooled:
+                    continue
+                # A metric that only echoes a swept parameter adds a column with the same name and value.
+                swept = [sk for sk, name in zip(sweep_keys, sweep_names) if name == k]
+                if swept and all(g2.get("metrics", {}).get(k, {}).get("mean") == g2["sweep"].get(swept[0])
+                                 for g2 in summary["groups"] if g2.get("metrics")):
+                    continue
+                metric_names.append(k)
+        extra = [f"rmse, pooled [{summary['confidence']:.0%} CI]"] if pooled else []
+        taken = set(sweep_names)
+        metric_headers = [f"{k} (mean)" if k in taken else k for k in metric_names]
+        header = [*sweep_names, "trials", *metric_headers, *extra]
         for g in summary["groups"]:
             if not g["n_trials"]:
                 continue

@@ -30,6 +30,7 @@ from .._validation import check_choice, check_confidence, check_delta, check_rea
 from ..exceptions import ParameterTypeError, ParameterValueError
 from .bounds import EpsilonBound, epsilon_bounds_array, epsilon_lower_bound, log_ratio_bound
 from .clopper_pearson import cp_lower, cp_upper
+from .gdp import mu_from_rates
 
 __all__ = [
     "ThresholdEvent",
@@ -37,6 +38,8 @@ __all__ = [
     "counts_at_least",
     "select_threshold",
     "calibration_counts",
+    "calibration_rates",
+    "CalibrationRates",
     "choose_event",
     "split_scores",
     "bound_from_scores",
@@ -171,10 +174,8 @@ class CalibrationRates:
     def objective(self, *, delta: float = 0.0, gdp: bool = False):
         """(forward, reverse) objective arrays: the bound (or GDP mu) each event would give."""
         if gdp:
-            from .profile import _mu_from_rates
-
-            return (_mu_from_rates(self.fpr_hi, 1.0 - self.tpr_lo),
-                    _mu_from_rates(1.0 - self.fpr_lo, self.tpr_hi))
+            return (mu_from_rates(self.fpr_hi, 1.0 - self.tpr_lo),
+                    mu_from_rates(1.0 - self.fpr_lo, self.tpr_hi))
         fwd = np.maximum(log_ratio_bound(self.tpr_lo, self.fpr_hi, delta),
                          log_ratio_bound(1.0 - self.fpr_hi, 1.0 - self.tpr_lo, delta))
         rev = np.maximum(log_ratio_bound(1.0 - self.tpr_hi, 1.0 - self.fpr_lo, delta),

@@ -27,7 +27,7 @@ def test_diffix_family_exact_answers_recover_everything():
 
 
 def test_l1_tolerates_laplace_noise_linf_is_weaker():
-    # Laplace scale 2 << sqrt(n): L1 recovers ~all bits; L-infinity misses ~10% (FACTS.md: ~88%).
+    # Laplace scale 2 << sqrt(n): L1 recovers ~all bits; L-infinity misses ~10% (measured: ~88%).
     l1 = run_reconstruction(n=200, noise="laplace", noise_scale=2.0, trials=2, rng=2)
     linf = run_reconstruction(n=200, noise="laplace", noise_scale=2.0, norm="linf", trials=2, rng=2)
     assert l1.fraction_recovered > 0.98

@@ -1,4 +1,4 @@
-"""Targets written the way a user would write them (INTERFACE.md section 2).
+"""Targets written the way a user would write them (a plain function of the dataset; see the README).
 
 Used by the CLI tests through ``path/to/user_targets.py:name``.  Not a test module.
 """

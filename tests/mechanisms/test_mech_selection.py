@@ -68,7 +68,7 @@ def test_rr_answers_and_debias():
 
 
 # -- exponential mechanism ----------------------------------------------------------------
-FR_SO_JU_SE = [1] * 4 + [2] * 6 + [3] * 6  # 0 Fr, 4 So, 6 Ju, 6 Se (seed notes 000, Example 10)
+FR_SO_JU_SE = [1] * 4 + [2] * 6 + [3] * 6  # 0 Fr, 4 So, 6 Ju, 6 Se (a four-season vote: Fr, So, Ju, Se)
 
 
 def test_exponential_seed_known_answer():

@@ -1,6 +1,6 @@
 """The Bayesian reading of (epsilon, delta): where a prior belief can move.
 
-Known answers from the seed lecture notes: with epsilon = ln 3 (randomized
+Known answers (Dwork and Roth 2014, section 3.2): with epsilon = ln 3 (randomized
 response with p = 1/2) a 50% prior moves to at most 75% and at least 25%,
 because the posterior odds are the prior odds times a likelihood ratio in
 [e^-eps, e^eps].  No randomness here.

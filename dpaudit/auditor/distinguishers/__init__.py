@@ -36,6 +36,7 @@ __all__ = [
     "MeanDifferenceScore",
     "NaiveBayesScore",
     "auto_choices",
+    "float_choices",
     "ClassifierScore",
     "BinnedLogisticScore",
     "MixedScore",
@@ -47,6 +48,8 @@ __all__ = [
     "list_attacks",
     "output_kind",
     "OutcomeIndex",
+    "float_choices",
+    "FLOAT_ATTACKS",
 ]
 
 
@@ -95,6 +98,12 @@ register_attack("mlp", lambda: ClassifierScore("mlp"), outputs="vector",
 register_attack("boosting", lambda: ClassifierScore("boosting"), outputs="vector",
                 description="gradient-boosted trees (scikit-learn), catches non-linear leaks, then a threshold")
 
+# The floating-point family (outputs="float"): features of each release's bits, not its value.
+from .floating import FLOAT_ATTACKS, float_choices  # noqa: E402
+
+for _name, (_factory, _line) in FLOAT_ATTACKS.items():
+    register_attack(_name, _factory, outputs="float", description=_line)
+
 AUTO_CHOICES = {
     "scalar": ("threshold",),
     "discrete": ("likelihood-ratio", "threshold"),
@@ -135,6 +144,11 @@ def auto_choices(kind: str, x: np.ndarray) -> tuple[str, ...]:
     if kind != "discrete" and repeats(x):
         names.append("likelihood-ratio")
     return tuple(names)
+
+
+def float_choices(x: np.ndarray) -> tuple[str, ...]:
+    """The floating-point attacks worth trying on releases ``x`` (none is registered yet)."""
+    return tuple(name for name, spec in ATTACKS.items() if spec.outputs == "float")
 
 
 def repeats(x: np.ndarray, *, probe: int = 200_000) -> bool:

@@ -18,7 +18,7 @@ import numbers
 import numpy as np
 
 from .._spec import REQUIRED, Param
-from . import ExperimentKind, register_kind
+from .base import ExperimentKind, register_kind
 from .audit import _jsonable
 
 __all__ = ["attack_kind"]
@@ -32,11 +32,11 @@ _KNOWN = {
     "n_queries": Param("int", low=1),
     "n_targets": Param("int", low=1),
     "noise_scale": Param("real", low=0),
-    "alpha": Param("real", low=0, high=1, low_open=True, high_open=True),
-    "fpr": Param("real", low=0, high=1, low_open=True, high_open=True),
-    "confidence": Param("real", low=0, high=1, low_open=True, high_open=True),
-    "epsilon": Param("real", low=0, low_open=True),
-    "delta": Param("real", low=0, high=1, high_open=True),
+    "alpha": Param("real", low=0, high=1, low_inclusive=False, high_inclusive=False),
+    "fpr": Param("real", low=0, high=1, low_inclusive=False, high_inclusive=False),
+    "confidence": Param("real", low=0, high=1, low_inclusive=False, high_inclusive=False),
+    "epsilon": Param("real", low=0, low_inclusive=False),
+    "delta": Param("real", low=0, high=1, high_inclusive=False),
     "trials": Param("int", low=1),
     "n_people": Param("int", low=1),
     "k_repeats": Param("int", low=1),
@@ -144,5 +144,3 @@ attack_kind("reconstruction", "reconstruction", "run_reconstruction",
 attack_kind("tracing", "tracing", "run_tracing",
             "tracing / membership inference from noisy means (Dwork et al. 2015)",
             figures=("tracing",))
-attack_kind("census", "census", "run_census",
-            "census-style reconstruction of a small population from published tables")

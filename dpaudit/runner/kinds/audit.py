@@ -12,7 +12,6 @@ because the config names it.
 from __future__ import annotations
 
 import functools
-import importlib
 import inspect
 import json
 import math
@@ -21,13 +20,15 @@ from typing import Any
 
 import numpy as np
 
+from ..._validation import did_you_mean
+from ...auditor import audit
 from ...exceptions import ConfigError, DPAuditError
+from ...mechanisms import get_mechanism
+from ...targets import load_target
 from .._spec import Param
-from . import ExperimentKind, register_kind
+from .base import ExperimentKind, register_kind
 
-__all__ = ["build_mechanism", "BuiltMechanism", "audit_function", "seed_int"]
-
-SELECTIONS = ("split", "bonferroni")
+__all__ = ["build_mechanism", "BuiltMechanism", "seed_int"]
 
 PARAMS = {
     "samples": Param("int", None, low=1, nullable=True, help="releases per dataset (null: dpaudit.audit's default)"),
@@ -60,41 +61,15 @@ def seed_int(seed_sequence: np.random.SeedSequence) -> int:
     return int(seed_sequence.generate_state(1, np.uint64)[0] >> np.uint64(1))
 
 
-def audit_function():
-    """``dpaudit.audit`` (the function), wherever the package exposes it."""
-    import dpaudit
-
-    obj = getattr(dpaudit, "audit", None)
-    if obj is None or inspect.ismodule(obj):
-        mod = obj if obj is not None else importlib.import_module("dpaudit.audit")
-        obj = getattr(mod, "audit", None)
-    if obj is None or not callable(obj):
-        raise ImportError("dpaudit.audit() is not available yet")
-    return obj
-
-
 def _load_array(value: Any, path: str, base_dir: Path | None):
-    if isinstance(value, str):
-        file = Path(value)
-        if not file.is_absolute() and base_dir is not None:
-            file = base_dir / file
-        try:
-            if file.suffix == ".npy":
-                return np.load(file, allow_pickle=False)
-            if file.suffix == ".json":
-                return np.asarray(json.loads(file.read_text()))
-            if file.suffix == ".csv":
-                return np.loadtxt(file, delimiter=",", ndmin=1)
-        except (OSError, ValueError) as exc:
-            raise ConfigError(path, f"could not read {str(file)!r}: {exc}") from None
-        raise ConfigError(path, f"expected a list or a .json/.npy/.csv file, got {value!r}")
+    """The shared dataset loader (same checks and CSV headers as the command line), errors at ``path``."""
+    from ...datasets import load_dataset
+    from ...exceptions import DatasetError
+
     try:
-        arr = np.asarray(value)
-    except ValueError as exc:
-        raise ConfigError(path, f"expected a rectangular list of numbers: {exc}") from None
-    if arr.dtype.kind not in "biuf" or arr.ndim not in (1, 2) or arr.size == 0:
-        raise ConfigError(path, f"expected a non-empty 1-D or 2-D list of numbers, got {value!r}")
-    return arr
+        return load_dataset(value, name=path, base_dir=base_dir)
+    except DatasetError as exc:
+        raise ConfigError(path, str(exc).removeprefix(f"{path}: ")) from None
 
 
 def build_mechanism(entry: dict, path: str, base_dir: Path | None = None) -> BuiltMechanism:
@@ -103,12 +78,13 @@ def build_mechanism(entry: dict, path: str, base_dir: Path | None = None) -> Bui
     label = entry["label"]
     if entry.get("mechanism") is not None:
         try:
-            from ...mechanisms import get_mechanism
-        except ImportError as exc:
-            raise ConfigError(f"{path}.mechanism", f"the mechanism registry is not available yet: {exc}") from None
-        try:
             mech = get_mechanism(entry["mechanism"], **params)
         except (DPAuditError, TypeError, ValueError, KeyError, ImportError) as exc:
+            from ...mechanisms import REGISTRY
+
+            if entry["mechanism"] not in REGISTRY:
+                raise ConfigError(f"{path}.mechanism", f"unknown mechanism {entry['mechanism']!r}"
+                                  f"{did_you_mean(entry['mechanism'], REGISTRY)}; `dpaudit list` shows them all") from None
             raise ConfigError(path, f"cannot build mechanism {entry['mechanism']!r} with params {params}: {exc}") from None
         if entry.get("dataset") is not None:
             dataset = _load_array(entry["dataset"], f"{path}.dataset", base_dir)
@@ -124,10 +100,6 @@ def build_mechanism(entry: dict, path: str, base_dir: Path | None = None) -> Bui
                 true_eps = None
         return BuiltMechanism(mech, dataset, neighbor, claim.epsilon, claim.delta, true_eps,
                               bool(getattr(mech, "broken", False)), label, getattr(mech, "true_epsilon", None))
-    try:
-        from ...targets import load_target
-    except ImportError as exc:
-        raise ConfigError(f"{path}.target", f"target loading is not available yet: {exc}") from None
     try:
         fn = load_target(entry["target"])
     except (DPAuditError, ImportError, AttributeError, OSError, ValueError, TypeError) as exc:
@@ -157,23 +129,8 @@ def _jsonable(value):
     return str(value)
 
 
-def check_config(config: dict, base_dir: Path | None) -> None:
-    """Validate the audit section against ``dpaudit.audit``'s signature."""
-    selection = config["estimator"]["selection"]
-    try:
-        fn = audit_function()
-    except ImportError:
-        return  # checked again when the trial runs; the registry entry says why
-    if selection != "split" and "selection" not in inspect.signature(fn).parameters:
-        raise ConfigError("estimator.selection", f"expected 'split' (this dpaudit.audit has no selection option), got {selection!r}")
-
-
 def run_trial(config: dict, mechanism: dict, seed) -> dict:
     built = build_mechanism(mechanism, f"mechanisms.{mechanism['label']}")
-    try:
-        fn = audit_function()
-    except ImportError as exc:
-        raise ConfigError("audit", f"the audit experiment is not available yet: {exc}") from None
     est = config["estimator"]
     delta = built.delta if est["delta"] is None else est["delta"]
     kwargs = dict(
@@ -185,9 +142,7 @@ def run_trial(config: dict, mechanism: dict, seed) -> dict:
         attack=config["audit"]["attack"],
         n_jobs=1,
     )
-    if est["selection"] != "split":
-        kwargs["selection"] = est["selection"]
-    report = fn(built.target, built.dataset, built.neighbor, **kwargs)
+    report = audit(built.target, built.dataset, built.neighbor, **kwargs)
     out = _jsonable(report.to_dict() if hasattr(report, "to_dict") else report)
     out.pop("elapsed_seconds", None)
     out["true_epsilon"] = built.true_epsilon
@@ -235,6 +190,6 @@ register_kind(
         run_trial=run_trial,
         figures=("epsilon_vs_claimed",),
         uses_mechanisms=True,
-        extra={"check_config": check_config, "aggregate": aggregate},
+        extra={"aggregate": aggregate},
     )
 )

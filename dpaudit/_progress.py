@@ -1,0 +1,129 @@
+"""A progress bar for long audits: releases drawn, rate, and time left, on stderr.
+
+One small wrapper over tqdm so that every long loop in dpaudit shows the same
+thing.  It is on when asked (``enabled=True``), off when told
+(``enabled=False``), and by default only when stderr is a terminal, so logs,
+pipes, ``--json`` consumers and test runs never see it.  It counts *releases*
+(not chunks), so a sequential audit can raise ``total`` between rounds and the
+time left stays honest.  A disabled bar costs nothing and writes nothing.
+
+Typical use (the audit pipeline)::
+
+    with progress_bar(total=2 * samples, desc="audit", enabled=progress) as bar:
+        for chunk in chunks:
+            ...draw and count...
+            bar.update(len(chunk))
+        bar.set_total(2 * next_round_total)   # sequential audits only
+
+Examples
+--------
+>>> import io
+>>> out = io.StringIO()
+>>> with progress_bar(total=1000, desc="audit", enabled=True, file=out) as bar:
+...     bar.update(400)
+...     bar.update(600)
+>>> "/1.00k releases" in out.getvalue() and " left" in out.getvalue(), bar.n
+(True, 1000)
+>>> with progress_bar(total=10, enabled=False) as quiet:
+...     quiet.update(10)
+>>> quiet.n
+10
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import IO, Any
+
+__all__ = ["progress_bar", "ProgressBar", "progress_wanted"]
+
+#: tqdm format: what is drawn, out of how many, how fast, elapsed and time left.
+BAR_FORMAT = "{desc}: {percentage:3.0f}%|{bar}| {n_fmt}/{total_fmt} releases [{elapsed} elapsed, {remaining} left, {rate_fmt}]"
+
+
+def progress_wanted(enabled: bool | None, file: IO[str] | None = None) -> bool:
+    """Whether to draw: ``enabled`` if given, else ``DPAUDIT_PROGRESS`` (``1``/``0``), else "stderr is a terminal".
+
+    >>> progress_wanted(True), progress_wanted(False)
+    (True, False)
+    """
+    if enabled is not None:
+        return bool(enabled)
+    env = os.environ.get("DPAUDIT_PROGRESS", "").strip().lower()
+    if env in ("1", "true", "yes", "on"):
+        return True
+    if env in ("0", "false", "no", "off"):
+        return False
+    stream = file if file is not None else sys.stderr
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):  # a closed or unusual stream
+        return False
+
+
+class ProgressBar:
+    """Counts releases against a total; draws through tqdm only when enabled.
+
+    Parameters
+    ----------
+    total : int
+        Releases expected in all (both sides); may be raised later with :meth:`set_total`.
+    desc : str
+        The label on the left.
+    enabled : bool, optional
+        ``None`` (default): only when stderr (or ``file``) is a terminal; see :func:`progress_wanted`.
+    file : file-like, optional
+        Where to draw; stderr by default (stdout is kept for ``--json``).
+    """
+
+    def __init__(self, *, total: int, desc: str = "audit", enabled: bool | None = None,
+                 file: IO[str] | None = None):
+        self.n = 0
+        self.total = int(total)
+        self._bar: Any = None
+        if progress_wanted(enabled, file):
+            from tqdm import tqdm
+
+            self._bar = tqdm(total=self.total, desc=desc, unit="release", unit_scale=True, leave=False,
+                             file=file if file is not None else sys.stderr, bar_format=BAR_FORMAT,
+                             dynamic_ncols=True, mininterval=0.5)
+
+    @property
+    def enabled(self) -> bool:
+        return self._bar is not None
+
+    def update(self, n: int) -> None:
+        """``n`` more releases are done."""
+        self.n += int(n)
+        if self._bar is not None:
+            self._bar.update(int(n))
+
+    def set_total(self, total: int) -> None:
+        """A new total (a sequential audit that goes on to a bigger round)."""
+        self.total = int(total)
+        if self._bar is not None:
+            self._bar.total = self.total
+            self._bar.refresh()
+
+    def set_description(self, desc: str) -> None:
+        """A new label (e.g. ``"calibration"`` then ``"held-out counts"``)."""
+        if self._bar is not None:
+            self._bar.set_description_str(desc, refresh=True)
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.close()
+            self._bar = None
+
+    def __enter__(self) -> "ProgressBar":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def progress_bar(*, total: int, desc: str = "audit", enabled: bool | None = None,
+                 file: IO[str] | None = None) -> ProgressBar:
+    """A :class:`ProgressBar` (use it as a context manager so it is always closed)."""
+    return ProgressBar(total=total, desc=desc, enabled=enabled, file=file)

@@ -1,0 +1,122 @@
+"""How an audit report shows itself: the ROC as arrays, and an HTML table for notebooks.
+
+Kept apart from :mod:`dpaudit.auditor.report` so the report stays a plain
+record; nothing here computes a statistic.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+__all__ = ["RocCurve", "report_html"]
+
+
+class RocCurve(Mapping):
+    """The empirical ROC of an audit: ``fpr`` and ``tpr`` as read-only numpy arrays.
+
+    It is also a read-only mapping (``roc["fpr"]``), so code written for the
+    JSON form keeps working, and :meth:`to_dict` gives that form back (lists).
+
+    Examples
+    --------
+    >>> roc = RocCurve({"fpr": [0.0, 0.5, 1.0], "tpr": [0.0, 0.8, 1.0]})
+    >>> roc.fpr
+    array([0. , 0.5, 1. ])
+    >>> roc["tpr"][1], sorted(roc)
+    (np.float64(0.8), ['fpr', 'tpr'])
+    >>> roc.to_dict()
+    {'fpr': [0.0, 0.5, 1.0], 'tpr': [0.0, 0.8, 1.0]}
+    """
+
+    def __init__(self, data: Mapping[str, Any] | None = None):
+        data = dict(data or {})
+        self._data: dict[str, Any] = {}
+        for key, value in data.items():
+            if isinstance(value, (list, tuple, np.ndarray)):
+                arr = np.array(value, dtype=float)
+                arr.flags.writeable = False
+                self._data[key] = arr
+            else:
+                self._data[key] = value
+        for key in ("fpr", "tpr"):
+            if key not in self._data:
+                empty = np.zeros(0)
+                empty.flags.writeable = False
+                self._data[key] = empty
+
+    @property
+    def fpr(self) -> np.ndarray:
+        """False-positive rates, increasing."""
+        return self._data["fpr"]
+
+    @property
+    def tpr(self) -> np.ndarray:
+        """True-positive rates at those false-positive rates."""
+        return self._data["tpr"]
+
+    def __getitem__(self, key: str) -> Any:
+        return self._data[key]
+
+    def __iter__(self):
+        return iter(self._data)
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Mapping):
+            return NotImplemented
+        if set(self) != set(other):
+            return False
+        return all(np.array_equal(np.asarray(self[k]), np.asarray(other[k])) if isinstance(self[k], np.ndarray)
+                   else self[k] == other[k] for k in self)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable-looking contents: not hashable, like a dict
+
+    def __repr__(self) -> str:
+        return f"RocCurve({len(self.fpr)} points)"
+
+    def __deepcopy__(self, memo) -> "RocCurve":
+        return self  # immutable
+
+    def to_dict(self) -> dict:
+        """The JSON form: lists of floats."""
+        return {k: (v.tolist() if isinstance(v, np.ndarray) else v) for k, v in self._data.items()}
+
+
+def _fmt(value: Any, spec: str = ".4g") -> str:
+    if isinstance(value, float):
+        if math.isinf(value):
+            return "&infin;" if value > 0 else "-&infin;"
+        return format(value, spec)
+    return html.escape(str(value))
+
+
+def report_html(report: Any) -> str:
+    """A small HTML table of an :class:`~dpaudit.auditor.AuditReport` for Jupyter (``_repr_html_``)."""
+    violation = report.verdict == "violation"
+    colour = "#b2182b" if violation else "#1a7837"
+    delta = f", &delta; = {_fmt(report.claimed_delta)}" if report.claimed_delta else ""
+    rows = [
+        ("verdict", f'<b style="color:{colour}">{html.escape(report.verdict.upper())}</b>'),
+        ("epsilon lower bound", f"<b>{_fmt(report.epsilon_lower_bound)}</b> with {report.confidence:.0%} confidence"),
+        ("claim", f"&epsilon; = {_fmt(report.claimed_epsilon)}{delta}"),
+        ("ceiling", f"{_fmt(report.ceiling)} (the most {report.samples:,} samples per side could certify)"),
+        ("target", f"{html.escape(str(report.target))} ({'seeded' if report.seeded else 'unseeded'}; "
+                   f"{html.escape(str(report.output_kind))} output)"),
+        ("attack", f"{html.escape(str(report.attack))} [{html.escape(str(report.estimator))}]; "
+                   f"event: <code>{html.escape(str(report.event))}</code>"),
+        ("rates", f"TPR {_fmt(report.tpr)} in [{_fmt(report.tpr_interval[0])}, {_fmt(report.tpr_interval[1])}], "
+                  f"FPR {_fmt(report.fpr)} in [{_fmt(report.fpr_interval[0])}, {_fmt(report.fpr_interval[1])}]"),
+        ("meaning", html.escape(str(report.explanation))),
+        ("seed", html.escape(str(report.seed))),
+    ]
+    rows += [("note", html.escape(str(n))) for n in getattr(report, "notes", [])]
+    body = "".join(f'<tr><th style="text-align:left;padding-right:1em">{k}</th>'
+                   f'<td style="text-align:left">{v}</td></tr>' for k, v in rows)
+    return f'<table class="dpaudit-report">{body}</table>'

@@ -1,0 +1,113 @@
+"""Audits inside a DP library's own test suite: :func:`assert_dp`.
+
+Statistical privacy tests are often flaky: they draw fresh noise on every run
+and compare an estimate with a threshold, so a correct mechanism fails now and
+then and a broken one passes now and then.  :func:`assert_dp` is a certified
+audit with a fixed seed instead: the same code gives the same verdict on every
+run and every machine, and a correct mechanism fails only if the seed happens
+to be one of the rare unlucky ones, with a probability stated below.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["assert_dp", "DEFAULT_SEED", "DEFAULT_CONFIDENCE"]
+
+#: The seed used when none is given: a fixed number, so a test is reproducible.
+DEFAULT_SEED = 20_181_001
+
+#: Confidence of the audit behind :func:`assert_dp`: a correct mechanism fails with probability <= 1e-3.
+DEFAULT_CONFIDENCE = 0.999
+
+
+def assert_dp(
+    target: Any,
+    dataset: Any = None,
+    neighbor: Any = None,
+    *,
+    epsilon: float,
+    delta: float = 0.0,
+    seed: int = DEFAULT_SEED,
+    confidence: float = DEFAULT_CONFIDENCE,
+    samples: int | None = None,
+    **audit_options: Any,
+):
+    """Audit ``target`` on ``(dataset, neighbor)`` and fail when a violation of the claim is certified.
+
+    Parameters
+    ----------
+    target : callable or str
+        The mechanism, as for :func:`dpaudit.audit`: any callable
+        ``f(dataset)`` (faster with a ``size`` keyword, reproducible with an
+        ``rng`` keyword), a ``"module:attr"`` or ``"file.py:attr"`` string, or
+        a built-in name.
+    dataset, neighbor : array_like or str
+        The neighbouring pair the test is about.
+    epsilon, delta : float
+        The claimed budget.
+    seed : int
+        Fixed by default (:data:`DEFAULT_SEED`), so the test gives the same
+        answer on every run; change it only on purpose.
+    confidence : float
+        Confidence of the audit's lower bound (default 0.999).
+    samples : int, optional
+        Releases per side; ``None`` uses :func:`dpaudit.audit`'s default.
+        More samples find smaller violations; they never raise the false-alarm
+        probability.
+    **audit_options
+        Passed to :func:`dpaudit.audit` unchanged (``attack``, ``n_jobs``, ...).
+
+    Returns
+    -------
+    AuditReport
+        The report, when no violation is certified (so a test can also check
+        ``report.ceiling`` to see how much the audit could have found).
+
+    Raises
+    ------
+    AssertionError
+        When the audit certifies ``epsilon_lower_bound > epsilon``; the message
+        holds the report's summary.
+
+    Notes
+    -----
+    False-alarm probability.  If ``target`` satisfies the claim on this pair,
+    the audit's bound exceeds ``epsilon`` with probability at most
+    ``1 - confidence`` over the seed, whatever the mechanism (the bound is a
+    Clopper-Pearson bound on held-out counts).  With the defaults a correct
+    mechanism fails this assertion with probability at most **1e-3**; since the
+    seed is fixed, a given test either always passes or always fails.
+
+    Passing is not a proof of privacy: the audit found no violation with the
+    samples it drew.  ``report.ceiling`` says what it could have certified at
+    best.
+
+    Examples
+    --------
+    A correct Laplace count passes; claiming a budget four times smaller fails:
+
+    >>> import numpy as np
+    >>> from dpaudit.testing import assert_dp
+    >>> def noisy_count(dataset, size=None, rng=None):
+    ...     return float(np.sum(dataset)) + rng.laplace(0.0, 1.0, size=size)
+    >>> report = assert_dp(noisy_count, [0, 1, 1], [0, 1], epsilon=1.0, samples=100_000)
+    >>> report.verdict
+    'no violation found'
+    >>> assert_dp(noisy_count, [0, 1, 1], [0, 1], epsilon=0.25, samples=100_000)
+    Traceback (most recent call last):
+    ...
+    AssertionError: noisy_count violates its claim epsilon=0.25: epsilon >= 0.9...
+    """
+    from .auditor import audit
+
+    report = audit(target, dataset, neighbor, epsilon=epsilon, delta=delta, seed=seed, confidence=confidence,
+                   samples=samples, **audit_options)
+    if report.violation:
+        name = getattr(target, "__name__", None) or str(report.target)
+        claim = f"epsilon={epsilon:g}" + (f", delta={delta:g}" if delta else "")
+        raise AssertionError(
+            f"{name} violates its claim {claim}: epsilon >= {report.epsilon_lower_bound:.4f} with "
+            f"{report.confidence:.1%} confidence (seed {report.seed})\n{report.summary()}"
+        )
+    return report

@@ -1,0 +1,96 @@
+"""Every shipped config validates, and every experiment kind runs end to end on a tiny config."""
+
+from __future__ import annotations
+
+import json
+import stat
+from pathlib import Path
+
+import pytest
+import yaml
+
+from dpaudit.exceptions import ConfigError
+from dpaudit.runner import list_kinds, load_config, run_experiment
+
+ROOT = Path(__file__).resolve().parents[2]
+CONFIGS = sorted([*ROOT.glob("configs/*.yaml"), *ROOT.glob("experiments/*/*.yaml")])
+QUIET = dict(echo=lambda s: None, progress=False, draw=False)
+
+
+def test_there_are_configs_to_check():
+    assert len(CONFIGS) >= 8 and any("experiments" in str(p) for p in CONFIGS)
+
+
+@pytest.mark.parametrize("path", CONFIGS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_shipped_config_validates(path):
+    # Validation builds every mechanism at every sweep point; nothing is run.
+    cfg = load_config(path)
+    assert cfg.trials and cfg.name
+    raw = yaml.safe_load(path.read_text())
+    assert cfg.name == raw["name"]
+
+
+# One tiny experiment per kind: (config, what a trial's result must hold).
+TINY = {
+    "audit": ({"mechanisms": [{"mechanism": "laplace"}, {"mechanism": "randomized_response", "params": {"p": 0.5}}],
+               "audit": {"samples": 4000}},
+              {"epsilon_lower_bound", "ceiling", "verdict", "true_epsilon"}),
+    "differencing": ({"attack": {"name": "differencing", "params": {"n_people": 50, "epsilon": 1.0, "trials": 20}}},
+                     {"epsilon_lower_bound"}),
+    "reconstruction": ({"attack": {"name": "reconstruction",
+                                   "params": {"n": 20, "k": 40, "noise": "laplace", "noise_scale": 0.5, "trials": 2}}},
+                       {"epsilon_lower_bound"}),
+    "tracing": ({"attack": {"name": "tracing", "params": {"n": 20, "d": 50, "n_targets": 40}}},
+                {"epsilon_lower_bound"}),
+    "rr_tradeoff": ({"attack": {"name": "rr_tradeoff", "params": {"n": 50, "epsilon": 1.0, "repetitions": 100}}},
+                    {"rmse"}),
+}
+
+
+def test_every_kind_has_a_runner_test():
+    assert set(TINY) == {name for name, _ in list_kinds()}
+
+
+@pytest.mark.parametrize("kind", sorted(TINY))
+def test_each_kind_runs_and_summarises(kind, tmp_path):
+    body, keys = TINY[kind]
+    cfg = {"name": f"tiny_{kind}", "seed": 5, "trials": 2, **body}
+    out = run_experiment(cfg, out=tmp_path, **QUIET)
+    assert out.summary["complete"] and out.summary["kind"] == kind
+    trials = [json.loads(line) for line in (out.directory / "trials.jsonl").read_text().splitlines()]
+    assert len(trials) == out.summary["trials_expected"] and trials
+    for t in trials:
+        assert keys <= set(t["result"]), sorted(t["result"])
+    assert out.table.splitlines()[1].startswith("-")  # a header and a rule, then rows
+    # Every file the run writes gets the same permissions (atomic writes must not make them private).
+    modes = {p.name: stat.S_IMODE(p.stat().st_mode) for p in out.directory.iterdir()}
+    assert len(set(modes.values())) == 1, modes
+
+
+def test_yaml_target_paths_resolve_against_the_config_file(tmp_path):
+    sub = tmp_path / "exp"
+    sub.mkdir()
+    (sub / "mech.py").write_text(
+        "import numpy as np\n"
+        "def release(dataset, size=None, rng=None):\n"
+        "    return float(np.sum(dataset)) + rng.laplace(0.0, 1.0, size=size)\n")
+    (sub / "d.json").write_text("[0, 1]")
+    cfg = {"name": "own", "seed": 1, "audit": {"samples": 2000},
+           "mechanisms": [{"target": "mech.py:release", "epsilon": 1.0, "dataset": "d.json", "neighbor": [0]}]}
+    path = sub / "own.yaml"
+    path.write_text(yaml.safe_dump(cfg))
+    loaded = load_config(path)  # run from any working directory: mech.py is found beside own.yaml
+    assert loaded.resolved["mechanisms"][0]["target"] == f"{sub / 'mech.py'}:release"
+    out = run_experiment(path, out=tmp_path / "res", **QUIET)
+    assert out.summary["complete"]
+
+
+@pytest.mark.parametrize("patch, needle", [
+    ({"mechanisms": [{"mechanism": "lapalce"}]}, "mechanisms[0].mechanism: unknown mechanism 'lapalce' (did you mean 'laplace'?)"),
+    ({"audit": {"sampels": 10}}, "audit.sampels: unknown key; expected one of ['attack', 'samples'] (did you mean 'samples'?)"),
+])
+def test_misspelt_yaml_values_get_a_did_you_mean(patch, needle):
+    cfg = {"name": "x", "seed": 1, "mechanisms": [{"mechanism": "laplace"}], "audit": {"samples": 100}, **patch}
+    with pytest.raises(ConfigError) as info:
+        load_config(cfg)
+    assert needle in str(info.value)

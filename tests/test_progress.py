@@ -1,0 +1,41 @@
+"""The progress helper: on when asked, off when told, by default only on a terminal; counts releases."""
+
+import io
+
+from dpaudit._progress import progress_bar, progress_wanted
+
+
+class _Tty(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def test_default_follows_the_terminal(monkeypatch):
+    monkeypatch.delenv("DPAUDIT_PROGRESS", raising=False)
+    assert progress_wanted(None, io.StringIO()) is False
+    assert progress_wanted(None, _Tty()) is True
+    monkeypatch.setenv("DPAUDIT_PROGRESS", "1")
+    assert progress_wanted(None, io.StringIO()) is True
+    monkeypatch.setenv("DPAUDIT_PROGRESS", "0")
+    assert progress_wanted(None, _Tty()) is False
+    assert progress_wanted(True, io.StringIO()) is True
+
+
+def test_enabled_bar_shows_releases_and_time_left():
+    out = io.StringIO()
+    with progress_bar(total=2_000_000, desc="calibration", enabled=True, file=out) as bar:
+        bar.update(500_000)
+        bar.set_description("held-out counts")
+        bar.set_total(4_000_000)
+        bar.update(1_000_000)
+    text = out.getvalue()
+    assert "releases" in text and " left" in text and "4.00M" in text and "held-out counts" in text
+    assert bar.n == 1_500_000 and bar.total == 4_000_000
+
+
+def test_disabled_bar_writes_nothing():
+    out = io.StringIO()
+    with progress_bar(total=10, enabled=False, file=out) as bar:
+        bar.update(10)
+        bar.set_total(20)
+    assert out.getvalue() == "" and bar.n == 10 and not bar.enabled
