@@ -93,9 +93,10 @@ class SignSumScore:
     Each coordinate (or each *innovation*, with ``transform="innovations"``:
     the coordinate minus its linear prediction from the earlier ones, so that
     prefix sums become their increments) is split at its pooled median into
-    "above" and "below".  Coordinates whose split differs between the sides by
-    at least ``z`` standard errors vote with weight +1 or -1; the others get
-    0.  The score is the signed count of votes, an integer: its extreme values
+    "above" and "below", and the standardised difference z of the split
+    between the sides is computed.  The coordinates with the k largest |z|
+    vote +1 or -1 (the sign of z), k maximising the z-score of the count,
+    sum |z| / sqrt(k); no coordinate votes unless that reaches ``z``.  The score is the signed count of votes, an integer: its extreme values
     are the events where many small per-coordinate leaks add up (twenty
     Laplace releases of epsilon 0.005 each, the six differing bits of a
     RAPPOR report), and thresholding an integer loses nothing to noise in
@@ -142,7 +143,16 @@ class SignSumScore:
         p = 0.5 * (f0 + f1)
         se = np.sqrt(np.maximum(p * (1 - p), 1e-300) * (1.0 / len(a) + 1.0 / len(b)))
         zs = (f0 - f1) / se
-        self.weights = np.where(np.abs(zs) >= self.z, np.sign(zs), 0.0)
+        # Which coordinates vote: the k largest |z| maximising the z-score of
+        # their equal-weight count, sum(|z|) / sqrt(k).  Six bits far apart
+        # from the others keep only those six; twenty equally weak coordinates
+        # (each alone below any significance level) all vote.
+        order = np.argsort(-np.abs(zs), kind="stable")
+        crit = np.cumsum(np.abs(zs[order])) / np.sqrt(np.arange(1, len(zs) + 1))
+        k = int(np.argmax(crit)) + 1
+        self.weights = np.zeros(len(zs))
+        if crit[k - 1] >= self.z:
+            self.weights[order[:k]] = np.sign(zs[order[:k]])
         return self
 
     def _above(self, x):
