@@ -109,6 +109,15 @@ class MixedScore:
         cols = columns(x)
         n = cols.shape[1]
         numeric_at = {j for j, _, _ in self.numeric}
+        if len(self.pattern_log_ratio) <= 1:
+            # One pattern (numbers only, or one constant marker): no key to look up.
+            out = np.full(n, float(self.pattern_log_ratio[0]) if len(self.pattern_log_ratio) else 0.0)
+            for j, edges, lr in self.numeric:
+                part = lr[bin_index(edges, cols[j])]
+                if len(self.specials[j]):
+                    part *= ~np.isin(cols[j], self.specials[j])
+                out += part
+            return out
         if float(np.prod(self.radix.astype(float))) < 2.0 ** 52:
             # One pass per coordinate: its code goes straight into the row's key
             # (the same exact float sum as :func:`row_keys`), no (n, k) code matrix.
