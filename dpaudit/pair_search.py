@@ -564,8 +564,15 @@ def search(
         kwargs["ideal"] = True
     if timeout is not None:
         kwargs["timeout"] = timeout
+    # A sequential audit may stop early when its first rounds see nothing, and a leak that shows in
+    # one release in a hundred can hide there.  When the screening expects the chosen pair to exceed
+    # the claim at the final size, the final audit draws that size at once.  The choice depends on
+    # screening samples only, so the final audit's samples stay fresh and its bound valid.
+    expect_violation = not early and chosen and chosen[0]["score"] > epsilon
     if samples is not None:
         kwargs["samples"] = samples
+    elif expect_violation:
+        kwargs["samples"] = n_final
     elif max_samples is not None:
         params = inspect.signature(audit).parameters
         kwargs["max_samples" if "max_samples" in params else "samples"] = max_samples
