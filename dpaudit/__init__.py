@@ -19,6 +19,7 @@ from .exceptions import (
     TargetError,
     TargetTimeoutError,
 )
+from .pair_search import SearchReport, search
 from . import adapters as _adapters  # noqa: F401  registers diffprivlib.* / opendp.* (imports neither library)
 from .mechanisms import compose, get_mechanism, list_mechanisms, postprocess, rr_debias, subsample
 from .privacy import Neighbouring, PrivacyClaim
@@ -29,6 +30,8 @@ __all__ = [
     "__version__",
     "audit",
     "AuditReport",
+    "search",
+    "SearchReport",
     "DPAuditError",
     "ParameterTypeError",
     "ParameterValueError",

@@ -36,14 +36,40 @@ _FORMATTER = argparse.RawDescriptionHelpFormatter
 AUDIT_EXAMPLE = """\
 examples:
   dpaudit audit mymech.py:release --dataset '[0,1,1]' --neighbor '[0,1]' --epsilon 1
+  dpaudit audit laplace --epsilon 1          # a built-in uses its own stress pair
+  dpaudit audit mymech.py:release --dataset '[0,1,1]' --neighbor '[0,1]' --epsilon 1 --samples 1e6
+  dpaudit audit mymech.py:release --dataset d.csv --neighbor d2.csv --epsilon 1 --max-samples 1e7 --time-budget 60
   dpaudit audit laplace --param epsilon=0.5 --dataset '[1]' --neighbor '[0]' --epsilon 0.5 --json
   dpaudit audit noisy_histogram --param n_bins=10 --dataset '[0,1]' --neighbor '[0]' --epsilon 1
   dpaudit audit mypkg.mechanisms:noisy_mean --dataset data.npy --neighbor data2.npy \\
           --epsilon 1 --delta 1e-5 --seed 7 --jobs 2
 
 TARGET is package.module:attribute, path/to/file.py:attribute, or a built-in
-mechanism name from `dpaudit list`.  Exit status: 0 no violation found,
-1 violation found, 2 bad input.
+mechanism name from `dpaudit list`.  --dataset/--neighbor may be left out for
+a built-in (its own stress pair is used); when they are not neighbours (more
+than one record differs), a `warning:` line on stderr says how they differ.
+Not sure which pair to give?  `dpaudit search` finds one.
+Exit status: 0 no violation found, 1 violation found, 2 bad input.
+"""
+
+SEARCH_EXAMPLE = """\
+examples:
+  dpaudit search mymech.py:noisy_sum --epsilon 1 --size 10 --low 0 --high 100
+  dpaudit search mymech.py:noisy_max --epsilon 0.1 --size 5 --low 0 --high 10 \\
+          --integer --relation linf --budget 60 --json
+  dpaudit search noisy_histogram --epsilon 1 --size 5 --low 0 --high 3 --integer \\
+          --relation add-remove --seed 7
+
+The domain is 1-D datasets of N records (--size), each in [LO, HI] (--low,
+--high; integers with --integer).  --relation: replace-one (default; one record
+changed), add-remove (one record added or removed; the smaller dataset has N-1
+records) or linf (every coordinate moves by at most 1: query answers of
+sensitivity 1).  Candidate pairs (StatDP/DP-Sniper patterns, records at the
+ends of the range, random pairs, then a local search) are screened on small
+samples; the most promising is audited on fresh samples the search never saw,
+so the bound holds at --confidence whatever the search did.  --budget bounds
+the screening time in seconds (by default the screening draws about as many
+releases as the final audit).  Exit status as for `dpaudit audit`.
 """
 
 
@@ -81,20 +107,31 @@ def _build_parser() -> argparse.ArgumentParser:
                        description="Audit TARGET on a neighbouring pair and certify an epsilon lower bound.",
                        epilog=AUDIT_EXAMPLE, formatter_class=_FORMATTER)
     a.add_argument("target", metavar="TARGET")
-    a.add_argument("--dataset", required=True, metavar="D", help="JSON array literal or .json/.npy/.csv file")
-    a.add_argument("--neighbor", "--neighbour", dest="neighbor", required=True, metavar="D2",
+    a.add_argument("--dataset", default=None, metavar="D",
+                   help="JSON array literal or .json/.npy/.csv file (default for a built-in: its stress pair)")
+    a.add_argument("--neighbor", "--neighbour", dest="neighbor", default=None, metavar="D2",
                    help="the neighbouring dataset, same forms as --dataset")
     a.add_argument("--epsilon", required=True, metavar="EPS", help="claimed epsilon")
     a.add_argument("--delta", default="0", metavar="DELTA", help="claimed delta (default 0)")
     a.add_argument("--samples", default=None, metavar="N",
-                   help="releases per side (default 1000000 if TARGET takes size=, else 20000)")
+                   help="a fixed-size audit of exactly N releases per side (1e6 is fine); without it the audit "
+                        "is sequential and stops as soon as the answer is known")
+    a.add_argument("--max-samples", default=None, metavar="N",
+                   help="budget of a sequential audit in releases per side (default 1000000 if TARGET takes "
+                        "size=, else 20000)")
+    a.add_argument("--time-budget", default=None, metavar="SEC",
+                   help="seconds a sequential audit may take; no round starts that would overrun it")
     a.add_argument("--confidence", default="0.95", metavar="C",
                    help="probability that the bound is valid (default 0.95)")
     a.add_argument("--seed", default=None, metavar="S", help="seed; drawn and reported when absent")
     a.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
                    help="a parameter of a built-in TARGET, e.g. --param epsilon=0.5 (repeatable; "
                         "values are read as JSON, else kept as text)")
-    a.add_argument("--attack", default="auto", metavar="NAME", help="auto (default) or a name from `dpaudit list`")
+    a.add_argument("--attack", default="auto", metavar="NAME",
+                   help="auto (default: chosen by output, floating-point attacks included) or a name from "
+                        "`dpaudit list`")
+    a.add_argument("--ideal", action="store_true",
+                   help="audit the mechanism as mathematics: no floating-point attacks")
     a.add_argument("--estimator", default="clopper-pearson", choices=["clopper-pearson", "gdp"],
                    help="clopper-pearson (default, any mechanism) or gdp (assumes a Gaussian trade-off curve)")
     a.add_argument("--jobs", default="1", metavar="J", help="parallel workers; the result does not depend on it")
@@ -103,6 +140,8 @@ def _build_parser() -> argparse.ArgumentParser:
     a.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                    help="progress bar with the time left on stderr (default: only when stderr is a terminal)")
     a.set_defaults(func=cmd_audit)
+
+    _add_search_parser(sub)
 
     ls = sub.add_parser("list", help="list mechanisms, attacks and estimators",
                         description="List the built-in mechanisms (with their claims), attacks and estimators.",
@@ -141,6 +180,14 @@ def cmd_audit(args) -> int:
     )
     if args.samples is not None:
         kw["samples"] = v.check_int(_int_arg(args.samples, "--samples"), "--samples", low=20)
+        if args.max_samples is not None or args.time_budget is not None:
+            raise UsageError("argument --samples: a fixed-size audit takes no --max-samples or --time-budget")
+    if args.max_samples is not None:
+        kw["max_samples"] = v.check_int(_int_arg(args.max_samples, "--max-samples"), "--max-samples", low=40)
+    if args.time_budget is not None:
+        kw["time_budget"] = v.check_real(_float_arg(args.time_budget, "--time-budget"), "--time-budget", low=0.0,
+                                         low_inclusive=False)
+    kw["ideal"] = bool(args.ideal)
     if args.seed is not None:
         kw["seed"] = v.check_int(_int_arg(args.seed, "--seed"), "--seed", low=0)
     jobs = _int_arg(args.jobs, "--jobs")
@@ -165,8 +212,21 @@ def cmd_audit(args) -> int:
         print(note, file=sys.stderr)
     if args.progress is not None:
         kw["progress"] = args.progress
-    dataset = parse_dataset(args.dataset, name="--dataset")
-    neighbor = parse_dataset(args.neighbor, name="--neighbor")
+    if (args.dataset is None) != (args.neighbor is None):
+        missing = "--neighbor" if args.neighbor is None else "--dataset"
+        raise UsageError(f"argument {missing}: give both --dataset and --neighbor, or neither (built-ins only)")
+    if args.dataset is None:
+        pair = getattr(target.fn, "neighbouring_pair", None)
+        if not callable(pair):
+            raise UsageError(f"arguments --dataset/--neighbor: required for target {args.target!r} (only a built-in "
+                             "mechanism has its own pair; `dpaudit search` can find one)")
+        dataset, neighbor = pair()
+    else:
+        dataset = parse_dataset(args.dataset, name="--dataset")
+        neighbor = parse_dataset(args.neighbor, name="--neighbor")
+        warning = pair_warning(target, dataset, neighbor)
+        if warning:
+            print(warning, file=sys.stderr)
     report = audit(target, dataset, neighbor, **kw)
     if args.json:
         print(report.summary(), file=sys.stderr)
@@ -180,12 +240,155 @@ def _slow_target_note(target) -> str | None:
     """A ``note:`` for targets that make one Python-level call per release (slow at the default size)."""
     if not target.vectorised:
         return (f"note: {target.name} takes no size= keyword, so it is called once per release; that is slow "
-                "(give it a size= keyword, or set --samples). On a terminal a progress bar shows the time left.")
+                "(give it a size= keyword); the sequential audit stops as soon as it knows, within --max-samples "
+                "(default 20000). On a terminal a progress bar shows the time left.")
     if target.name.split(".")[0] in ("opendp", "diffprivlib"):
         return (f"note: {target.name} asks {target.name.split('.')[0]} for one release per call (thousands per "
-                "second), so an audit at the default size can take minutes; --samples 2e4 gives a quick look. "
+                "second), so an audit that runs to its budget can take minutes; --max-samples 2e4 or --time-budget "
+                "bound it. "
                 "On a terminal a progress bar shows the time left.")
     return None
+def _target_relation(target):
+    """The relation a target's pairs must respect: its declared input domain's, else its claim's, else None."""
+    fn = getattr(target, "fn", target)
+    domain = getattr(fn, "input_domain", None)
+    if callable(domain):
+        try:
+            rel = domain().get("relation")
+        except Exception:  # noqa: BLE001 - a domain we cannot read is a domain we do not use
+            rel = None
+        if rel:
+            return rel
+    claim = getattr(fn, "claim", None)
+    return getattr(getattr(claim, "neighbouring", None), "value", None)
+
+
+def pair_warning(target, dataset, neighbor) -> str | None:
+    """One ``warning:`` line when the pair is not neighbouring, else None.
+
+    Records: neighbours differ in one record (replaced, added or removed), as
+    the contract of ``dpaudit audit`` words it.  A target whose relation is
+    ``linf`` (its dataset is a vector of query answers) needs every coordinate
+    to move by at most 1 instead.
+    """
+    from .pairs import Relation, compare_pair
+
+    diff = compare_pair(dataset, neighbor)
+    rel = _target_relation(target)
+    if rel is not None and Relation.parse(rel) is Relation.LINF:
+        if diff.is_neighbouring(Relation.LINF):
+            return None
+        return ("warning: --dataset and --neighbor are not neighbours under the target's relation linf (every "
+                f"query answer moves by at most 1): {diff.describe()}; a bound on this pair may exceed epsilon "
+                "without any violation")
+    if diff.is_neighbouring(Relation.REPLACE_ONE) or diff.is_neighbouring(Relation.ADD_REMOVE):
+        return None
+    return (f"warning: --dataset and --neighbor are not neighbours: {diff.describe()}; neighbouring datasets "
+            "differ in one record (replaced, added or removed), so a bound on this pair may exceed epsilon "
+            "without any violation")
+
+
+def _add_search_parser(sub) -> None:
+    s = sub.add_parser("search", help="find the most revealing neighbouring pair in a domain, then audit it",
+                       description="Search a declared input domain for the neighbouring pair that leaks most, "
+                                   "then audit it on fresh samples.",
+                       epilog=SEARCH_EXAMPLE, formatter_class=_FORMATTER)
+    s.add_argument("target", metavar="TARGET")
+    s.add_argument("--epsilon", required=True, metavar="EPS", help="claimed epsilon")
+    s.add_argument("--delta", default="0", metavar="DELTA", help="claimed delta (default 0)")
+    s.add_argument("--size", default=None, metavar="N", help="records per dataset")
+    s.add_argument("--low", default=None, metavar="LO", help="smallest record value")
+    s.add_argument("--high", default=None, metavar="HI", help="largest record value")
+    s.add_argument("--integer", action="store_true", help="records are integers")
+    s.add_argument("--relation", default=None, choices=["replace-one", "add-remove", "linf"],
+                   help="neighbouring relation (default replace-one, or a built-in's own)")
+    s.add_argument("--budget", default=None, metavar="SEC", help="seconds the screening may take")
+    s.add_argument("--samples", default=None, metavar="N",
+                   help="a fixed-size final audit of N releases per side (the screening then always runs in full)")
+    s.add_argument("--max-samples", default=None, metavar="N",
+                   help="budget of the sequential final audit, releases per side (default: the audit's)")
+    s.add_argument("--confidence", default="0.95", metavar="C",
+                   help="probability that the bound is valid, search included (default 0.95)")
+    s.add_argument("--seed", default=None, metavar="S", help="seed; drawn and reported when absent")
+    s.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
+                   help="a parameter of a built-in TARGET (repeatable)")
+    s.add_argument("--attack", default="auto", metavar="NAME", help="distinguisher of the final audit")
+    s.add_argument("--finalists", default="1", metavar="K",
+                   help="pairs audited at the end, each at confidence 1-(1-C)/K (default 1)")
+    s.add_argument("--jobs", default="1", metavar="J", help="parallel workers of the final audit")
+    s.add_argument("--json", action="store_true", help="print exactly one JSON object on stdout")
+    s.set_defaults(func=cmd_search)
+
+
+def _count_arg(text, flag):
+    """An integer that may be written 1e6."""
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value != int(value):
+        raise UsageError(f"argument {flag}: expected an integer; got {text!r}")
+    return int(value)
+
+
+def cmd_search(args) -> int:
+    from . import _validation as v
+    from .pair_search import search
+    from .targets import load_target
+
+    params = dict(_parse_param(p) for p in args.param)
+    target = load_target(args.target, **params)
+    declared = {}
+    domain_fn = getattr(target.fn, "input_domain", None)
+    if callable(domain_fn):
+        declared = dict(domain_fn())
+    kw = {}
+    for flag, key, conv in (("--size", "size", _count_arg), ("--low", "low", _float_arg), ("--high", "high", _float_arg)):
+        text = getattr(args, key)
+        if text is not None:
+            kw[key] = conv(text, flag)
+        elif key in declared:
+            kw[key] = declared[key]
+        else:
+            raise UsageError(f"argument {flag}: required (the input domain: --size N --low LO --high HI)")
+    kw["integer"] = bool(args.integer or declared.get("integer", False))
+    kw["relation"] = args.relation or _target_relation(target) or "replace-one"
+    kw["size"] = v.check_int(kw["size"], "--size", low=1)
+    if not kw["high"] > kw["low"]:
+        raise UsageError(f"argument --high: must be greater than --low ({kw['low']:g}); got {kw['high']:g}")
+    kw["epsilon"] = v.check_epsilon(_float_arg(args.epsilon, "--epsilon"), "--epsilon")
+    kw["delta"] = v.check_delta(_float_arg(args.delta, "--delta"), "--delta")
+    kw["confidence"] = v.check_confidence(_float_arg(args.confidence, "--confidence"), "--confidence")
+    if args.budget is not None:
+        kw["budget"] = v.check_real(_float_arg(args.budget, "--budget"), "--budget", low=0.0, low_inclusive=False)
+    if args.max_samples is not None:
+        kw["max_samples"] = v.check_int(_count_arg(args.max_samples, "--max-samples"), "--max-samples", low=40)
+    if args.samples is not None:
+        if args.max_samples is not None:
+            raise UsageError("argument --samples: a fixed-size final audit takes no --max-samples")
+        kw["samples"] = v.check_int(_count_arg(args.samples, "--samples"), "--samples", low=20)
+    if args.seed is not None:
+        kw["seed"] = v.check_int(_int_arg(args.seed, "--seed"), "--seed", low=0)
+    kw["finalists"] = v.check_int(_int_arg(args.finalists, "--finalists"), "--finalists", low=1)
+    jobs = _int_arg(args.jobs, "--jobs")
+    if jobs == 0 or jobs < -1:
+        raise UsageError(f"argument --jobs: expected an integer >= 1 or -1; got {jobs}")
+    if args.attack != "auto":
+        from .attacks import ATTACKS
+
+        if args.attack not in ATTACKS:
+            raise UsageError(f"argument --attack: expected 'auto' or one of {sorted(ATTACKS)}; got {args.attack!r}")
+    report = search(target, attack=args.attack, n_jobs=jobs, progress=True, **kw)
+    if args.json:
+        print(report.summary(), file=sys.stderr)
+        sys.stdout.write(json.dumps(_finite(report.to_dict()), allow_nan=False) + "\n")
+    else:
+        print(report.summary())
+    return EXIT_VIOLATION if report.violation else EXIT_OK
 
 
 def _warn_claim(name: str, params: dict, epsilon: float, delta: float) -> None:

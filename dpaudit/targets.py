@@ -19,12 +19,10 @@ a built-in mechanism name (``"laplace"``), or passed as a Python callable.
 
 from __future__ import annotations
 
-import csv
 import hashlib
 import importlib
 import importlib.util
 import inspect
-import json
 import os
 import sys
 import threading
@@ -33,16 +31,15 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ._rng import RNGLike, as_seed_sequence
-from ._validation import check_int, check_real
-from .exceptions import DatasetError, ParameterTypeError, ParameterValueError, TargetError, TargetTimeoutError
+from ._rng import RNGLike
+from .datasets import expand_user as _expand
+from .datasets import parse_dataset  # noqa: F401  (re-exported: public name)
+from .exceptions import ParameterTypeError, ParameterValueError, TargetError, TargetTimeoutError
 
 __all__ = ["Target", "load_target", "parse_dataset", "DEFAULT_CHUNK_SIZE", "DEFAULT_CALL_CHUNK_SIZE"]
 
-#: Releases per ``size=`` call (bounds memory; 2^20 releases of a scalar are 8 MB).
-DEFAULT_CHUNK_SIZE = 1 << 20
-#: Releases per unit of work for one-release-per-call targets (the grain of parallelism).
-DEFAULT_CALL_CHUNK_SIZE = 256
+from .sampling import DEFAULT_CALL_CHUNK as DEFAULT_CALL_CHUNK_SIZE  # noqa: E402  (public names kept)
+from .sampling import DEFAULT_TARGET_CHUNK as DEFAULT_CHUNK_SIZE  # noqa: E402
 
 
 # ----------------------------------------------------------------------------- targets
@@ -191,38 +188,12 @@ class Target:
         TargetTimeoutError
             A call took longer than ``timeout``.
         """
-        n = check_int(n, "n", low=0)
-        n_jobs = check_int(n_jobs, "n_jobs")
-        if n_jobs == 0 or n_jobs < -1:
-            raise ParameterValueError(f"n_jobs must be >= 1 or -1; got {n_jobs}")
-        if timeout is not None:
-            timeout = check_real(timeout, "timeout", low=0, low_inclusive=False)
-        default_chunk = DEFAULT_CHUNK_SIZE if self.accepts_size else DEFAULT_CALL_CHUNK_SIZE
-        chunk = default_chunk if chunk_size is None else check_int(chunk_size, "chunk_size", low=1)
-        data = np.array(dataset)  # our own copy: the caller's array can never be mutated by the target
-        starts = list(range(0, n, chunk))
-        seeds = as_seed_sequence(rng).spawn(len(starts)) if self.accepts_rng else [None] * len(starts)
-        jobs = [(start, min(n, start + chunk), seed) for start, seed in zip(starts, seeds)]
-        if not jobs:
-            return np.empty((0,))
-        if n_jobs == 1 or len(jobs) == 1:
-            parts = [self._run_chunk(data, a, b, s, timeout) for a, b, s in jobs]
-        else:
-            from joblib import Parallel, delayed
+        from .sampling import draw_releases
 
-            parts = Parallel(n_jobs=n_jobs, backend="loky")(
-                delayed(self._run_chunk)(data, a, b, s, timeout) for a, b, s in jobs
-            )
-        shape = parts[0].shape[1:]
-        for (a, _, _), part in zip(jobs, parts):
-            if part.shape[1:] != shape:
-                raise TargetError(
-                    f"target {self.name!r} changed its output shape from {shape or 'scalar'} to "
-                    f"{part.shape[1:] or 'scalar'} in release {a}"
-                )
-        return np.concatenate(parts, axis=0)
+        return draw_releases(self, dataset, n, rng=rng, chunk_size=chunk_size, n_jobs=n_jobs, timeout=timeout)
 
-    def _run_chunk(self, data: np.ndarray, start: int, stop: int, seed: Any, timeout: float | None) -> np.ndarray:
+    def run_chunk(self, data: np.ndarray, start: int, stop: int, seed: Any, timeout: float | None) -> np.ndarray:
+        """Releases ``start..stop-1`` on ``data`` from one child seed, every output checked."""
         gen = np.random.default_rng(seed) if seed is not None else None
         before = _fingerprint(data)
         if self.accepts_size:
@@ -435,134 +406,3 @@ def _no_colon_message(spec: Any, text: str, registry) -> str:
         return f"target {spec!r} is not a built-in mechanism{hint}; `dpaudit list` shows them all"
     return (f"target {spec!r} is neither a built-in mechanism (see `dpaudit list`) nor of the form "
             "'package.module:attribute' or 'path/to/file.py:attribute'")
-
-
-# ----------------------------------------------------------------------------- datasets
-def _validate_dataset(obj: Any, name: str, source: str) -> np.ndarray:
-    where = f"{name}: {source}"
-    if isinstance(obj, dict) or obj is None or isinstance(obj, (str, bytes)):
-        raise DatasetError(f"{where}: expected an array of numbers, got {type(obj).__name__}")
-    try:
-        arr = np.asarray(obj)
-    except ValueError as exc:
-        raise DatasetError(f"{where}: ragged array (rows of different lengths)") from None
-    if arr.dtype == object:
-        for value in arr.ravel():
-            if isinstance(value, (list, tuple)):
-                raise DatasetError(f"{where}: ragged array (rows of different lengths)")
-        bad = next((v for v in arr.ravel() if isinstance(v, bool) or not isinstance(v, (int, float))), None)
-        raise DatasetError(f"{where}: non-numeric value {bad!r}")
-    if arr.dtype.kind not in "biuf":
-        bad = None
-        for value in arr.ravel().tolist():
-            try:
-                float(value)
-            except (TypeError, ValueError):
-                bad = value
-                break
-        raise DatasetError(f"{where}: non-numeric value {bad!r} (dtype {arr.dtype})")
-    if arr.dtype.kind == "b":
-        arr = arr.astype(np.int64)
-    if arr.ndim == 0:
-        raise DatasetError(f"{where}: expected a 1-D or 2-D array, got a single number")
-    if arr.ndim > 2:
-        raise DatasetError(f"{where}: expected a 1-D or 2-D array, got {arr.ndim}-D with shape {arr.shape}")
-    if arr.size == 0:
-        raise DatasetError(f"{where}: the dataset is empty")
-    if arr.dtype.kind == "f" and not np.all(np.isfinite(arr)):
-        raise DatasetError(f"{where}: contains NaN or infinite values")
-    return arr
-
-
-def _read_csv(path: Path, name: str) -> Any:
-    with path.open(newline="") as fh:
-        rows = [row for row in csv.reader(fh) if row and any(cell.strip() for cell in row)]
-    if not rows:
-        raise DatasetError(f"{name}: {str(path)!r}: the dataset is empty")
-
-    def is_number(cell: str) -> bool:
-        try:
-            float(cell)
-            return True
-        except ValueError:
-            return False
-
-    if not all(is_number(c) for c in rows[0]) and not any(is_number(c) for c in rows[0]):
-        rows = rows[1:]  # a header row
-    width = len(rows[0]) if rows else 0
-    out = []
-    for lineno, row in enumerate(rows, start=1):
-        if len(row) != width:
-            raise DatasetError(f"{name}: {str(path)!r}: ragged CSV: row {lineno} has {len(row)} fields, expected {width}")
-        try:
-            out.append([float(c) for c in row])
-        except ValueError:
-            bad = next(c for c in row if not is_number(c))
-            raise DatasetError(f"{name}: {str(path)!r}: non-numeric value {bad!r} in row {lineno}") from None
-    arr = np.array(out)
-    if arr.size and np.all(arr == np.rint(arr)):
-        arr = arr.astype(np.int64)
-    return arr[:, 0] if arr.ndim == 2 and arr.shape[1] == 1 else arr
-
-
-def _expand(text: str) -> Path:
-    """``~`` expansion that never raises: ``~user`` for an unknown user stays as written."""
-    try:
-        return Path(text).expanduser()
-    except RuntimeError:  # "Could not determine home directory" for '~name'
-        return Path(text)
-
-
-def parse_dataset(text_or_path: Any, name: str = "--dataset") -> np.ndarray:
-    """Read a dataset from a JSON array literal or a ``.json``, ``.npy`` or ``.csv`` file.
-
-    Errors are :class:`~dpaudit.exceptions.DatasetError` naming ``name`` and the file.
-    A CSV has one row per individual (an optional header row is skipped); a
-    single column gives a 1-D dataset.
-
-    Examples
-    --------
-    >>> parse_dataset("[0, 1, 1]")
-    array([0, 1, 1])
-    >>> parse_dataset("[[1, 2], [3]]", name="--neighbor")
-    Traceback (most recent call last):
-    ...
-    dpaudit.exceptions.DatasetError: --neighbor: JSON literal: ragged array (rows of different lengths)
-    """
-    if isinstance(text_or_path, np.ndarray) or isinstance(text_or_path, (list, tuple)):
-        return _validate_dataset(text_or_path, name, "array")
-    if isinstance(text_or_path, os.PathLike):
-        text_or_path = os.fspath(text_or_path)
-    if not isinstance(text_or_path, str):
-        raise DatasetError(f"{name}: expected a JSON array or a file path, got {type(text_or_path).__name__}")
-    text = text_or_path.strip()
-    if not text:
-        raise DatasetError(f"{name}: empty argument (expected a JSON array or a .json/.npy/.csv file)")
-    if text[0] in "[{":
-        try:
-            obj = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise DatasetError(f"{name}: invalid JSON array literal: {exc}") from None
-        return _validate_dataset(obj, name, "JSON literal")
-    path = _expand(text)
-    if not path.exists():
-        raise DatasetError(f"{name}: file not found: {text!r} (expected a JSON array or a .json/.npy/.csv file)")
-    if not path.is_file():
-        raise DatasetError(f"{name}: not a file: {text!r}")
-    suffix = path.suffix.lower()
-    source = repr(text)
-    try:
-        if suffix == ".json":
-            with path.open() as fh:
-                obj = json.load(fh)
-        elif suffix == ".npy":
-            obj = np.load(path, allow_pickle=False)
-        elif suffix == ".csv":
-            obj = _read_csv(path, name)
-        else:
-            raise DatasetError(f"{name}: {source}: unsupported file type {suffix or '(none)'!r}; use .json, .npy or .csv")
-    except DatasetError:
-        raise
-    except (ValueError, OSError) as exc:
-        raise DatasetError(f"{name}: {source}: cannot read: {exc}") from None
-    return _validate_dataset(obj, name, source)

@@ -107,7 +107,7 @@ def test_find_cycles_sees_a_cycle():
 def test_the_graph_sees_known_edges():
     graph = import_graph()
     assert "dpaudit.mechanisms.registry" in graph["dpaudit.adapters"]
-    assert "dpaudit.stats._mu" in graph["dpaudit.stats.selection"]
+    assert "dpaudit.stats.gdp" in graph["dpaudit.stats.selection"]
 
 
 def test_dpaudit_imports_have_no_cycles():

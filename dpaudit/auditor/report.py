@@ -60,6 +60,13 @@ class AuditReport:
     posterior: dict
     explanation: str
     notes: list = field(default_factory=list)
+    rounds: int = 1
+    stopping_reason: str = "fixed"
+    max_samples: int | None = None
+    trajectory: dict = field(default_factory=dict)
+    floating_point: dict | None = None
+    distribution_epsilon_lower_bound: float | None = None
+    ideal: bool = False
     version: str = ""
     elapsed_seconds: float = 0.0
 
@@ -109,8 +116,18 @@ class AuditReport:
             lines.append(f"            the claim is exceeded by at least {self.epsilon_lower_bound - self.claimed_epsilon:.4f}"
                          f" (a factor e^{self.epsilon_lower_bound - self.claimed_epsilon:.3f} ="
                          f" {_safe_exp(self.epsilon_lower_bound - self.claimed_epsilon):.3g} in probability)")
+        if self.floating_point:
+            fp = self.floating_point
+            lines.append(f"float       {fp['attack']}: epsilon >= {fp['epsilon_lower_bound']:.4f} from the bit patterns "
+                         f"the releases can take; the distribution alone gives "
+                         f"{self.distribution_epsilon_lower_bound:.4f}")
+        if self.stopping_reason == "fixed":
+            lines.append(f"samples     {self.samples} per side (fixed size)")
+        else:
+            lines.append(f"samples     {self.samples} per side in {self.rounds} round{'s' * (self.rounds != 1)}"
+                         f" of a sequential audit (budget {self.max_samples}); stopped: {self.stopping_reason}")
         lines += [
-            f"ceiling     {self.ceiling:.3f} (the most {self.samples} samples per side could certify)",
+            f"ceiling     {self.ceiling:.3f} (the most {self.n_test} held-out samples per side could certify)",
             f"attack      {self.attack} [{self.estimator}]; event: {self.event}",
             f"rates       TPR {self.tpr:.5g} in [{self.tpr_interval[0]:.5g}, {self.tpr_interval[1]:.5g}], "
             f"FPR {self.fpr:.5g} in [{self.fpr_interval[0]:.5g}, {self.fpr_interval[1]:.5g}] "

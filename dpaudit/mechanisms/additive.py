@@ -4,21 +4,35 @@ The statistic is the ``query`` of the dataset: ``"sum"`` adds the records'
 values clipped to ``[0, sensitivity]`` (values in ``[0, M]`` give a sum of
 sensitivity ``M`` under add/remove), ``"count"``
 counts the records (sensitivity 1).  A 2-D row's value is its row sum.
+
+The Laplace and geometric mechanisms are float-safe
+(:mod:`~dpaudit.mechanisms.float_safe`): they draw exact integers, and the
+Laplace mechanism releases them on a power-of-two grid ``g`` about
+``scale / 2**10`` fine, computing its statistic in grid units (each clipped
+value rounded down to the grid, then an integer sum), so its releases are
+exactly as private as the mathematics says.  The broken ``unclipped_sum``
+keeps numpy's float sampler (``float_safe = False``).
 """
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
 from .._validation import check_choice, check_int
-from .base import BuiltinMechanism, _PureAddRemove, _set_epsilon, _set_sensitivity, record_values
+from ..exceptions import ParameterValueError
+from .base import (BuiltinMechanism, _answers_vector, _PureAddRemove, _PureClaim, _set_answers, _set_epsilon,
+                   _set_sensitivity, input_domain, record_values)
 from .base import _positive_epsilon  # noqa: F401  (re-exported: older imports name it here)
+from .float_safe import discrete_laplace, discrete_laplace_delta, epsilon_from_delta, exact_scale, granularity
 
-__all__ = ["LaplaceMechanism", "GeometricMechanism", "UnclippedSum", "laplace_epsilon_profile"]
+__all__ = ["LaplaceMechanism", "GeometricMechanism", "UnclippedSum", "laplace_epsilon_profile", "grid_step",
+           "grid_statistic"]
 
 _QUERIES = ("sum", "count")
 
@@ -28,6 +42,51 @@ def _statistic(dataset: Any, query: str, bound: float) -> float:
     if query == "count":
         return float(values.shape[0])
     return float(np.clip(values, 0.0, bound).sum())
+
+
+def _power_of_two_at_most(x: float) -> float:
+    return math.ldexp(1.0, math.frexp(x)[1] - 1)
+
+
+def grid_step(scale: float, sensitivity: float, query: str) -> float:
+    """The release grid of a float-safe additive mechanism: :func:`~dpaudit.mechanisms.float_safe.granularity`
+    of the noise scale, at most the sensitivity (so that a record is at least one step) and at most 1 for a
+    count (so that a count is a whole number of steps).
+
+    >>> grid_step(1.0, 1.0, "sum"), grid_step(1e6, 1.0, "count")
+    (0.0009765625, 1.0)
+    """
+    g = min(granularity(scale), _power_of_two_at_most(sensitivity))
+    return min(g, 1.0) if query == "count" else g
+
+
+def grid_statistic(dataset: Any, query: str, bound: float, step: float) -> int:
+    """The statistic in grid units, an exact integer: the count times ``1 / step``, or the sum of the values
+    clipped to ``[0, bound]`` and each rounded down to the grid (so one record moves it by at most
+    ``floor(bound / step)`` units).
+
+    >>> grid_statistic([0.3, 5.0], "sum", 1.0, 0.25), grid_statistic([0.3, 5.0], "count", 1.0, 0.25)
+    (5, 8)
+    """
+    values = record_values(dataset)
+    if query == "count":
+        return int(values.shape[0]) * int(round(1.0 / step))
+    units = np.floor(np.clip(values, 0.0, bound) / step).astype(np.int64)
+    return int(units.sum())
+
+
+def _float_up(x: Fraction) -> float:
+    """The nearest float at or above the rational ``x`` (a true epsilon is never rounded down)."""
+    f = float(x)
+    return f if Fraction(f) >= x else math.nextafter(f, math.inf)
+
+
+@functools.lru_cache(maxsize=256)
+def _discrete_laplace_epsilon(scale: Fraction, shift: int, delta: float) -> float:
+    pure = _float_up(Fraction(shift) / scale)
+    if delta <= 0:
+        return pure
+    return epsilon_from_delta(lambda e: discrete_laplace_delta(e, scale, shift), delta, high=pure)
 
 
 def laplace_epsilon_profile(epsilon: float, delta: float) -> float:
@@ -47,8 +106,16 @@ def laplace_epsilon_profile(epsilon: float, delta: float) -> float:
 
 
 @dataclass(frozen=True)
-class LaplaceMechanism(_PureAddRemove, BuiltinMechanism):
+class LaplaceMechanism(_PureClaim, BuiltinMechanism):
     """Laplace noise of scale sensitivity/epsilon on a clipped sum or a count.
+
+    Float-safe: the release is ``g * (K + Z)`` with ``K`` the statistic in
+    units of the grid ``g`` (:func:`grid_step`, about ``scale / 2**10``) and
+    ``Z`` exact discrete Laplace noise of scale ``floor(sensitivity / g) /
+    epsilon`` grid units (rounded up to a multiple of ``2**-20``).  Every
+    release is an exact multiple of ``g``, so its bits say nothing the integer
+    does not, and the mechanism is epsilon-DP exactly, not only on paper.
+    In law it is the Laplace mechanism rounded to ``g``.
 
     Parameters
     ----------
@@ -57,49 +124,87 @@ class LaplaceMechanism(_PureAddRemove, BuiltinMechanism):
     sensitivity : float, default 1
         The clipping bound of each value (``query="sum"``) and the noise scale's numerator.
     query : {"sum", "count"}, default "sum"
+    answers : bool, default False
+        The dataset is one query answer (a length-1 array) whose neighbours
+        move it by at most ``sensitivity`` (``linf``): DP-Sniper's
+        ``LaplaceMechanism``, audited on ``[1]`` vs ``[1 + sensitivity]``.
+        ``query`` must then stay ``"sum"`` (it is not used).
 
     Examples
     --------
     >>> m = LaplaceMechanism(epsilon=1.0)
     >>> m.claim
     PrivacyClaim(epsilon=1.0, delta=0.0, neighbouring='add/remove')
-    >>> m([0.2, 0.5], size=3, rng=0).shape
-    (3,)
+    >>> x = m([0.2, 0.5], size=3, rng=0)
+    >>> x.shape, bool(np.all(x / m.step == np.round(x / m.step)))
+    ((3,), True)
     """
 
     epsilon: float = 1.0
     sensitivity: float = 1.0
     query: str = "sum"
+    answers: bool = False
 
     name = "laplace"
     output_kind = "scalar"
+    float_safe = True
 
     def __post_init__(self) -> None:
         _set_epsilon(self)
         _set_sensitivity(self)
         check_choice(self.query, "query", _QUERIES)
+        _set_answers(self)
+        if self.answers and self.query != "sum":
+            raise ParameterValueError(f"query must be 'sum' when answers=True (the dataset is the answer); "
+                                      f"got {self.query!r}")
+        step = grid_step(self.scale, self.sensitivity, self.query)
+        # An answer is rounded down to the grid, so answers ``sensitivity`` apart may end up
+        # ceil(sensitivity / step) units apart; records are clipped first and move it by the floor.
+        units = int(math.ceil(self.sensitivity / step) if self.answers else math.floor(self.sensitivity / step))
+        object.__setattr__(self, "_step", step)
+        object.__setattr__(self, "_units", units)
+        object.__setattr__(self, "_noise_scale", exact_scale(Fraction(units) / Fraction(self.epsilon)))
 
     @property
     def scale(self) -> float:
         """The Laplace scale b = sensitivity / epsilon."""
         return self.sensitivity / self.epsilon
 
+    @property
+    def step(self) -> float:
+        """The release grid g, a power of two."""
+        return self._step  # type: ignore[attr-defined]
+
     def neighbouring_pair(self) -> tuple[np.ndarray, np.ndarray]:
+        if self.answers:
+            return np.array([1.0]), np.array([1.0 + self.sensitivity])  # DP-Sniper's witness pair
         # The added record moves the sum by the full sensitivity (and the count by 1).
         return np.array([0.0]), np.array([0.0, self.sensitivity])
 
-    def _prepare(self, dataset: Any) -> float:
-        return _statistic(dataset, self.query, self.sensitivity)
+    def input_domain(self) -> dict:
+        """DP-Sniper's domain with ``answers=True`` (one float in [-10, 10], ``linf``); else one record, add/remove."""
+        if self.answers:
+            return input_domain(size=1, low=-10, high=10, integer=False, relation="linf")
+        return input_domain(size=1, low=0, high=self.sensitivity, integer=False, relation="add-remove")
 
-    def _draw(self, prepared: float, n: int, rng: np.random.Generator) -> np.ndarray:
-        out = rng.laplace(0.0, self.scale, n)
-        out += prepared
-        return out
+    def _prepare(self, dataset: Any) -> int:
+        if self.answers:
+            # The answer in grid units, rounded down (exact for answers on the grid, e.g. integers).
+            return int(math.floor(_answers_vector(dataset, 1, self.name)[0] / self.step))
+        return grid_statistic(dataset, self.query, self.sensitivity, self.step)
+
+    def _draw(self, prepared: int, n: int, rng: np.random.Generator) -> np.ndarray:
+        z = discrete_laplace(self._noise_scale, size=n, rng=rng)  # type: ignore[attr-defined]
+        z += prepared
+        return z.astype(float) * self.step
 
     def true_epsilon(self, delta: float = 0.0) -> float:
-        """Exact: epsilon times (true sensitivity / declared sensitivity), through the Laplace profile."""
-        true_sens = 1.0 if self.query == "count" else self.sensitivity
-        return laplace_epsilon_profile(true_sens / self.scale, delta)
+        """Exact for the grid mechanism: a record moves the statistic by at most ``floor(sensitivity / g)``
+        grid units (``1 / g`` for a count), through the discrete Laplace privacy profile; within about
+        ``2**-10`` of the continuous Laplace's ``epsilon + 2 ln(1 - delta)``."""
+        count = self.query == "count" and not self.answers
+        shift = int(round(1.0 / self.step)) if count else self._units  # type: ignore[attr-defined]
+        return _discrete_laplace_epsilon(self._noise_scale, shift, float(delta))  # type: ignore[attr-defined]
 
 
 @dataclass(frozen=True)
@@ -107,8 +212,9 @@ class GeometricMechanism(_PureAddRemove, BuiltinMechanism):
     """Two-sided geometric (discrete Laplace) noise on an integer sum or count.
 
     The noise ``Z`` has ``P(Z = z) = (1 - a) / (1 + a) * a**|z|`` with
-    ``a = exp(-epsilon / sensitivity)``; it is drawn as the difference of two
-    geometric variables.  Values are clipped to ``[0, sensitivity]`` and rounded.
+    ``a = exp(-1 / scale)`` and ``scale = sensitivity / epsilon`` (rounded up to
+    a multiple of ``2**-20``); it is drawn exactly, with integer arithmetic
+    only (Canonne, Kamath and Steinke 2020).  Values are clipped to ``[0, sensitivity]`` and rounded.
 
     Examples
     --------
@@ -123,16 +229,18 @@ class GeometricMechanism(_PureAddRemove, BuiltinMechanism):
 
     name = "geometric"
     output_kind = "discrete"
+    float_safe = True
 
     def __post_init__(self) -> None:
         _set_epsilon(self)
         object.__setattr__(self, "sensitivity", check_int(self.sensitivity, "sensitivity", low=1))
         check_choice(self.query, "query", _QUERIES)
+        object.__setattr__(self, "_noise_scale", exact_scale(Fraction(self.sensitivity) / Fraction(self.epsilon)))
 
     @property
     def alpha(self) -> float:
-        """The ratio a = exp(-epsilon / sensitivity) of consecutive probabilities."""
-        return math.exp(-self.epsilon / self.sensitivity)
+        """The ratio a = exp(-1 / scale) of consecutive probabilities (about exp(-epsilon / sensitivity))."""
+        return math.exp(-1.0 / float(self._noise_scale))  # type: ignore[attr-defined]
 
     def pmf(self, k: Any) -> np.ndarray:
         """Probability of noise value(s) ``k``."""
@@ -149,15 +257,14 @@ class GeometricMechanism(_PureAddRemove, BuiltinMechanism):
         return int(np.rint(np.clip(values, 0, self.sensitivity)).sum())
 
     def _draw(self, prepared: int, n: int, rng: np.random.Generator) -> np.ndarray:
-        p = -math.expm1(-self.epsilon / self.sensitivity)
-        out = rng.geometric(p, n)
-        out -= rng.geometric(p, n)
+        out = discrete_laplace(self._noise_scale, size=n, rng=rng)  # type: ignore[attr-defined]
         out += prepared
         return out
 
     def true_epsilon(self, delta: float = 0.0) -> float:
-        """Exact at delta = 0 (an upper bound for delta > 0)."""
-        return self.epsilon * (1 if self.query == "count" else self.sensitivity) / self.sensitivity
+        """Exact at delta = 0 (an upper bound for delta > 0): the largest shift over the noise scale."""
+        shift = 1 if self.query == "count" else self.sensitivity
+        return _discrete_laplace_epsilon(self._noise_scale, shift, 0.0)  # type: ignore[attr-defined]
 
 
 @dataclass(frozen=True)
@@ -181,6 +288,7 @@ class UnclippedSum(_PureAddRemove, BuiltinMechanism):
     name = "unclipped_sum"
     output_kind = "scalar"
     broken = True
+    float_safe = False  # numpy's float Laplace: its broken clipping is the point, not its bits
 
     def __post_init__(self) -> None:
         _set_epsilon(self)

@@ -53,6 +53,7 @@ class FloatLaplaceMironov(_PureAddRemove, BuiltinMechanism):
     name = "float_laplace_mironov"
     output_kind = "discrete"
     broken = True
+    float_safe = False
 
     def __post_init__(self) -> None:
         _set_epsilon(self)

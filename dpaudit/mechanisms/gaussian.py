@@ -6,10 +6,21 @@ privacy curve is the analytic formula of Balle and Wang (2018, Theorem 8):
 ``N(0, sigma^2)`` noise on a query of sensitivity ``Delta`` is (epsilon, delta)-DP iff
 
     Phi(Delta/(2 sigma) - epsilon sigma/Delta) - e^epsilon Phi(-Delta/(2 sigma) - epsilon sigma/Delta) <= delta.
+
+Both are float-safe: ``rng.normal`` plus the statistic would leave the
+statistic's trace in the low-order bits of every release, so the noise is an
+exact *discrete* Gaussian (Canonne, Kamath and Steinke 2020) on a power-of-two
+grid ``step`` about ``sigma / 2**10`` fine, added to the statistic in grid
+units, and the release is an exact multiple of ``step``.  The discrete
+Gaussian's privacy is computed exactly (CKS Theorem 7, summed term by term):
+the analytic mechanism takes the smallest grid variance that meets the claim
+for the *discrete* noise, and ``true_epsilon`` is the discrete curve's.  At
+this grid both agree with the continuous formula to about 1e-6.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -21,8 +32,9 @@ from ..stats.profile import gaussian_epsilon as _stats_gaussian_epsilon
 from .._validation import check_choice
 from ..exceptions import ParameterValueError
 from ..privacy import PrivacyClaim
-from .additive import _QUERIES, _statistic
+from .additive import _QUERIES, grid_statistic, grid_step
 from .base import BuiltinMechanism, _gaussian_delta, _set_epsilon, _set_sensitivity
+from .float_safe import discrete_gaussian, discrete_gaussian_delta, epsilon_from_delta
 
 __all__ = [
     "GaussianMechanism",
@@ -81,6 +93,42 @@ def gaussian_epsilon(sigma: float, delta: float, sensitivity: float = 1.0) -> fl
     return _stats_gaussian_epsilon(sensitivity / sigma, delta)
 
 
+@functools.lru_cache(maxsize=256)
+def _discrete_gaussian_epsilon(sigma_squared: int, shift: int, delta: float) -> float:
+    if delta <= 0:
+        return math.inf
+    return epsilon_from_delta(lambda e: discrete_gaussian_delta(e, sigma_squared, shift), delta)
+
+
+@functools.lru_cache(maxsize=256)
+def _smallest_variance(epsilon: float, delta: float, units: int, start: int) -> int:
+    """The smallest integer grid variance whose discrete Gaussian meets (epsilon, delta) at sensitivity ``units``.
+
+    ``start`` is the continuous calibration's, which at these grids is within a few units of the answer:
+    gallop away from it, then bisect (a handful of exact evaluations).
+    """
+    def ok(n2: int) -> bool:
+        return discrete_gaussian_delta(epsilon, n2, units) <= delta
+
+    step = 1
+    if ok(start):
+        hi = start
+        while hi - step >= 1 and ok(hi - step):
+            hi -= step
+            step *= 2
+        lo = max(0, hi - step)  # fails the claim (0: no variance at all)
+    else:
+        lo = start
+        while not ok(lo + step):
+            lo += step
+            step *= 2
+        hi = lo + step
+    while hi - lo > 1:  # ok(hi), and lo fails
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if ok(mid) else (mid, hi)
+    return hi
+
+
 @dataclass(frozen=True)
 class _GaussianBase(BuiltinMechanism):
     epsilon: float = 1.0
@@ -89,6 +137,7 @@ class _GaussianBase(BuiltinMechanism):
     query: str = "sum"
 
     output_kind = "scalar"
+    float_safe = True
 
     def __post_init__(self) -> None:
         _set_epsilon(self)
@@ -96,8 +145,17 @@ class _GaussianBase(BuiltinMechanism):
         _set_sensitivity(self)
         check_choice(self.query, "query", _QUERIES)
         self._check_range()
-        # Computed once: the analytic calibration runs a bisection.
-        object.__setattr__(self, "_sigma", self._compute_sigma())
+        # Computed once: the calibrations run bisections.
+        sigma = self._compute_sigma()
+        step = grid_step(sigma, self.sensitivity, self.query)
+        units = int(math.floor(self.sensitivity / step))
+        object.__setattr__(self, "_step", step)
+        object.__setattr__(self, "_units", units)
+        object.__setattr__(self, "_grid_variance", self._grid_variance_for(sigma / step, units))
+
+    def _grid_variance_for(self, sigma_units: float, units: int) -> int:
+        """The discrete Gaussian's variance in grid units (an integer, never below ``sigma_units**2``)."""
+        return math.ceil(sigma_units ** 2)
 
     def _check_range(self) -> None:
         pass
@@ -107,8 +165,18 @@ class _GaussianBase(BuiltinMechanism):
 
     @property
     def sigma(self) -> float:
-        """The standard deviation of the noise."""
-        return self._sigma  # type: ignore[attr-defined]
+        """The noise's scale parameter: ``step * sqrt(grid variance)`` (the discrete Gaussian's sigma)."""
+        return self.step * math.sqrt(self._grid_variance)  # type: ignore[attr-defined]
+
+    @property
+    def step(self) -> float:
+        """The release grid, a power of two."""
+        return self._step  # type: ignore[attr-defined]
+
+    @property
+    def grid_variance(self) -> int:
+        """The variance parameter of the integer noise, in grid units squared."""
+        return self._grid_variance  # type: ignore[attr-defined]
 
     @property
     def claim(self) -> PrivacyClaim:
@@ -117,18 +185,22 @@ class _GaussianBase(BuiltinMechanism):
     def neighbouring_pair(self) -> tuple[np.ndarray, np.ndarray]:
         return np.array([0.0]), np.array([0.0, self.sensitivity])
 
-    def _prepare(self, dataset: Any) -> float:
-        return _statistic(dataset, self.query, self.sensitivity)
+    def _prepare(self, dataset: Any) -> int:
+        return grid_statistic(dataset, self.query, self.sensitivity, self.step)
 
-    def _draw(self, prepared: float, n: int, rng: np.random.Generator) -> np.ndarray:
-        out = rng.normal(0.0, self.sigma, n)
-        out += prepared
-        return out
+    def _draw(self, prepared: int, n: int, rng: np.random.Generator) -> np.ndarray:
+        z = discrete_gaussian(self._grid_variance, size=n, rng=rng)  # type: ignore[attr-defined]
+        z += prepared
+        return z.astype(float) * self.step
 
     def true_epsilon(self, delta: float = 0.0) -> float:
-        """Exact, from the analytic formula (``inf`` at delta = 0: Gaussian noise is never pure DP)."""
-        true_sens = 1.0 if self.query == "count" else self.sensitivity
-        return gaussian_epsilon(self.sigma, delta, true_sens)
+        """Exact for the discrete Gaussian on the grid (``inf`` at delta = 0: it is never pure DP).
+
+        A record moves the statistic by at most ``floor(sensitivity / step)``
+        grid units (``1 / step`` for a count); the curve is CKS Theorem 7, inverted by bisection.
+        """
+        shift = int(round(1.0 / self.step)) if self.query == "count" else self._units  # type: ignore[attr-defined]
+        return _discrete_gaussian_epsilon(self._grid_variance, shift, float(delta))  # type: ignore[attr-defined]
 
 
 @dataclass(frozen=True)
@@ -168,7 +240,9 @@ class AnalyticGaussianMechanism(_GaussianBase):
     """Gaussian noise with the analytic calibration of Balle and Wang (2018), tight for any epsilon.
 
     sigma is the smallest value satisfying the exact delta(epsilon) formula,
-    found by bisection, so ``true_epsilon(delta)`` equals the claim.
+    found by bisection, so ``true_epsilon(delta)`` equals the claim (for the
+    discrete Gaussian on the grid: the smallest integer grid variance that
+    meets it, so equal up to about 1e-6).
 
     Examples
     --------
@@ -180,3 +254,8 @@ class AnalyticGaussianMechanism(_GaussianBase):
 
     def _compute_sigma(self) -> float:
         return analytic_gaussian_sigma(self.epsilon, self.delta, self.sensitivity)
+
+    def _grid_variance_for(self, sigma_units: float, units: int) -> int:
+        # The smallest integer variance whose *discrete* Gaussian meets the claim (within about 1e-6 of the
+        # continuous calibration at this grid).
+        return _smallest_variance(self.epsilon, self.delta, units, math.ceil(sigma_units ** 2))

@@ -86,6 +86,7 @@ class RandomizedResponse(BuiltinMechanism):
     release: str = "count"
 
     name = "randomized_response"
+    float_safe = True  # integer releases; the coin is a float comparison off by at most 2**-53
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "p", check_probability(self.p, "p", high_inclusive=False))

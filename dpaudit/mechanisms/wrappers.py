@@ -84,6 +84,11 @@ class Composed(BuiltinMechanism):
         return bool(getattr(self.mechanism, "broken", False))
 
     @property
+    def float_safe(self) -> bool:  # type: ignore[override]
+        """Float-safe when the wrapped mechanism is."""
+        return bool(getattr(self.mechanism, "float_safe", False))
+
+    @property
     def claim(self) -> PrivacyClaim:
         inner = self.mechanism.claim
         return inner.advanced_composition(self.k, self.delta_prime) if self.advanced else inner.compose(self.k)
@@ -147,6 +152,11 @@ class Subsampled(BuiltinMechanism):
     @property
     def broken(self) -> bool:  # type: ignore[override]
         return bool(getattr(self.mechanism, "broken", False))
+
+    @property
+    def float_safe(self) -> bool:  # type: ignore[override]
+        """Float-safe when the wrapped mechanism is."""
+        return bool(getattr(self.mechanism, "float_safe", False))
 
     def _amplify(self, epsilon: float) -> float:
         return math.log1p(self.rate * math.expm1(epsilon)) if math.isfinite(epsilon) else math.inf
@@ -229,6 +239,11 @@ class PostProcessed(BuiltinMechanism):
     @property
     def broken(self) -> bool:  # type: ignore[override]
         return bool(getattr(self.mechanism, "broken", False))
+
+    @property
+    def float_safe(self) -> bool:  # type: ignore[override]
+        """Float-safe when the wrapped mechanism is."""
+        return bool(getattr(self.mechanism, "float_safe", False))
 
     @property
     def claim(self) -> PrivacyClaim:

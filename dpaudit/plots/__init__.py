@@ -60,7 +60,7 @@ def draw_figures(directory: "str | Path", *, size: str | None = None, figures=No
         The files written (a figure with nothing to draw is skipped).
     """
     from ..exceptions import ParameterValueError
-    from ..runner.results import load_results
+    from ..results import load_results
 
     results = load_results(directory)
     plot_cfg = results.config.get("plot") or {}

@@ -1,4 +1,4 @@
-"""The figures, each drawn from saved results alone (:class:`dpaudit.runner.results.Results`).
+"""The figures, each drawn from saved results alone (:class:`dpaudit.results.Results`).
 
 Every function takes the results and a column size and returns a
 :class:`~matplotlib.figure.Figure`, or ``None`` when the results hold nothing
@@ -359,7 +359,7 @@ def plot_rr_tradeoff(results, *, size="one-column"):
     by_n: dict = {}
     for g in groups:
         by_n.setdefault(int(g["metrics"]["n"]["mean"]), []).append(g)
-    from ..runner.kinds.rr_tradeoff import debiased_std, p_of_epsilon
+    from ..mechanisms.rr_survey import debiased_std, p_of_epsilon
 
     for i, (n, gs) in enumerate(sorted(by_n.items())):
         gs = sorted(gs, key=lambda g: g["metrics"]["epsilon"]["mean"])

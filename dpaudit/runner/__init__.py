@@ -16,7 +16,7 @@ Examples
 from ._spec import Param
 from .execution import Backend, RunOutcome, TrialError, execute_trial, run_experiment
 from .kinds import ExperimentKind, get_kind, list_kinds, register_kind
-from .results import load_results, read_trials
+from ..results import load_results, read_trials
 from .schema import ExperimentConfig, TrialSpec, load_config, resolve_config
 
 __all__ = [

@@ -22,7 +22,7 @@ import numpy as np
 import yaml
 
 from ..exceptions import DPAuditError, ParameterValueError
-from .results import CONFIG_FILE, SUMMARY_FILE, TRIALS_FILE, TrialLog, atomic_write_text, read_trials
+from ..results import CONFIG_FILE, SUMMARY_FILE, TRIALS_FILE, TrialLog, atomic_write_text, read_trials
 from .schema import ExperimentConfig, dump_yaml, load_config, resolve_config
 from .summary import format_table, summarize, summary_json
 

@@ -1,31 +1,19 @@
-"""Results on disk: atomic writes, an append-only trial log, and reading them back.
+"""Results on disk, under the runner's old import path (the code lives in :mod:`dpaudit.results`).
 
-Layout of ``DIR/<name>/``:
-
-``config.resolved.yaml``
-    the validated config with defaults and the seed (written atomically);
-``trials.jsonl``
-    one JSON object per finished trial, appended, flushed and fsync'ed as each
-    trial finishes, in completion order; each carries ``index`` and ``sweep``;
-``summary.json``
-    aggregated from the trials sorted by index (written atomically), so it is
-    the same for any ``--jobs``, backend or interruption;
-``<figure>.pdf`` / ``<figure>.png``
-    the plots, drawn from the files above alone.
-
-A trial line that is cut short (a crash while writing) is never read as a
-finished trial: only newline-terminated lines that parse as JSON count.
+The runner writes results and :mod:`dpaudit.plots` reads them; both import
+:mod:`dpaudit.results`, so plotting never imports the runner.
 """
 
-from __future__ import annotations
-
-import json
-import os
-import tempfile
-from dataclasses import dataclass
-from pathlib import Path
-
-import yaml
+from ..results import (  # noqa: F401 - re-exported
+    CONFIG_FILE,
+    SUMMARY_FILE,
+    TRIALS_FILE,
+    Results,
+    TrialLog,
+    atomic_write_text,
+    load_results,
+    read_trials,
+)
 
 __all__ = [
     "CONFIG_FILE",
@@ -37,142 +25,3 @@ __all__ = [
     "Results",
     "load_results",
 ]
-
-CONFIG_FILE = "config.resolved.yaml"
-TRIALS_FILE = "trials.jsonl"
-SUMMARY_FILE = "summary.json"
-
-
-def _umask() -> int:
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
-def atomic_write_text(path: "str | Path", text: str) -> None:
-    """Write ``text`` to ``path`` so that readers see the old file or the new one, never half.
-
-    Writes a temporary file in the same folder, fsyncs it and ``os.replace``s it.
-    """
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        # mkstemp makes the file private (0600); give it the permissions any other
-        # file we write gets (0666 minus the umask), like trials.jsonl and the plots.
-        os.chmod(tmp, 0o666 & ~_umask())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-
-
-def _scan(path: Path) -> tuple[list[dict], int]:
-    """Complete trial records and the byte length of the valid prefix."""
-    records: list[dict] = []
-    good = 0
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        return records, 0
-    pos = 0
-    while pos < len(data):
-        end = data.find(b"\n", pos)
-        if end < 0:
-            break  # an unterminated last line: a write cut short
-        line = data[pos:end]
-        try:
-            rec = json.loads(line)
-        except ValueError:
-            break
-        if not isinstance(rec, dict) or not isinstance(rec.get("index"), int):
-            break
-        records.append(rec)
-        pos = good = end + 1
-    return records, good
-
-
-def read_trials(path: "str | Path") -> list[dict]:
-    """The finished trials in ``trials.jsonl``, sorted by index, first copy of each index kept.
-
-    Examples
-    --------
-    >>> import tempfile, pathlib
-    >>> d = pathlib.Path(tempfile.mkdtemp())
-    >>> _ = (d / "t.jsonl").write_text('{"index": 1}\\n{"index": 0}\\n{"index": 2, "trunc')
-    >>> [t["index"] for t in read_trials(d / "t.jsonl")]
-    [0, 1]
-    """
-    records, _ = _scan(Path(path))
-    seen: dict[int, dict] = {}
-    for rec in records:
-        seen.setdefault(rec["index"], rec)
-    return [seen[i] for i in sorted(seen)]
-
-
-class TrialLog:
-    """Append-only trial log: each record is one line, flushed and fsync'ed at once.
-
-    Opening it cuts off an incomplete tail left by a crash, so the next record
-    starts on a fresh line.
-    """
-
-    def __init__(self, path: "str | Path", *, fresh: bool):
-        self.path = Path(path)
-        if fresh or not self.path.exists():
-            self.path.write_bytes(b"")
-        else:
-            _, good = _scan(self.path)
-            if good != self.path.stat().st_size:
-                with open(self.path, "r+b") as fh:
-                    fh.truncate(good)
-        self._fh = open(self.path, "a", encoding="utf-8")
-
-    def append(self, record: dict) -> None:
-        self._fh.write(json.dumps(record, sort_keys=True) + "\n")
-        self._fh.flush()
-        os.fsync(self._fh.fileno())
-
-    def close(self) -> None:
-        self._fh.close()
-
-    def __enter__(self) -> "TrialLog":
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close()
-
-
-@dataclass(frozen=True)
-class Results:
-    """What a finished (or partial) run left on disk."""
-
-    directory: Path
-    config: dict
-    trials: list
-    summary: dict | None
-
-    def trials_at(self, point: int, mechanism=None) -> list:
-        return [t for t in self.trials if t["point"] == point and t.get("mechanism") == mechanism]
-
-
-def load_results(directory: "str | Path") -> Results:
-    """Read a results folder (the config, the trials and the summary if present)."""
-    from ..exceptions import ParameterValueError
-
-    directory = Path(directory)
-    cfg_file = directory / CONFIG_FILE
-    if not cfg_file.is_file():
-        raise ParameterValueError(f"{directory}: not a results folder (no {CONFIG_FILE})")
-    config = yaml.safe_load(cfg_file.read_text(encoding="utf-8"))
-    trials = read_trials(directory / TRIALS_FILE)
-    summary = None
-    if (directory / SUMMARY_FILE).is_file():
-        summary = json.loads((directory / SUMMARY_FILE).read_text(encoding="utf-8"))
-    return Results(directory, config, trials, summary)

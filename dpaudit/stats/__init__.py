@@ -3,15 +3,23 @@
 from .bayes import PosteriorInterval, posterior_interval
 from .bounds import EpsilonBound, ceiling, epsilon_bounds_array, epsilon_lower_bound, log_ratio_bound
 from .clopper_pearson import clopper_pearson_interval, cp_lower, cp_upper
-from .profile import (
-    DEFAULT_DELTAS,
-    GDPBound,
-    PrivacyProfile,
-    empirical_roc,
-    gaussian_delta,
-    gaussian_epsilon,
-    gdp_mu_lower_bound,
-    privacy_profile,
+from .estimators import (
+    ESTIMATORS,
+    ClopperPearsonEstimator,
+    Estimator,
+    GaussianDPEstimator,
+    HeldOutCounts,
+    make_estimator,
+)
+from .gdp import gaussian_delta, gaussian_epsilon, mu_from_rates
+from .profile import DEFAULT_DELTAS, GDPBound, PrivacyProfile, empirical_roc, gdp_mu_lower_bound, privacy_profile
+from .sequential import (
+    STOPPING_REASONS,
+    RoundBound,
+    RoundSchedule,
+    SequentialBound,
+    reachable_bound,
+    round_schedule,
 )
 from .selection import ThresholdEvent, bound_from_scores, select_threshold, split_scores, threshold_candidates
 
@@ -26,6 +34,13 @@ __all__ = [
     "clopper_pearson_interval",
     "cp_lower",
     "cp_upper",
+    "ESTIMATORS",
+    "Estimator",
+    "ClopperPearsonEstimator",
+    "GaussianDPEstimator",
+    "HeldOutCounts",
+    "make_estimator",
+    "mu_from_rates",
     "DEFAULT_DELTAS",
     "GDPBound",
     "PrivacyProfile",
@@ -34,6 +49,12 @@ __all__ = [
     "gaussian_epsilon",
     "gdp_mu_lower_bound",
     "privacy_profile",
+    "STOPPING_REASONS",
+    "RoundBound",
+    "RoundSchedule",
+    "SequentialBound",
+    "reachable_bound",
+    "round_schedule",
     "ThresholdEvent",
     "bound_from_scores",
     "select_threshold",

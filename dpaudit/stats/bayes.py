@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass
 
 from .._validation import check_delta, check_epsilon, check_probability
 
-__all__ = ["PosteriorInterval", "posterior_interval"]
+__all__ = ["PosteriorInterval", "posterior_interval", "format_percent"]
 
 
 @dataclass(frozen=True)
@@ -40,8 +40,8 @@ class PosteriorInterval:
         >>> print(posterior_interval(math.log(3)).sentence())
         At epsilon = 1.1, an attacker who gave 50% to the target's secret before seeing the output can end with at most 75% (and no less than 25%).
         """
-        txt = (f"At epsilon = {self.epsilon:.2g}, an attacker who gave {_pct(self.prior)} to the target's secret "
-               f"before seeing the output can end with at most {_pct(self.high)} (and no less than {_pct(self.low)})")
+        txt = (f"At epsilon = {self.epsilon:.2g}, an attacker who gave {format_percent(self.prior)} to the target's secret "
+               f"before seeing the output can end with at most {format_percent(self.high)} (and no less than {format_percent(self.low)})")
         if self.delta > 0:
             txt += f", except with probability about delta = {self.delta:.2g}"
         return txt + "."
@@ -50,7 +50,12 @@ class PosteriorInterval:
         return asdict(self)
 
 
-def _pct(p: float) -> str:
+def format_percent(p: float) -> str:
+    """A probability as a short percentage for people.
+
+    >>> format_percent(0.75), format_percent(0.99999)
+    ('75%', '>99.99%')
+    """
     if p >= 0.9999 and p < 1:
         return ">99.99%"
     s = f"{100 * p:.2f}".rstrip("0").rstrip(".")

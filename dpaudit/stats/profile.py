@@ -25,10 +25,9 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from .._validation import check_confidence, check_real
-from .bounds import epsilon_lower_bound
-from .clopper_pearson import cp_upper
-from ._mu import mu_from_rates as _mu_from_rates
-from .selection import calibration_counts, choose_event, select_threshold, split_scores
+from .estimators import GaussianDPEstimator, HeldOutCounts, profile_from_counts, roc_from_counts, roc_thresholds
+from .gdp import gaussian_delta, gaussian_epsilon
+from .selection import calibration_counts, calibration_rates, split_scores
 
 __all__ = [
     "PrivacyProfile",
@@ -85,21 +84,12 @@ def privacy_profile(scores0, scores1, *, deltas=DEFAULT_DELTAS, confidence=0.95,
     s0, s1 = np.asarray(scores0, float).ravel(), np.asarray(scores1, float).ravel()
     cal0, test0 = split_scores(s0, calibration_fraction)
     cal1, test1 = split_scores(s1, calibration_fraction)
-    m = len(deltas) if simultaneous else 1
-    calibration = calibration_counts(cal0, cal1)  # sorted once, not once per delta
-    eps = []
-    for delta in deltas:
-        event = choose_event(calibration, n_test0=len(test0), n_test1=len(test1), delta=delta,
-                             confidence=confidence)
-        tp, fp = event.count(test0), event.count(test1)
-        b = epsilon_lower_bound(tp, len(test0) - tp, fp, len(test1) - fp, delta=delta, confidence=confidence,
-                                n_comparisons=m)
-        eps.append(b.epsilon_lower_bound)
-    if simultaneous:
-        # The true eps(delta) is non-increasing, so a bound at a larger delta is
-        # also one at every smaller delta; the grid holds at once, so take it.
-        # This keeps the curve non-increasing despite per-delta selection noise.
-        eps = [max(e for d2, e in zip(deltas, eps) if d2 >= d) for d in deltas]
+    # Rates are computed once and serve every delta's choice.
+    rates = calibration_rates(calibration_counts(cal0, cal1), n_test0=len(test0), n_test1=len(test1),
+                              confidence=confidence)
+    events = [rates.choose(delta=d) for d in deltas]
+    counts = HeldOutCounts.from_scores([e.threshold for e in events], test0, test1)
+    eps = profile_from_counts(counts, events, deltas, confidence=confidence, simultaneous=simultaneous)
     return PrivacyProfile(deltas, tuple(eps), confidence, bool(simultaneous))
 
 
@@ -135,64 +125,14 @@ def gdp_mu_lower_bound(scores0, scores1, *, confidence=0.95, calibration_fractio
     s0, s1 = np.asarray(scores0, float).ravel(), np.asarray(scores1, float).ravel()
     cal0, test0 = split_scores(s0, calibration_fraction)
     cal1, test1 = split_scores(s1, calibration_fraction)
-    alpha = (1.0 - confidence) / 2.0
-
-    def objective(tp, n0, fp, n1):
-        # Simultaneous over the candidates and both orientations, so that the
-        # choice is not won by calibration noise (see select_threshold).
-        a = alpha / (2 * np.size(tp))
-        return _mu_from_rates(cp_upper(fp, n1, a), cp_upper(n0 - tp, n0, a))
-
-    event = select_threshold(cal0, cal1, n_test0=len(test0), n_test1=len(test1), confidence=confidence,
-                             objective=objective)
-    tp, fp = event.count(test0), event.count(test1)
-    fpr_hi = float(cp_upper(fp, len(test1), alpha))
-    fnr_hi = float(cp_upper(len(test0) - tp, len(test0), alpha))
-    return GDPBound(float(_mu_from_rates(fpr_hi, fnr_hi)), confidence, fpr_hi, fnr_hi, event.threshold)
-
-
-def gaussian_delta(epsilon: float, mu: float) -> float:
-    """Exact delta(epsilon) of the Gaussian mechanism with mu = sensitivity / sigma (Balle and Wang 2018).
-
-    delta = Phi(mu/2 - eps/mu) - e^eps Phi(-mu/2 - eps/mu), the second term in log
-    space (e^eps alone overflows once eps > 709).
-
-    >>> round(gaussian_delta(1.0, 1 / 3.7306), 7)
-    1e-05
-    """
-    from scipy.special import log_ndtr, ndtr
-
-    a, b = mu / 2.0, epsilon / mu
-    return float(ndtr(a - b) - np.exp(epsilon + log_ndtr(-a - b)))
-
-
-def gaussian_epsilon(mu: float, delta: float) -> float:
-    """eps(delta) of the Gaussian mechanism with mu = sensitivity / sigma (Balle and Wang 2018).
-
-    The smallest eps with ``gaussian_delta(eps, mu) <= delta``, by bisection to
-    a relative 1e-13; the upper end of the bracket is returned, so the result
-    is never below the true value.
-
-    >>> round(gaussian_epsilon(1.0, 1e-5), 3)
-    4.377
-    >>> gaussian_epsilon(1.0, 0.0), gaussian_epsilon(0.0, 1e-5)
-    (inf, 0.0)
-    """
-    if mu <= 0 or delta >= 1:
-        return 0.0
-    if delta <= 0:
-        return float("inf")
-    if gaussian_delta(0.0, mu) <= delta:
-        return 0.0
-    lo, hi = 0.0, 1.0
-    while gaussian_delta(hi, mu) > delta:
-        lo, hi = hi, 2.0 * hi
-    for _ in range(200):
-        mid = 0.5 * (lo + hi)
-        lo, hi = (mid, hi) if gaussian_delta(mid, mu) > delta else (lo, mid)
-        if hi - lo <= 1e-13 * max(hi, 1.0):
-            break
-    return float(hi)
+    # The choice is simultaneous over the candidates and both orientations, so
+    # that it is not won by calibration noise (see select_threshold).
+    rates = calibration_rates(calibration_counts(cal0, cal1), n_test0=len(test0), n_test1=len(test1),
+                              confidence=confidence)
+    event = rates.choose(gdp=True)
+    counts = HeldOutCounts.from_scores([event.threshold], test0, test1)
+    g = GaussianDPEstimator().bound(counts, event, delta=0.0, confidence=confidence)
+    return GDPBound(g.mu_lower_bound, confidence, g.fpr_upper, g.fnr_upper, event.threshold)
 
 
 def empirical_roc(scores0, scores1, *, n_points=200):
@@ -205,12 +145,7 @@ def empirical_roc(scores0, scores1, *, n_points=200):
     >>> bool(np.all(np.diff(fpr) >= 0))
     True
     """
-    s0 = np.sort(np.asarray(scores0, float).ravel())
-    s1 = np.sort(np.asarray(scores1, float).ravel())
-    n1 = len(s1)
-    k = np.unique(np.geomspace(1, n1, n_points).round().astype(np.int64))
-    thr = s1[n1 - k]  # the k-th largest D' score: FPR about k / n1
-    fpr = (n1 - np.searchsorted(s1, thr, side="left")) / n1
-    tpr = (len(s0) - np.searchsorted(s0, thr, side="left")) / len(s0)
-    order = np.argsort(fpr, kind="stable")
-    return fpr[order], tpr[order]
+    s1 = np.asarray(scores1, float).ravel()
+    events = roc_thresholds(s1, n_points=n_points)
+    counts = HeldOutCounts.from_scores([e.threshold for e in events], scores0, s1)
+    return roc_from_counts(counts, events)

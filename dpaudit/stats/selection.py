@@ -28,9 +28,9 @@ import numpy as np
 
 from .._validation import check_choice, check_confidence, check_delta, check_real
 from ..exceptions import ParameterTypeError, ParameterValueError
-from ._mu import mu_from_rates
 from .bounds import EpsilonBound, epsilon_bounds_array, epsilon_lower_bound, log_ratio_bound
 from .clopper_pearson import cp_lower, cp_upper
+from .gdp import mu_from_rates
 
 __all__ = [
     "ThresholdEvent",
@@ -38,6 +38,8 @@ __all__ = [
     "counts_at_least",
     "select_threshold",
     "calibration_counts",
+    "calibration_rates",
+    "CalibrationRates",
     "choose_event",
     "split_scores",
     "bound_from_scores",

@@ -10,6 +10,7 @@ from scipy import stats
 
 from dpaudit.mechanisms.testing import chisquare_pvalue
 from dpaudit.exceptions import ParameterValueError
+from dpaudit.mechanisms.float_safe import discrete_gaussian_delta
 from dpaudit.mechanisms import (
     AnalyticGaussianMechanism,
     FloatLaplaceMironov,
@@ -78,7 +79,12 @@ def test_gaussian_calibrations():
     assert analytic.sigma == pytest.approx(3.7306, abs=1e-3)
     assert gaussian_delta(1.0, analytic.sigma) == pytest.approx(1e-5, rel=1e-6)
     assert gaussian_delta(1.0, analytic.sigma * 0.999) > 1e-5
-    assert analytic.true_epsilon(1e-5) == pytest.approx(1.0, abs=1e-9)
+    # The noise is a discrete Gaussian on a grid: its variance is the smallest integer (in grid units) that
+    # meets the claim, so the exact epsilon(1e-5) is at most 1 and the next smaller variance fails it.
+    assert 1.0 - 1e-6 < analytic.true_epsilon(1e-5) <= 1.0
+    units = round(1.0 / analytic.step)
+    assert discrete_gaussian_delta(1.0, analytic.grid_variance, units) <= 1e-5
+    assert discrete_gaussian_delta(1.0, analytic.grid_variance - 1, units) > 1e-5
     assert analytic.true_epsilon(0.0) == math.inf
     with pytest.raises(ParameterValueError, match="epsilon must be in \\(0, 1\\) for the classic"):
         GaussianMechanism(epsilon=1.0)

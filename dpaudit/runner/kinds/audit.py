@@ -33,6 +33,7 @@ __all__ = ["build_mechanism", "BuiltMechanism", "seed_int"]
 PARAMS = {
     "samples": Param("int", None, low=1, nullable=True, help="releases per dataset (null: dpaudit.audit's default)"),
     "attack": Param("str", "auto", help="distinguisher (see `dpaudit list`)"),
+    "ideal": Param("bool", False, help="audit the distribution only: no floating-point attacks (dpaudit.audit's ideal)"),
 }
 
 
@@ -62,27 +63,14 @@ def seed_int(seed_sequence: np.random.SeedSequence) -> int:
 
 
 def _load_array(value: Any, path: str, base_dir: Path | None):
-    if isinstance(value, str):
-        file = Path(value)
-        if not file.is_absolute() and base_dir is not None:
-            file = base_dir / file
-        try:
-            if file.suffix == ".npy":
-                return np.load(file, allow_pickle=False)
-            if file.suffix == ".json":
-                return np.asarray(json.loads(file.read_text()))
-            if file.suffix == ".csv":
-                return np.loadtxt(file, delimiter=",", ndmin=1)
-        except (OSError, ValueError) as exc:
-            raise ConfigError(path, f"could not read {str(file)!r}: {exc}") from None
-        raise ConfigError(path, f"expected a list or a .json/.npy/.csv file, got {value!r}")
+    """The shared dataset loader (same checks and CSV headers as the command line), errors at ``path``."""
+    from ...datasets import load_dataset
+    from ...exceptions import DatasetError
+
     try:
-        arr = np.asarray(value)
-    except ValueError as exc:
-        raise ConfigError(path, f"expected a rectangular list of numbers: {exc}") from None
-    if arr.dtype.kind not in "biuf" or arr.ndim not in (1, 2) or arr.size == 0:
-        raise ConfigError(path, f"expected a non-empty 1-D or 2-D list of numbers, got {value!r}")
-    return arr
+        return load_dataset(value, name=path, base_dir=base_dir)
+    except DatasetError as exc:
+        raise ConfigError(path, str(exc).removeprefix(f"{path}: ")) from None
 
 
 def build_mechanism(entry: dict, path: str, base_dir: Path | None = None) -> BuiltMechanism:
@@ -153,6 +141,7 @@ def run_trial(config: dict, mechanism: dict, seed) -> dict:
         confidence=est["confidence"],
         seed=seed_int(seed),
         attack=config["audit"]["attack"],
+        ideal=config["audit"]["ideal"],
         n_jobs=1,
     )
     report = audit(built.target, built.dataset, built.neighbor, **kwargs)

@@ -1,0 +1,517 @@
+"""One black-box audit: target -> samples -> distinguisher -> events -> held-out counts -> bounds -> report.
+
+The steps, each owned by its own module:
+
+1. **Samples** (:mod:`dpaudit.sampling`): releases on D and D' in chunks,
+   each with its own seed, every output checked.
+2. **Distinguisher** (:mod:`dpaudit.auditor.distinguishers`): fitted on the
+   first half of the calibration releases.
+3. **Events** (:mod:`dpaudit.stats.selection`): chosen on the second half
+   (and the attack too, under ``auto``).
+4. **Held-out counts**: fresh releases are drawn chunk by chunk and only
+   counted, so memory stays bounded by one chunk and the calibration cap.
+5. **Bounds** (:mod:`dpaudit.stats.estimators`), computed on those counts alone.
+6. **Report** (:mod:`dpaudit.auditor.report`).
+
+A fixed-size audit (``samples=N``) runs these steps once.  A sequential
+audit (the default) runs them in rounds of growing size: each round draws
+fresh calibration releases (pooled with earlier ones, up to the cap) and
+fresh held-out releases, and certifies a bound from its own held-out counts
+with the failure probability ``1 - confidence`` shared equally among the
+rounds planned for the budget.  Every round's bound is then valid at once
+(union bound), so the largest of them is valid whatever round the audit
+stopped in.  See :mod:`dpaudit.auditor.sequential` for the schedule and the
+stopping rules.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .._rng import as_seed_sequence, seed_entropy
+from .._validation import check_confidence, check_delta, check_epsilon, check_int, check_real
+from .._version import __version__
+from ..datasets import load_dataset
+from ..exceptions import ParameterValueError
+from ..sampling import Sampler
+from ..stats import DEFAULT_DELTAS, posterior_interval
+from ..stats.bayes import format_percent
+from ..stats.estimators import (
+    ClopperPearsonEstimator,
+    GaussianDPEstimator,
+    make_estimator,
+    profile_from_counts,
+    roc_from_counts,
+    roc_thresholds,
+)
+from ..stats.selection import calibration_counts, calibration_rates
+from ..stats.sequential import SequentialBound
+from . import sequential
+from .distinguishers import ATTACKS, auto_choices, float_choices, make_distinguisher, output_kind
+from .report import AuditReport
+
+__all__ = [
+    "audit",
+    "DEFAULT_SAMPLES_VECTORISED",
+    "DEFAULT_SAMPLES_PER_CALL",
+    "DEFAULT_CHUNK_SIZE",
+    "DEFAULT_CALIBRATION_CAP",
+    "ESTIMATORS",
+]
+
+#: Most releases per side of a sequential audit (and of a fixed one without
+#: ``samples``) when the target takes ``size`` (one numpy call per chunk).
+DEFAULT_SAMPLES_VECTORISED = 1_000_000
+#: The same for a target called once per release.
+DEFAULT_SAMPLES_PER_CALL = 20_000
+#: Releases drawn per chunk; fixed, so that results do not depend on ``n_jobs``.
+DEFAULT_CHUNK_SIZE = 1 << 18
+#: Most calibration releases kept per side; everything beyond is only counted.
+DEFAULT_CALIBRATION_CAP = 1_000_000
+ESTIMATORS = ("clopper-pearson", "gdp")
+
+_CAL, _TEST = (0,), (1,)  # seed phases of a fixed-size audit (kept from the first release)
+
+
+def _cal_phase(r: int) -> tuple:
+    return (2, r)
+
+
+def _test_phase(r: int) -> tuple:
+    return (3, r)
+
+
+# ----------------------------------------------------------------------------- inputs
+def _resolve_pair(tgt, dataset, neighbor):
+    """The datasets, or the built-in's own stress pair when both are omitted."""
+    if dataset is None and neighbor is None:
+        pair = getattr(getattr(tgt, "fn", None), "neighbouring_pair", None)
+        if pair is None:
+            raise ParameterValueError(f"dataset and neighbor are required for target {tgt.name!r} (only a "
+                                      "built-in mechanism has a default pair)")
+        dataset, neighbor = pair()
+    elif dataset is None or neighbor is None:
+        missing = "dataset" if dataset is None else "neighbor"
+        raise ParameterValueError(f"{missing} is missing: give both datasets of the pair, or neither for a "
+                                  "built-in mechanism's own pair")
+    return load_dataset(dataset, name="dataset"), load_dataset(neighbor, name="neighbor")
+
+
+def _jobs(n_jobs) -> int:
+    n_jobs = check_int(n_jobs, "n_jobs", low=-1)
+    if n_jobs == 0:
+        raise ParameterValueError("n_jobs must be >= 1 or -1 (all cores); got 0")
+    return (os.cpu_count() or 1) if n_jobs == -1 else n_jobs
+
+
+def _is_builtin(tgt) -> bool:
+    """Built-in mechanisms: fast vectorised numpy whose arrays are cheaper to draw than to ship."""
+    from ..mechanisms.base import BuiltinMechanism
+
+    return isinstance(getattr(tgt, "fn", None), BuiltinMechanism)
+
+
+# ----------------------------------------------------------------------------- calibration
+@dataclass
+class _Test:
+    """One distinguisher with the events chosen for it on calibration data."""
+
+    name: str
+    scorer: object
+    event: object  # the main (Clopper-Pearson) event
+    value: float  # its projected bound on the held-out size
+    gdp_event: object = None
+    profile_events: list = field(default_factory=list)
+    roc_events: list = field(default_factory=list)
+
+    def events(self):
+        return [e for e in (self.event, self.gdp_event, *self.profile_events, *self.roc_events) if e is not None]
+
+
+#: The event is chosen for a held-out set at most this many times the selection split.
+_PROJECTION_LIMIT = 4
+
+
+def _choose(names, fit, sel, *, n_test, delta, confidence, full: bool) -> _Test | None:
+    """Fit each named distinguisher on ``fit``, choose its event on ``sel``, keep the best.
+
+    Candidates are scored by the bound they would certify on ``n_test``
+    held-out releases if the held-out rates equalled the selection rates.  The
+    projection is limited to :data:`_PROJECTION_LIMIT` times the selection
+    split: scaling a count of 1 to 40 reads noise as certainty, and at
+    2x10^7 Laplace releases per side (a capped calibration pool, 40x scale)
+    the chosen tail event certified 0.48 instead of 0.99.
+    """
+    n_test = min(n_test, _PROJECTION_LIMIT * len(sel[0]))
+    best = None
+    for name in names:
+        scorer = make_distinguisher(name).fit(fit[0], fit[1])
+        s0, s1 = scorer.score(sel[0]), scorer.score(sel[1])
+        # One set of interval bounds per candidate threshold serves every event below.
+        rates = calibration_rates(calibration_counts(s0, s1), n_test0=n_test, n_test1=n_test, confidence=confidence)
+        event = rates.choose(delta=delta)
+        value = rates.value(event, delta=delta)
+        if best is None or value > best[0].value:
+            best = (_Test(name, scorer, event, value), rates, s1)
+    if best is None:
+        return None
+    test, rates, s1 = best
+    if full:
+        test.gdp_event = rates.choose(gdp=True)
+        test.profile_events = [rates.choose(delta=d) for d in DEFAULT_DELTAS]
+        test.roc_events = roc_thresholds(s1, reverse=test.event.reverse)
+    return test
+
+
+@dataclass
+class _Round:
+    """What one round certified."""
+
+    index: int
+    samples: int  # cumulative releases per side after this round
+    n_calibration: int  # calibration pool size used
+    n_test: int
+    confidence: float
+    test: _Test
+    main: object  # EpsilonBound
+    gdp: object  # GDPResult
+    profile: list
+    roc: tuple
+    float_test: _Test | None
+    float_bound: object | None
+    headline: float  # the bound the estimator reports for this round
+    counts: list  # held-out counts, kept to add the next round's when the events stay
+
+
+def _calibrate(pool, *, n_test, attack, ideal, kind, delta, confidence):
+    """Fit and choose on the calibration pool: the distribution test and, when it adds something, a float test."""
+    n_fit = len(pool[0]) // 2
+    fit = (pool[0][:n_fit], pool[1][:n_fit])
+    sel = (pool[0][n_fit:], pool[1][n_fit:])
+    if attack == "auto":
+        names = auto_choices(kind, fit[0])
+        if kind != "scalar" and "threshold" in names and np.asarray(fit[0]).ndim > 1:
+            names = tuple(n for n in names if n != "threshold")
+    else:
+        names = (attack,)
+    fnames = () if (ideal or attack != "auto") else float_choices(fit[0])
+    test = _choose(names, fit, sel, n_test=n_test, delta=delta, confidence=confidence, full=True)
+    float_test = _choose(fnames, fit, sel, n_test=n_test, delta=delta, confidence=confidence, full=False)
+    if float_test is not None and float_test.value <= test.value:
+        # The float family adds nothing the distribution attack does not show:
+        # do not spend failure probability on it.
+        float_test = None
+    return test, float_test
+
+
+def _count(sampler, tests, *, n_test, test_phase, previous=None):
+    """Held-out counts of every event of ``tests``, added to ``previous`` counts of the same events."""
+    scorers = [t.scorer for t in tests]
+    thresholds = [[e.threshold for e in t.events()] for t in tests]
+    counts = sampler.count(test_phase, n_test, scorers, thresholds)
+    if previous is not None:
+        counts = [a + b for a, b in zip(previous, counts)]
+    return counts
+
+
+def _bounds(r, samples, n_calibration, test, float_test, counts, *, delta, confidence, estimator) -> "_Round":
+    # Two held-out tests share the failure probability; one keeps all of it.
+    conf = 1.0 - (1.0 - confidence) / (2 if float_test is not None else 1)
+    main = ClopperPearsonEstimator().bound(counts[0], test.event, delta=delta, confidence=conf)
+    gdp = GaussianDPEstimator().bound(counts[0], test.gdp_event, delta=delta, confidence=conf)
+    profile = profile_from_counts(counts[0], test.profile_events, DEFAULT_DELTAS, confidence=conf)
+    roc = roc_from_counts(counts[0], test.roc_events)
+    float_bound = None
+    if float_test is not None:
+        float_bound = ClopperPearsonEstimator().bound(counts[1], float_test.event, delta=delta, confidence=conf)
+    headline = estimator_headline(estimator, main, gdp)
+    return _Round(r, samples, n_calibration, counts[0].n0, conf, test, main, gdp, profile, roc, float_test,
+                  float_bound, headline, counts)
+
+
+def estimator_headline(estimator, main, gdp) -> float:
+    """The distribution bound an estimator reports: Clopper-Pearson's, or the Gaussian curve's at the certified mu."""
+    return float(max(0.0, gdp.epsilon_lower_bound if estimator.name == "gdp" else main.epsilon_lower_bound))
+
+
+def _round_bound(rd: _Round) -> float:
+    fb = rd.float_bound.epsilon_lower_bound if rd.float_bound is not None else 0.0
+    return max(rd.headline, fb)
+
+
+# ----------------------------------------------------------------------------- the audit
+def audit(
+    target,
+    dataset=None,
+    neighbor=None,
+    *,
+    epsilon,
+    delta=0.0,
+    samples=None,
+    max_samples=None,
+    time_budget=None,
+    confidence=0.95,
+    seed=None,
+    attack="auto",
+    ideal=False,
+    n_jobs=1,
+    estimator="clopper-pearson",
+    calibration_fraction=0.5,
+    calibration_cap=DEFAULT_CALIBRATION_CAP,
+    chunk_size=DEFAULT_CHUNK_SIZE,
+    timeout=None,
+    progress=None,
+) -> AuditReport:
+    """Audit a mechanism on one pair of neighbouring datasets.
+
+    Parameters
+    ----------
+    target : str or callable
+        ``"package.module:attr"``, ``"path/file.py:attr"``, a built-in
+        mechanism name or object, or any callable ``f(dataset)`` returning one
+        release (a number or a 1-D array); it may accept ``size`` (many
+        releases at once, much faster) and ``rng`` (a numpy Generator).
+    dataset, neighbor : array_like or str, optional
+        The neighbouring pair: arrays, JSON array literals or paths to
+        ``.json``, ``.npy`` or ``.csv`` files.  Omitted for a built-in
+        mechanism, its own stress pair is used.
+    epsilon, delta : float
+        The claimed budget.
+    samples : int, optional
+        A fixed-size audit of exactly ``samples`` releases per side.  Without
+        it the audit is sequential: rounds of growing size until a violation
+        is certified, more samples could not change the verdict, or the budget
+        is spent.
+    max_samples : int, optional
+        Budget of a sequential audit in releases per side: 1,000,000 for
+        targets that take ``size``, 20,000 for targets called once per release.
+    time_budget : float, optional
+        Seconds a sequential audit may take; no round starts that would
+        probably overrun it.
+    confidence : float
+        Probability that the reported bound is below the true epsilon.
+    seed : int, optional
+        Seed of all randomness; drawn and reported when not given.
+    attack : str
+        ``"auto"`` or a name from :func:`dpaudit.attacks.list_attacks`.
+    ideal : bool
+        Audit the mechanism as mathematics: no floating-point attacks.
+    n_jobs : int
+        Worker processes; the result does not depend on it.
+    estimator : {"clopper-pearson", "gdp"}
+        ``"clopper-pearson"`` (default) certifies epsilon for any mechanism.
+        ``"gdp"`` certifies a Gaussian-DP mu (valid for any mechanism) and
+        reports the epsilon(delta) of a Gaussian mechanism with that mu: a
+        valid bound only for mechanisms whose trade-off curve is Gaussian
+        (Nasr et al. 2023); it needs ``delta > 0``.
+    calibration_fraction : float
+        Share of a round's releases used to fit the distinguisher and choose the event.
+    calibration_cap : int
+        Most calibration releases kept per side; releases beyond it are only
+        counted, so memory does not grow with ``samples``.
+    chunk_size : int
+        Releases per chunk; part of the reproducibility key with the seed.
+    timeout : float, optional
+        Seconds allowed per target call.
+    progress : bool, optional
+        Progress bars on stderr; default: when stderr is a terminal and the
+        audit is long.
+
+    Returns
+    -------
+    AuditReport
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> def laplace_count(dataset, size=None, rng=None):
+    ...     return float(np.sum(dataset)) + rng.laplace(0.0, 1.0, size=size)
+    >>> r = audit(laplace_count, [0, 1], [0, 0], epsilon=1.0, samples=200_000, seed=1, ideal=True)
+    >>> r.verdict, 0.9 < r.epsilon_lower_bound <= 1.0, r.stopping_reason
+    ('no violation found', True, 'fixed')
+    """
+    t_start = time.perf_counter()
+    epsilon = check_epsilon(epsilon)
+    delta = check_delta(delta)
+    confidence = check_confidence(confidence)
+    n_jobs = _jobs(n_jobs)
+    est = make_estimator(estimator)
+    est.check(delta=delta)
+    calibration_fraction = check_real(calibration_fraction, "calibration_fraction", low=0.0, high=1.0,
+                                      low_inclusive=False, high_inclusive=False)
+    calibration_cap = check_int(calibration_cap, "calibration_cap", low=10)
+    chunk_size = check_int(chunk_size, "chunk_size", low=1)
+    if timeout is not None:
+        timeout = check_real(timeout, "timeout", low=0.0, low_inclusive=False)
+    if time_budget is not None:
+        time_budget = check_real(time_budget, "time_budget", low=0.0, low_inclusive=False)
+    if attack != "auto" and attack not in ATTACKS:
+        raise ParameterValueError(f"attack must be 'auto' or one of {sorted(ATTACKS)}; got {attack!r}")
+    if not isinstance(ideal, (bool, np.bool_)):
+        raise ParameterValueError(f"ideal must be True or False; got {ideal!r}")
+    from ..targets import load_target
+
+    tgt = load_target(target)
+    pair = _resolve_pair(tgt, dataset, neighbor)
+    vectorised = bool(getattr(tgt, "vectorised", False))
+    default_max = DEFAULT_SAMPLES_VECTORISED if vectorised else DEFAULT_SAMPLES_PER_CALL
+    if samples is not None:
+        samples = check_int(samples, "samples", low=20)
+        if max_samples is not None or time_budget is not None:
+            raise ParameterValueError("samples fixes the audit's size; max_samples and time_budget are for "
+                                      "sequential audits (leave samples out)")
+        n_cal = min(max(int(round(samples * calibration_fraction)), 10), samples - 10, calibration_cap)
+        plan = [sequential.RoundPlan(n_cal, samples - n_cal, _CAL, _TEST)]
+        round_confidence = confidence
+        tracker = None
+    else:
+        max_samples = default_max if max_samples is None else check_int(max_samples, "max_samples", low=40)
+        sched, plan = sequential.schedule(max_samples, vectorised=vectorised,
+                                          calibration_fraction=calibration_fraction,
+                                          calibration_cap=calibration_cap, cal_phase=_cal_phase,
+                                          test_phase=_test_phase)
+        # The statistics core owns the rounds' confidence and the stopping rules.
+        tracker = SequentialBound(schedule=sched, epsilon=epsilon, delta=delta, confidence=confidence,
+                                  time_budget=time_budget)
+        round_confidence = tracker.round_confidence
+    seq = as_seed_sequence(seed)
+    entropy = seed_entropy(seq)
+    total_planned = sum(p.n_calibration + p.n_test for p in plan)
+    if progress is None:
+        progress = sys.stderr.isatty() and (total_planned > 4 * chunk_size or not vectorised)
+    sampler = Sampler(tgt, pair, entropy=entropy, chunk_size=chunk_size, n_jobs=n_jobs, timeout=timeout,
+                      progress=bool(progress), in_process=_is_builtin(tgt))
+
+    pool: list = [None, None]
+    kind = None
+    rounds: list[_Round] = []
+    drawn = 0
+    reason = "fixed" if samples is not None else "budget"
+    for r, step in enumerate(plan):
+        t_round = time.perf_counter()
+        previous = None
+        if step.n_calibration or not rounds:
+            x0, x1 = sampler.draw(step.cal_phase, step.n_calibration)
+            pool = [x if p is None else np.concatenate([p, x]) for p, x in zip(pool, (x0, x1))]
+            if kind is None:
+                kind = output_kind(np.concatenate([pool[0][:10_000], pool[1][:10_000]]))
+            test, float_test = _calibrate(pool, n_test=step.n_test, attack=attack, ideal=bool(ideal), kind=kind,
+                                          delta=delta, confidence=round_confidence)
+        else:
+            # No new calibration data: the events stay, so their held-out counts add up.
+            previous = rounds[-1].counts
+        tests = [test] + ([float_test] if float_test is not None else [])
+        counts = _count(sampler, tests, n_test=step.n_test, test_phase=step.test_phase, previous=previous)
+        drawn += step.n_calibration + step.n_test
+        rd = _bounds(r, drawn, len(pool[0]), test, float_test, counts, delta=delta, confidence=round_confidence,
+                     estimator=est)
+        rounds.append(rd)
+        if tracker is None:
+            break
+        # The tracker follows the main event (its counts add up while it stays);
+        # a certified float leak is a violation too.
+        tracker = tracker.update(tp=rd.main.tp, fp=rd.main.fp, samples=step.cumulative, counted=rd.n_test,
+                                 same_event=previous is not None)
+        if max(_round_bound(x) for x in rounds) > epsilon:
+            reason = "violation"
+            break
+        nxt = plan[r + 1] if r + 1 < len(plan) else None
+        round_seconds = time.perf_counter() - t_round
+        next_seconds = None if nxt is None else round_seconds * (nxt.n_calibration + nxt.n_test) / max(
+            step.n_calibration + step.n_test, 1)
+        stop = tracker.stopping_reason(elapsed_seconds=time.perf_counter() - t_start,
+                                       next_round_seconds=next_seconds)
+        if stop is not None:
+            reason = stop
+            break
+    return _report(tgt, rounds, kind, sampler.shape, reason=reason, attack=attack, ideal=bool(ideal), est=est,
+                   epsilon=epsilon, delta=delta, confidence=confidence, entropy=entropy, drawn=drawn,
+                   max_samples=max_samples, t_start=t_start)
+
+
+def _report(tgt, rounds, kind, shape, *, reason, attack, ideal, est, epsilon, delta, confidence, entropy, drawn,
+            max_samples, t_start) -> AuditReport:
+    # The round that certified most (the latest on ties) is the one reported.
+    best = max(reversed(rounds), key=_round_bound)
+    main = best.main
+    dist_bound = max(rd.headline for rd in rounds)
+    float_rounds = [rd for rd in rounds if rd.float_bound is not None]
+    floating = None
+    if float_rounds:
+        fr = max(reversed(float_rounds), key=lambda rd: rd.float_bound.epsilon_lower_bound)
+        fb = fr.float_bound
+        floating = {"attack": fr.float_test.name, "epsilon_lower_bound": float(fb.epsilon_lower_bound),
+                    "event": fr.float_test.event.describe(), "tp": fb.tp, "fp": fb.fp, "n_test": fb.n0,
+                    "ceiling": fb.ceiling}
+    bound = max(dist_bound, floating["epsilon_lower_bound"] if floating else 0.0)
+    verdict = "violation" if bound > epsilon else "no violation found"
+    notes = []
+    if est.name == "gdp":
+        notes.append("estimator 'gdp': epsilon(delta) of a Gaussian mechanism with the certified mu; valid only "
+                     "if the target's trade-off curve is Gaussian (Nasr et al. 2023)")
+    if floating is not None and floating["epsilon_lower_bound"] > dist_bound:
+        notes.append(f"floating point: the attack {floating['attack']!r} certifies epsilon >= "
+                     f"{floating['epsilon_lower_bound']:.4g} from which bit patterns the releases can take; the "
+                     f"distribution alone gives {dist_bound:.4g} (audit with ideal=True / --ideal to check the "
+                     "mathematics only)")
+    if not getattr(tgt, "seeded", True):
+        notes.append("the target takes no rng: its randomness is its own, so this audit is not reproducible")
+    if main.epsilon_lower_bound >= main.ceiling - 1e-9 and est.name == "clopper-pearson":
+        notes.append("the bound reached the sample-size ceiling: more samples could certify more")
+    post = posterior_interval(min(bound, 700.0), delta=delta)
+    claim_post = posterior_interval(epsilon, delta=delta)
+    explanation = (
+        f"on this pair an attacker who starts at 50% can be moved to {format_percent(post.high)} or more "
+        f"(epsilon >= {bound:.3g} with {confidence:.0%} confidence); the claim epsilon = {epsilon:g} allows at most "
+        f"{format_percent(claim_post.high)}")
+    running, trajectory = 0.0, {"samples": [], "epsilon_lower_bound": []}
+    for rd in rounds:
+        running = max(running, _round_bound(rd))
+        trajectory["samples"].append(rd.samples)
+        trajectory["epsilon_lower_bound"].append(running)
+    fpr, tpr = best.roc
+    return AuditReport(
+        epsilon_lower_bound=float(bound),
+        claimed_epsilon=epsilon,
+        claimed_delta=delta,
+        confidence=confidence,
+        samples=drawn,
+        attack=best.test.name if attack == "auto" else attack,
+        seed=entropy,
+        verdict=verdict,
+        ceiling=main.ceiling,
+        estimator=est.name,
+        target=str(tgt.name),
+        seeded=bool(getattr(tgt, "seeded", True)),
+        output_kind=kind,
+        output_shape=list(shape or ()),
+        event=best.test.event.describe(),
+        threshold=best.test.event.threshold,
+        direction=f"{main.direction}, {main.event}",
+        tp=main.tp, fn=main.fn, fp=main.fp, tn=main.tn,
+        tpr=main.tpr, fpr=main.fpr,
+        tpr_interval=list(main.tpr_interval()), fpr_interval=list(main.fpr_interval()),
+        n_calibration=best.n_calibration,
+        n_test=best.n_test,
+        gdp_mu_lower_bound=best.gdp.mu_lower_bound,
+        privacy_profile={"delta": list(DEFAULT_DELTAS), "epsilon": list(best.profile),
+                         "simultaneous": True, "confidence": confidence},
+        roc={"fpr": fpr.tolist(), "tpr": tpr.tolist()},
+        posterior={"prior": 0.5, "low": post.low, "high": post.high, "claimed_high": claim_post.high},
+        explanation=explanation,
+        notes=notes,
+        rounds=len(rounds),
+        stopping_reason=reason,
+        max_samples=max_samples,
+        trajectory=trajectory,
+        floating_point=floating,
+        distribution_epsilon_lower_bound=float(dist_bound),
+        ideal=ideal,
+        version=__version__,
+        elapsed_seconds=round(time.perf_counter() - t_start, 4),
+    )

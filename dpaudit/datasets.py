@@ -1,0 +1,176 @@
+"""Datasets: one loader for the command line, Python and YAML configs.
+
+A dataset is a 1-D (one value per individual) or 2-D (one row per
+individual) array of finite numbers.  :func:`load_dataset` accepts an array
+or nested list, a JSON array literal, or a path to a ``.json``, ``.npy`` or
+``.csv`` file (a CSV may start with a header row), and raises
+:class:`~dpaudit.exceptions.DatasetError` naming the dataset and the file
+for anything else: ragged rows, non-numeric values, NaN or infinity, an
+empty array.
+
+Examples
+--------
+>>> load_dataset([0, 1, 1], name="dataset")
+array([0, 1, 1])
+>>> load_dataset([float("nan"), 1.0], name="dataset")
+Traceback (most recent call last):
+...
+dpaudit.exceptions.DatasetError: dataset: array: contains NaN or infinite values
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .exceptions import DatasetError
+
+__all__ = ["load_dataset", "parse_dataset", "expand_user"]
+
+
+def _validate_dataset(obj: Any, name: str, source: str) -> np.ndarray:
+    where = f"{name}: {source}"
+    if isinstance(obj, dict) or obj is None or isinstance(obj, (str, bytes)):
+        raise DatasetError(f"{where}: expected an array of numbers, got {type(obj).__name__}")
+    try:
+        arr = np.asarray(obj)
+    except ValueError as exc:
+        raise DatasetError(f"{where}: ragged array (rows of different lengths)") from None
+    if arr.dtype == object:
+        for value in arr.ravel():
+            if isinstance(value, (list, tuple)):
+                raise DatasetError(f"{where}: ragged array (rows of different lengths)")
+        bad = next((v for v in arr.ravel() if isinstance(v, bool) or not isinstance(v, (int, float))), None)
+        raise DatasetError(f"{where}: non-numeric value {bad!r}")
+    if arr.dtype.kind not in "biuf":
+        bad = None
+        for value in arr.ravel().tolist():
+            try:
+                float(value)
+            except (TypeError, ValueError):
+                bad = value
+                break
+        raise DatasetError(f"{where}: non-numeric value {bad!r} (dtype {arr.dtype})")
+    if arr.dtype.kind == "b":
+        arr = arr.astype(np.int64)
+    if arr.ndim == 0:
+        raise DatasetError(f"{where}: expected a 1-D or 2-D array, got a single number")
+    if arr.ndim > 2:
+        raise DatasetError(f"{where}: expected a 1-D or 2-D array, got {arr.ndim}-D with shape {arr.shape}")
+    if arr.size == 0:
+        raise DatasetError(f"{where}: the dataset is empty")
+    if arr.dtype.kind == "f" and not np.all(np.isfinite(arr)):
+        raise DatasetError(f"{where}: contains NaN or infinite values")
+    return arr
+
+
+def _read_csv(path: Path, name: str) -> Any:
+    with path.open(newline="") as fh:
+        rows = [row for row in csv.reader(fh) if row and any(cell.strip() for cell in row)]
+    if not rows:
+        raise DatasetError(f"{name}: {str(path)!r}: the dataset is empty")
+
+    def is_number(cell: str) -> bool:
+        try:
+            float(cell)
+            return True
+        except ValueError:
+            return False
+
+    if not all(is_number(c) for c in rows[0]) and not any(is_number(c) for c in rows[0]):
+        rows = rows[1:]  # a header row
+    width = len(rows[0]) if rows else 0
+    out = []
+    for lineno, row in enumerate(rows, start=1):
+        if len(row) != width:
+            raise DatasetError(f"{name}: {str(path)!r}: ragged CSV: row {lineno} has {len(row)} fields, expected {width}")
+        try:
+            out.append([float(c) for c in row])
+        except ValueError:
+            bad = next(c for c in row if not is_number(c))
+            raise DatasetError(f"{name}: {str(path)!r}: non-numeric value {bad!r} in row {lineno}") from None
+    arr = np.array(out)
+    if arr.size and np.all(arr == np.rint(arr)):
+        arr = arr.astype(np.int64)
+    return arr[:, 0] if arr.ndim == 2 and arr.shape[1] == 1 else arr
+
+
+def expand_user(text: str) -> Path:
+    """``~`` expansion that never raises: ``~user`` for an unknown user stays as written."""
+    try:
+        return Path(text).expanduser()
+    except RuntimeError:  # "Could not determine home directory" for '~name'
+        return Path(text)
+
+
+def load_dataset(value: Any, *, name: str = "dataset", base_dir: str | os.PathLike | None = None) -> np.ndarray:
+    """The one dataset loader: arrays, JSON literals and files, checked the same way everywhere.
+
+    ``base_dir`` resolves relative file paths (a YAML config's own folder).
+    """
+    if base_dir is not None and isinstance(value, (str, os.PathLike)):
+        text = os.fspath(value).strip()
+        if text and text[0] not in "[{" and not Path(text).expanduser().is_absolute():
+            value = str(Path(base_dir) / text)
+    return parse_dataset(value, name=name)
+
+
+def parse_dataset(text_or_path: Any, name: str = "--dataset") -> np.ndarray:
+    """Read a dataset from a JSON array literal or a ``.json``, ``.npy`` or ``.csv`` file.
+
+    Errors are :class:`~dpaudit.exceptions.DatasetError` naming ``name`` and the file.
+    A CSV has one row per individual (an optional header row is skipped); a
+    single column gives a 1-D dataset.
+
+    Examples
+    --------
+    >>> parse_dataset("[0, 1, 1]")
+    array([0, 1, 1])
+    >>> parse_dataset("[[1, 2], [3]]", name="--neighbor")
+    Traceback (most recent call last):
+    ...
+    dpaudit.exceptions.DatasetError: --neighbor: JSON literal: ragged array (rows of different lengths)
+    """
+    if not isinstance(text_or_path, (str, bytes, os.PathLike)):
+        if isinstance(text_or_path, (np.ndarray, list, tuple)) or hasattr(text_or_path, "__array__"):
+            return _validate_dataset(text_or_path, name, "array")
+    if isinstance(text_or_path, os.PathLike):
+        text_or_path = os.fspath(text_or_path)
+    if not isinstance(text_or_path, str):
+        raise DatasetError(f"{name}: expected a JSON array or a file path, got {type(text_or_path).__name__}")
+    text = text_or_path.strip()
+    if not text:
+        raise DatasetError(f"{name}: empty argument (expected a JSON array or a .json/.npy/.csv file)")
+    if text[0] in "[{":
+        try:
+            obj = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise DatasetError(f"{name}: invalid JSON array literal: {exc}") from None
+        return _validate_dataset(obj, name, "JSON literal")
+    path = expand_user(text)
+    if not path.exists():
+        raise DatasetError(f"{name}: file not found: {text!r} (expected a JSON array or a .json/.npy/.csv file)")
+    if not path.is_file():
+        raise DatasetError(f"{name}: not a file: {text!r}")
+    suffix = path.suffix.lower()
+    source = repr(text)
+    try:
+        if suffix == ".json":
+            with path.open() as fh:
+                obj = json.load(fh)
+        elif suffix == ".npy":
+            obj = np.load(path, allow_pickle=False)
+        elif suffix == ".csv":
+            obj = _read_csv(path, name)
+        else:
+            raise DatasetError(f"{name}: {source}: unsupported file type {suffix or '(none)'!r}; use .json, .npy or .csv")
+    except DatasetError:
+        raise
+    except (ValueError, OSError) as exc:
+        raise DatasetError(f"{name}: {source}: cannot read: {exc}") from None
+    return _validate_dataset(obj, name, source)

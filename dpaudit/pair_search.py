@@ -1,0 +1,621 @@
+"""Find the pair, then audit it: :func:`search`.
+
+An audit certifies a lower bound on the privacy loss *between the two datasets
+it is given*; the mechanism's epsilon is the worst case over all neighbouring
+pairs.  Searching for that pair is what DP-Sniper, StatDP and DP-Auditorium do
+before they test, and it is what this module does, in three steps:
+
+1. **Screen.**  Candidate pairs inside the declared domain
+   (:func:`dpaudit.pairs.candidate_pairs`: StatDP's and DP-Sniper's patterns,
+   records at the ends of the range, random pairs) are each scored on a small
+   sample with the cheap distinguishers of ``attack="auto"``: the fitted
+   score is thresholded on a second half and the score of the pair is the
+   Clopper-Pearson bound that threshold would give (a projected bound,
+   penalised for small counts).  A local search then moves the best pairs
+   towards larger scores (:func:`dpaudit.pairs.mutate_pair`, a (1+1)
+   hill-climb with an adaptive step), and the leaders are screened again on
+   larger samples.
+2. **Keep the best** ``finalists`` pairs (default 1).
+3. **Audit them on fresh samples**: each finalist gets one full
+   :func:`dpaudit.audit` seeded from a stream the search never drew from
+   (``SeedSequence(seed, spawn_key=(1, j))``; screening uses ``(0, i)``).
+
+Why the bound holds whatever the search did: the screening samples only choose
+*which* pair is audited; given that choice, the final audit's samples are
+independent of it, so its bound is valid for that pair at its confidence, and
+the pair is neighbouring, so the pair's epsilon is at most the mechanism's.
+With ``k`` finalists each is audited at confidence ``1 - (1 - C) / k`` and the
+largest bound is reported: by the union bound all ``k`` hold together with
+probability at least ``C`` (Bonferroni).
+
+Cost: by default screening draws about as many releases as the final
+audit (``screen_samples`` per side per candidate, ``max_candidates``
+candidates), so search plus audit takes two to three times the audit alone
+(``benchmarks/bench_search.py``).  ``budget`` bounds the screening time in
+seconds; a search stopped by the budget depends on the machine's speed, its
+bound stays valid.
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ._rng import as_seed_sequence, seed_entropy
+from ._validation import check_confidence, check_delta, check_epsilon, check_int, check_real
+from .exceptions import ParameterValueError
+from .pairs import Domain, candidate_pairs, compare_pair, mutate_pair
+
+__all__ = ["search", "SearchReport", "screen_pair"]
+
+#: Confidence of the projected bound that ranks candidates (a ranking statistic, not a reported bound).
+SCREEN_CONFIDENCE = 0.8
+#: Successive halving of the leaders: (how many, sample factor) per level, each on fresh samples.
+#: Large budgets (final audit >= 100 screenings) take two levels, small ones one.
+REFINE_LEVELS = {"large": ((8, 4), (2, 12)), "small": ((3, 4),)}
+#: Seconds between progress lines on stderr.
+PROGRESS_EVERY = 5.0
+#: Screening counts an event needs (event and complement, both sides) before it is projected.
+MIN_PROJECTED_COUNT = 50
+#: Releases per side of the quick first look at the patterns (sequential searches only).
+QUICK_SAMPLES = 1000
+#: Rows of the screening table kept in the report (best first).
+TABLE_ROWS = 25
+
+
+def _audit_function():
+    from .auditor import audit
+
+    return audit
+
+
+def _default_final_samples(vectorised: bool) -> int:
+    """Releases per side the final audit draws at most when ``max_samples`` is not given."""
+    from . import auditor
+
+    return int(auditor.DEFAULT_SAMPLES_VECTORISED if vectorised else auditor.DEFAULT_SAMPLES_PER_CALL)
+
+
+# ----------------------------------------------------------------------------- screening
+def screen_pair(target, dataset, neighbor, *, n_samples: int, delta: float = 0.0, project_to: int | None = None,
+                rng=None) -> dict:
+    """Score one pair on a small sample: the projected bound of the best cheap distinguisher.
+
+    Each side draws ``n_samples`` releases; the first half fits the
+    distinguishers that ``attack="auto"`` would try, the second half picks
+    a threshold and gives Clopper-Pearson bounds on its rates, simultaneous
+    over the candidate thresholds at confidence ``SCREEN_CONFIDENCE``; their
+    bound is 0 when nothing separates, and small counts are penalised rather
+    than trusted.  A leak too weak for such a bound on a small sample (a
+    claim of 0.1) is still visible to the final audit's larger sample, so
+    with ``project_to`` the score is the larger of that bound and the bound
+    the same rates would give at ``project_to`` held-out releases per side,
+    for events with at least ``MIN_PROJECTED_COUNT`` releases in each of their
+    four counts (fewer would let noise pass for a leak).  The score ranks
+    pairs; it certifies nothing.
+
+    Parameters
+    ----------
+    target : callable or str
+        Anything :func:`dpaudit.load_target` accepts.
+    dataset, neighbor : array_like
+    n_samples : int
+        Releases per side (at least 40).
+    delta : float
+    project_to : int, optional
+        Held-out releases per side of the audit the score should anticipate.
+    rng : int, SeedSequence, Generator or None
+
+    Returns
+    -------
+    dict
+        ``bound`` (at the screening's own size, >= 0), ``score`` (the ranking
+        statistic, >= bound) and ``attack`` (the distinguisher that scored best).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> def leaky(dataset, size=None, rng=None):
+    ...     return float(np.sum(dataset)) + rng.laplace(0.0, 0.1, size=size)
+    >>> screen_pair(leaky, [0, 0], [1, 0], n_samples=4000, rng=0)["score"] > 3
+    True
+    """
+    from .auditor.distinguishers import auto_choices, make_distinguisher, output_kind
+    from .targets import load_target
+
+    n_samples = check_int(n_samples, "n_samples", low=40)
+    tgt = load_target(target)
+    seq = as_seed_sequence(rng)
+    s0, s1 = seq.spawn(2)
+    x0 = np.asarray(tgt.sample(np.asarray(dataset), n_samples, rng=s0))
+    x1 = np.asarray(tgt.sample(np.asarray(neighbor), n_samples, rng=s1))
+    half = n_samples // 2
+    # Kind and repeats are decided on a probe: exact distinct-row counts of every release cost more than the rest.
+    kind = output_kind(np.concatenate([x0[:_PROBE], x1[:_PROBE]]))
+    if kind == "discrete" and x0.ndim > 1:
+        # Discrete vectors: the outcome-set attack on one integer code per row (the same events,
+        # without sorting rows), and the two vector attacks on the rows themselves.
+        c0, c1 = _row_codes(x0, x1)
+        plans = [("likelihood-ratio", c0, c1), ("mean-difference", x0, x1), ("naive-bayes", x0, x1)]
+    else:
+        names = auto_choices(kind, x0[:_PROBE])
+        if kind != "scalar" and x0.ndim > 1:
+            names = tuple(n for n in names if n != "threshold")
+        plans = [(name, x0, x1) for name in names]
+    best = {"score": 0.0, "bound": 0.0, "attack": plans[0][0]}
+    for name, y0, y1 in plans:
+        try:
+            scorer = make_distinguisher(name).fit(y0[:half], y1[:half])
+            a, b = scorer.score(y0[half:]), scorer.score(y1[half:])
+        except (ValueError, FloatingPointError, np.linalg.LinAlgError):
+            continue  # a distinguisher that cannot fit these releases simply scores nothing
+        rates, projected = _screen_rates(a, b, project_to)
+        value = rates.value(rates.choose(delta=delta), delta=delta)
+        value = float(value) if math.isfinite(value) and value > 0 else 0.0
+        # Ranking: the bound certified at the screening's own size, or, where larger, the bound that
+        # well-populated events would give at the final audit's size (weak leaks, where every bound
+        # at the screening's size is 0 but the final audit has the precision to see them).
+        extra = 0.0
+        if projected is not None:
+            extra = projected.value(projected.choose(delta=delta), delta=delta)
+            extra = float(extra) if math.isfinite(extra) and extra > 0 else 0.0
+        score = max(value, extra)
+        if score > best["score"]:
+            best = {"score": score, "bound": value, "attack": name}
+    return best
+
+
+_PROBE = 2000
+
+
+def _row_codes(x0: np.ndarray, x1: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """One number per row, equal exactly when the rows are equal."""
+    both = np.concatenate([x0, x1])
+    lo, hi = both.min(axis=0), both.max(axis=0)
+    base = hi - lo + 1.0
+    integral = bool(np.all(both == np.round(both)))
+    if integral and float(np.sum(np.log2(base))) < 52:
+        weights = np.cumprod(np.r_[1.0, base[:-1]])
+        codes = (both - lo) @ weights
+    else:
+        codes = np.unique(both, axis=0, return_inverse=True)[1].reshape(-1).astype(float)
+    return codes[: len(x0)], codes[len(x0):]
+
+
+def _screen_rates(a: np.ndarray, b: np.ndarray, project_to: int | None = None):
+    """Rates of scores ``a`` (on D) and ``b`` at a few thresholds: (own-size rates, projected rates or None).
+
+    The interval bounds are most of the cost of screening a pair, so they are
+    computed only for the 8 thresholds per orientation with the largest
+    smoothed log ratio (counts + 1), a cheap pre-ranking; the final audit
+    uses the full grid.  The projected rates keep only thresholds whose four
+    counts (event and complement, both sides) reach ``MIN_PROJECTED_COUNT``
+    and project them to ``project_to`` releases per side.
+    """
+    from .stats.selection import calibration_rates, counts_at_least, threshold_candidates
+
+    sa = np.sort(np.asarray(a, dtype=float))
+    sb = np.sort(np.asarray(b, dtype=float))
+    grid = threshold_candidates(np.sort(np.concatenate([sa, sb]), kind="stable"), n_grid=128, n_tail=32,
+                                max_unique=1024)
+    k0, k1 = counts_at_least(sa, grid), counts_at_least(sb, grid)
+    n0, n1 = len(sa), len(sb)
+    ge = np.abs(np.log((k0 + 1.0) / (n0 + 1.0)) - np.log((k1 + 1.0) / (n1 + 1.0)))
+    lt = np.abs(np.log((n0 - k0 + 1.0) / (n0 + 1.0)) - np.log((n1 - k1 + 1.0) / (n1 + 1.0)))
+    top = np.unique(np.r_[np.argsort(-ge, kind="stable")[:8], np.argsort(-lt, kind="stable")[:8]])
+    own = calibration_rates((grid[top], k0[top], n0, k1[top], n1), n_test0=n0, n_test1=n1,
+                            confidence=SCREEN_CONFIDENCE)
+    if project_to is None or project_to <= max(n0, n1):
+        return own, None
+    full = np.minimum.reduce([k0, k1, n0 - k0, n1 - k1]) >= MIN_PROJECTED_COUNT
+    if not full.any():
+        return own, None
+    score = np.where(full, np.maximum(ge, lt), -np.inf)
+    pick = np.unique(np.argsort(-score, kind="stable")[:8])
+    pick = pick[full[pick]]
+    projected = calibration_rates((grid[pick], k0[pick], n0, k1[pick], n1), n_test0=project_to,
+                                  n_test1=project_to, confidence=SCREEN_CONFIDENCE)
+    return own, projected
+
+
+# ----------------------------------------------------------------------------- the report
+@dataclass(frozen=True)
+class SearchReport:
+    """Result of :func:`search`: the final audit plus the pair it was run on.
+
+    Attribute names are the JSON keys: every field of the final
+    :class:`~dpaudit.AuditReport` (``epsilon_lower_bound``, ``verdict``, ...;
+    read through to ``audit``) plus ``dataset``, ``neighbor`` and
+    ``candidates_screened``.  ``confidence`` is the stated confidence of the
+    whole procedure; with several finalists each audit ran at
+    ``finalist_confidence``.
+    """
+
+    audit: Any
+    dataset: list
+    neighbor: list
+    candidates_screened: int
+    confidence: float
+    finalist_confidence: float
+    domain: dict
+    origin: str
+    difference: str
+    finalists: list
+    screening: list
+    screen_samples: int
+    stopping: str
+    search_seconds: float
+    budget: float | None = None
+    notes: list = field(default_factory=list)
+
+    def __getattr__(self, name: str) -> Any:
+        # Only reached for names that are not fields: the audit's attributes.
+        if name.startswith("_") or name == "audit":
+            raise AttributeError(name)
+        return getattr(self.audit, name)
+
+    @property
+    def violation(self) -> bool:
+        return self.audit.verdict == "violation"
+
+    def to_dict(self) -> dict:
+        out = dict(self.audit.to_dict())
+        out["confidence"] = self.confidence
+        out["notes"] = list(out.get("notes") or []) + list(self.notes)
+        out["dataset"] = list(self.dataset)
+        out["neighbor"] = list(self.neighbor)
+        out["candidates_screened"] = self.candidates_screened
+        out["search"] = {
+            "domain": self.domain,
+            "origin": self.origin,
+            "difference": self.difference,
+            "finalists": self.finalists,
+            "finalist_confidence": self.finalist_confidence,
+            "screen_samples": self.screen_samples,
+            "stopping": self.stopping,
+            "budget": self.budget,
+            "search_seconds": self.search_seconds,
+            "screening": self.screening,
+        }
+        return out
+
+    def __repr__(self) -> str:
+        return (f"SearchReport(verdict={self.audit.verdict!r}, epsilon_lower_bound="
+                f"{self.audit.epsilon_lower_bound:.4g}, dataset={self.dataset}, neighbor={self.neighbor}, "
+                f"candidates_screened={self.candidates_screened}, confidence={self.confidence!r})")
+
+    def summary(self) -> str:
+        """Lines for people: the search, the pair, then the audit's own summary."""
+        k = len(self.finalists)
+        lines = [
+            f"search      {self.candidates_screened} candidate pairs screened in {self.search_seconds:.1f} s "
+            f"({self.domain['relation']}, {self.domain['size']} records in [{self.domain['low']:g}, "
+            f"{self.domain['high']:g}]{', integers' if self.domain['integer'] else ''}; {_STOPPING.get(self.stopping, self.stopping)})",
+            f"pair        {_short(self.dataset)} vs {_short(self.neighbor)} ({self.origin}; {self.difference})",
+            f"finalists   {k} audited on fresh samples" + (
+                f", each at confidence {self.finalist_confidence:.4g} (Bonferroni)" if k > 1 else ""),
+        ]
+        text = self.audit.summary() if hasattr(self.audit, "summary") else str(self.audit)
+        return "\n".join(lines + [text] + [f"note        {n}" for n in self.notes])
+
+    def __str__(self) -> str:
+        return self.summary()
+
+
+_STOPPING = {"candidates": "every planned candidate screened", "budget": "stopped by the time budget",
+             "exceeded": "stopped early: a pattern already exceeded the claim"}
+
+
+def _short(values: list, limit: int = 12) -> str:
+    shown = ", ".join(f"{v:g}" for v in values[:limit])
+    return f"[{shown}{', ...' if len(values) > limit else ''}]"
+
+
+# ----------------------------------------------------------------------------- the search
+class _Screener:
+    """Screens pairs in order, each on its own seed stream, until the time budget runs out."""
+
+    def __init__(self, target, entropy, n_samples, delta, budget, progress, project_to=None):
+        self.target = target
+        self.project_to = project_to
+        self.entropy = entropy
+        self.n_samples = n_samples
+        self.delta = delta
+        self.budget = budget
+        self.progress = progress
+        self.start = time.perf_counter()
+        self.last_report = self.start
+        self.rows: list[dict] = []
+        self.out_of_time = False
+
+    def elapsed(self) -> float:
+        return time.perf_counter() - self.start
+
+    def time_left(self) -> bool:
+        if self.budget is not None and self.rows and self.elapsed() >= self.budget:
+            self.out_of_time = True
+        return not self.out_of_time
+
+    def __call__(self, origin, a, b, *, factor: int = 1, n_samples: int | None = None, stage: str = "screen") -> dict:
+        index = len(self.rows)
+        seq = np.random.SeedSequence(self.entropy, spawn_key=(0, index))
+        n = n_samples if n_samples is not None else self.n_samples * factor
+        res = screen_pair(self.target, a, b, n_samples=n, delta=self.delta, project_to=self.project_to, rng=seq)
+        row = {"origin": origin, "stage": stage, "dataset": a, "neighbor": b, "score": res["score"],
+               "bound": res["bound"],
+               "attack": res["attack"], "samples": n}
+        self.rows.append(row)
+        self._maybe_report()
+        return row
+
+    def _maybe_report(self) -> None:
+        now = time.perf_counter()
+        if self.progress and now - self.last_report >= PROGRESS_EVERY:
+            self.last_report = now
+            best = max(self.rows, key=lambda r: r["score"])
+            print(f"search: {len(self.rows)} pairs screened in {now - self.start:.0f} s; best projected "
+                  f"epsilon {best['score']:.3f} ({best['origin']})", file=sys.stderr, flush=True)
+
+
+def search(
+    target,
+    *,
+    epsilon,
+    delta=0.0,
+    size,
+    low,
+    high,
+    integer=False,
+    relation="replace-one",
+    budget=None,
+    samples=None,
+    max_samples=None,
+    confidence=0.95,
+    seed=None,
+    attack="auto",
+    ideal=False,
+    n_jobs=1,
+    finalists=1,
+    screen_samples=None,
+    max_candidates=None,
+    timeout=None,
+    progress=None,
+):
+    """Search the declared input domain for the pair that leaks most, then audit it on fresh samples.
+
+    Parameters
+    ----------
+    target : str or callable
+        As for :func:`dpaudit.audit`; it receives 1-D datasets of the domain.
+    epsilon, delta : float
+        The claimed budget.
+    size : int
+        Records per dataset (under ``add-remove`` the smaller has ``size - 1``).
+    low, high : float
+        Every record lies in ``[low, high]``.
+    integer : bool
+        Records are integers.
+    relation : {"replace-one", "add-remove", "linf"}
+        Which pairs are neighbours: one record changed; one record added or
+        removed; every coordinate moved by at most 1 (query answers of
+        sensitivity 1, as in DP-Sniper and StatDP).
+    budget : float, optional
+        Seconds the screening may take (default: no time limit; the default
+        sizes keep it near the final audit's cost).
+    samples : int, optional
+        A fixed-size final audit of exactly ``samples`` releases per side
+        (then the screening always runs in full, for the strongest pair).
+    max_samples : int, optional
+        Budget of the sequential final audit in releases per side (default:
+        the audit's).  A sequential search first screens the fixed patterns
+        on 1,000 releases per side and, when one already exceeds the claim,
+        audits the best of them at once.
+    confidence : float
+        Probability that the reported bound is below the mechanism's true
+        epsilon, whatever the search did.
+    seed : int, optional
+        Seed of everything (screening and final audits use disjoint streams).
+    attack : str
+        Distinguisher of the final audit (screening always uses the cheap ones).
+    ideal : bool
+        Audit the mechanism as mathematics (no floating-point attacks in the final audit).
+    n_jobs : int
+        Workers of the final audit; the result does not depend on it.
+    finalists : int
+        Pairs audited at the end, each at confidence ``1 - (1 - confidence) / finalists``.
+    screen_samples : int, optional
+        Releases per side per screened pair (default: 1% of the final audit's,
+        between 1,000 and 20,000).
+    max_candidates : int, optional
+        Pairs screened at most (default: as many as keep the screening's draws
+        near those of the final audit).
+    timeout : float, optional
+        Seconds allowed per target call.
+    progress : bool, optional
+        Print a line on stderr every few seconds (default: when stderr is a terminal).
+
+    Returns
+    -------
+    SearchReport
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> def unclipped_sum(dataset, size=None, rng=None):      # forgets to clip to [0, 1]
+    ...     return float(np.sum(dataset)) + rng.laplace(0.0, 1.0, size=size)
+    >>> r = search(unclipped_sum, epsilon=1.0, size=3, low=0, high=10, max_samples=20_000, seed=1)
+    >>> r.verdict, r.epsilon_lower_bound > 3
+    ('violation', True)
+    >>> from dpaudit.pairs import compare_pair     # one record moved far across the range
+    >>> d = compare_pair(r.dataset, r.neighbor); len(d.changed), d.linf > 5
+    (1, True)
+    """
+    epsilon = check_epsilon(epsilon)
+    delta = check_delta(delta)
+    confidence = check_confidence(confidence)
+    domain = Domain(size, low, high, integer=integer, relation=relation)
+    if budget is not None:
+        budget = check_real(budget, "budget", low=0.0, low_inclusive=False)
+    if max_samples is not None:
+        max_samples = check_int(max_samples, "max_samples", low=40)
+    if samples is not None:
+        samples = check_int(samples, "samples", low=20)
+        if max_samples is not None:
+            raise ParameterValueError("samples fixes the final audit's size; give samples or max_samples, not both")
+    finalists = check_int(finalists, "finalists", low=1)
+    n_jobs = check_int(n_jobs, "n_jobs", low=-1)
+    if n_jobs == 0:
+        raise ParameterValueError("n_jobs must be >= 1 or -1 (all cores); got 0")
+    from .auditor.distinguishers import ATTACKS
+    from .targets import load_target
+
+    if attack != "auto" and attack not in ATTACKS:
+        raise ParameterValueError(f"attack must be 'auto' or one of {sorted(ATTACKS)}; got {attack!r}")
+    tgt = load_target(target)
+    n_final = samples or max_samples or _default_final_samples(bool(tgt.vectorised))
+    if screen_samples is None:
+        screen_samples = min(max(n_final // 100, 1000), 20_000)
+    screen_samples = check_int(screen_samples, "screen_samples", low=40)
+    levels = REFINE_LEVELS["large" if n_final // screen_samples >= 100 else "small"]
+    refine_cost = sum(k * f for k, f in levels)
+    if max_candidates is None:
+        # Screening draws about as many releases as the final audit.
+        max_candidates = max(20, n_final // screen_samples - refine_cost)
+    max_candidates = check_int(max_candidates, "max_candidates", low=1)
+    if progress is None:
+        progress = sys.stderr.isatty()
+
+    seq = as_seed_sequence(seed)
+    entropy = seed_entropy(seq)
+    cand_rng = np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=(2,)))
+    # Scores are projected to the final audit's held-out size (half its releases per side).
+    screen = _Screener(tgt, entropy, screen_samples, delta, budget, progress, project_to=n_final // 2)
+
+    fixed = candidate_pairs(domain, rng=cand_rng)
+    n_fixed = min(len(fixed), max_candidates)
+    early = []
+    if samples is None and screen_samples > QUICK_SAMPLES:
+        # 0. A quick look at the patterns: a sequential audit certifies a gross violation in a few
+        # thousand releases, and a search that then spent its full budget would cost many audits.
+        for origin, a, b in fixed[:n_fixed]:
+            if not screen.time_left():
+                break
+            screen(origin, a, b, n_samples=QUICK_SAMPLES, stage="quick")
+        early = sorted(screen.rows, key=lambda r: -r["bound"])
+        if not early or early[0]["bound"] <= epsilon:
+            early = []
+
+    # 1. Patterns and random pairs: patterns first, random ones fill a quarter of what is left.
+    n_random = max(0, (max_candidates - n_fixed) // 4)
+    pool = [] if early else fixed[:n_fixed] + candidate_pairs(domain, n_random=n_random, rng=cand_rng)[len(fixed):]
+    for origin, a, b in pool:
+        if not screen.time_left():
+            break
+        screen(origin, a, b)
+
+    # 2. Local search from the three best: a (1+1) hill-climb per start, step x1.5 on success, x0.7 on failure.
+    starts = [] if early else sorted((r for r in screen.rows if r["stage"] != "quick"), key=lambda r: -r["score"])[:3]
+    incumbents = [dict(r, scale=0.25) for r in starts]
+    n_local = max_candidates - sum(r["stage"] != "quick" for r in screen.rows)
+    for step in range(max(0, n_local)):
+        if not incumbents or not screen.time_left():
+            break
+        inc = incumbents[step % len(incumbents)]
+        a, b = mutate_pair(domain, inc["dataset"], inc["neighbor"], rng=cand_rng, scale=inc["scale"])
+        origin = inc["origin"] if inc["origin"].startswith("local") else f"local from {inc['origin']}"
+        row = screen(origin, a, b, stage="local")
+        if row["score"] > inc["score"]:
+            inc.update(dataset=a, neighbor=b, score=row["score"], scale=min(inc["scale"] * 1.5, 1.0), origin=origin)
+        else:
+            inc["scale"] = max(inc["scale"] * 0.7, 0.01)
+
+    # 3. The leaders again, on larger fresh screening samples: less noise in the final choice.
+    # Quick-look scores come from 10x smaller samples: noisier, so inflated by the max over thresholds.
+    full = [r for r in screen.rows if r["stage"] != "quick"] or screen.rows
+    ranked = _distinct(sorted(full, key=lambda r: -r["score"]))
+    # Successive halving: each level screens the best of the previous one again on fresh, larger
+    # samples and ranks them by that alone, so a pair lucky on a small sample does not win by luck.
+    pool = [] if early else ranked
+    for n_keep, factor in levels:
+        leaders, again_rows = pool[:max(n_keep, finalists)], []
+        for r in leaders:
+            if not screen.time_left():
+                break
+            again = screen(r["origin"], r["dataset"], r["neighbor"], factor=factor, stage="refine")
+            again_rows.append(dict(r, score=again["score"], first_score=r["score"]))
+        if len(again_rows) < len(leaders):
+            break  # out of time within a level: keep the previous level's ranking
+        pool = sorted(again_rows, key=lambda r: -r["score"])
+    chosen = _distinct(early)[:finalists] if early else pool[:finalists]
+    stopping = "budget" if screen.out_of_time else ("exceeded" if early else "candidates")
+    search_seconds = screen.elapsed()
+
+    # 4. Final audits on fresh samples, Bonferroni over the finalists.
+    audit = _audit_function()
+    final_conf = 1.0 - (1.0 - confidence) / len(chosen)
+    kwargs: dict[str, Any] = dict(epsilon=epsilon, delta=delta, confidence=final_conf, attack=attack, n_jobs=n_jobs)
+    if ideal:
+        kwargs["ideal"] = True
+    if timeout is not None:
+        kwargs["timeout"] = timeout
+    if samples is not None:
+        kwargs["samples"] = samples
+    elif max_samples is not None:
+        params = inspect.signature(audit).parameters
+        kwargs["max_samples" if "max_samples" in params else "samples"] = max_samples
+    reports = []
+    for j, r in enumerate(chosen):
+        final_seed = int(np.random.SeedSequence(entropy, spawn_key=(1, j)).generate_state(1, np.uint64)[0] >> 1)
+        rep = audit(tgt, r["dataset"], r["neighbor"], seed=final_seed, **kwargs)
+        reports.append(rep)
+    best_j = int(np.argmax([rep.epsilon_lower_bound for rep in reports]))
+    winner, best_report = chosen[best_j], reports[best_j]
+    final_rows = [{"dataset": r["dataset"].tolist(), "neighbor": r["neighbor"].tolist(), "origin": r["origin"],
+                   "screen_score": r["score"], "epsilon_lower_bound": rep.epsilon_lower_bound, "seed": rep.seed}
+                  for r, rep in zip(chosen, reports)]
+    table = [{"origin": r["origin"], "stage": r["stage"], "dataset": r["dataset"].tolist(),
+              "neighbor": r["neighbor"].tolist(), "score": r["score"], "bound": r["bound"], "attack": r["attack"],
+              "samples": r["samples"]}
+             for r in sorted(screen.rows, key=lambda r: -r["score"])[:TABLE_ROWS]]
+    notes = []
+    if stopping == "budget":
+        notes.append(f"the screening budget of {budget:g} s ran out after {len(screen.rows)} pairs; "
+                     "a longer budget may find a stronger pair")
+    if not tgt.seeded:
+        notes.append("the target takes no rng: the search itself is not reproducible")
+    return SearchReport(
+        audit=best_report,
+        dataset=winner["dataset"].tolist(),
+        neighbor=winner["neighbor"].tolist(),
+        candidates_screened=len(_distinct(screen.rows)),
+        confidence=confidence,
+        finalist_confidence=final_conf,
+        domain=domain.to_dict(),
+        origin=winner["origin"],
+        difference=compare_pair(winner["dataset"], winner["neighbor"]).describe(),
+        finalists=final_rows,
+        screening=table,
+        screen_samples=screen_samples,
+        stopping=stopping,
+        search_seconds=round(search_seconds, 4),
+        budget=budget,
+        notes=notes,
+    )
+
+
+def _distinct(rows: list[dict]) -> list[dict]:
+    """Rows with distinct pairs, order kept (a pair screened twice counts once: its first, better score)."""
+    seen, out = set(), []
+    for r in rows:
+        key = (r["dataset"].tobytes(), r["neighbor"].tobytes())
+        if key not in seen:
+            seen.add(key)
+            out.append(r)
+    return out
+

@@ -1,0 +1,168 @@
+"""Drawing releases: chunks, per-chunk seeds, output guards, and streamed counting.
+
+Everything the auditor draws goes through :class:`Sampler`.  Releases come in
+chunks of ``chunk_size``; chunk ``i`` of a *stream* (a side, D or D', and a
+phase, such as calibration or the held-out part of round r) draws from its own
+``SeedSequence(entropy, spawn_key=(side, *phase, i))``.  A result therefore
+depends on the seed and the chunk size only, never on the number of workers.
+
+Calibration chunks are returned as arrays (their size is capped by the
+auditor); held-out chunks are scored and *counted* where they are drawn, so
+memory stays bounded by one chunk whatever the sample size.
+
+Each chunk is drawn by :func:`draw_releases`, which calls the target through
+its guards (:class:`~dpaudit.targets.Target`): a target that raises, returns
+NaN/inf or a non-numeric value, changes shape or mutates the dataset stops
+the audit with an error naming it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ._executor import run_ordered
+from ._rng import RNGLike, as_seed_sequence
+from ._validation import check_int, check_real
+from .exceptions import ParameterValueError, TargetError
+from .stats.estimators import HeldOutCounts, count_at_least
+
+__all__ = ["Sampler", "draw_releases", "DEFAULT_TARGET_CHUNK", "DEFAULT_CALL_CHUNK"]
+
+#: Releases per ``size=`` call of a vectorised target (2^20 scalars are 8 MB).
+DEFAULT_TARGET_CHUNK = 1 << 20
+#: Releases per unit of parallel work for targets called once per release.
+DEFAULT_CALL_CHUNK = 256
+
+SIDES = ("dataset", "neighbor")
+
+
+def draw_releases(target, dataset: Any, n: int, *, rng: RNGLike = None, chunk_size: int | None = None,
+                  n_jobs: int = 1, timeout: float | None = None) -> np.ndarray:
+    """Draw ``n`` checked releases of ``target`` on ``dataset``: shape ``(n,)`` or ``(n, k)``.
+
+    ``rng`` is the parent of one child seed per chunk (by chunk index), so the
+    result does not depend on ``n_jobs``.  Chunks are ``size=`` calls for
+    vectorised targets and runs of single calls otherwise; ``n_jobs`` worker
+    processes share the chunks.
+    """
+    n = check_int(n, "n", low=0)
+    n_jobs = check_int(n_jobs, "n_jobs")
+    if n_jobs == 0 or n_jobs < -1:
+        raise ParameterValueError(f"n_jobs must be >= 1 or -1; got {n_jobs}")
+    if timeout is not None:
+        timeout = check_real(timeout, "timeout", low=0, low_inclusive=False)
+    default_chunk = DEFAULT_TARGET_CHUNK if target.accepts_size else DEFAULT_CALL_CHUNK
+    chunk = default_chunk if chunk_size is None else check_int(chunk_size, "chunk_size", low=1)
+    data = np.array(dataset)  # our own copy: the caller's array can never be mutated by the target
+    starts = list(range(0, n, chunk))
+    seeds = as_seed_sequence(rng).spawn(len(starts)) if target.accepts_rng else [None] * len(starts)
+    jobs = [(data, start, min(n, start + chunk), seed, timeout) for start, seed in zip(starts, seeds)]
+    if not jobs:
+        return np.empty((0,))
+    parts = run_ordered(target.run_chunk, jobs, n_jobs=n_jobs)
+    shape = parts[0].shape[1:]
+    for job, part in zip(jobs, parts):
+        if part.shape[1:] != shape:
+            raise TargetError(f"target {target.name!r} changed its output shape from {shape or 'scalar'} to "
+                              f"{part.shape[1:] or 'scalar'} in release {job[1]}")
+    return np.concatenate(parts, axis=0)
+
+
+def _chunk(target, data, n, entropy, key, timeout, inner_jobs) -> np.ndarray:
+    gen = np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=key))
+    return draw_releases(target, data, n, rng=gen, n_jobs=inner_jobs, timeout=timeout)
+
+
+def _count_chunk(target, data, n, entropy, key, timeout, inner_jobs, scorers, thresholds, shape) -> list:
+    x = _chunk(target, data, n, entropy, key, timeout, inner_jobs)
+    if tuple(x.shape[1:]) != tuple(shape):
+        raise TargetError(f"target {target.name!r} changed its output shape from {tuple(shape)} to "
+                          f"{tuple(x.shape[1:])} on the {SIDES[key[0]]}")
+    return [count_at_least(scorer.score(x), t) for scorer, t in zip(scorers, thresholds)]
+
+
+class Sampler:
+    """Draws the releases of one audit: a target, the pair, the seed and how to parallelise.
+
+    Parameters
+    ----------
+    target : Target
+        The guarded target.
+    pair : (array, array)
+        The datasets D and D'.
+    entropy : int
+        The audit's seed.
+    chunk_size : int
+        Releases per chunk; part of the reproducibility key with the seed.
+    n_jobs : int
+        Worker processes.  Vectorised targets share chunks among workers;
+        targets called once per release are parallelised inside each chunk.
+    in_process : bool
+        Draw calibration chunks in this process (built-ins: their arrays cost
+        more to ship back from a worker than to draw).
+    """
+
+    def __init__(self, target, pair, *, entropy: int, chunk_size: int, n_jobs: int = 1,
+                 timeout: float | None = None, progress: bool = False, in_process: bool = False):
+        self.target = target
+        self.pair = pair
+        self.entropy = entropy
+        self.chunk_size = chunk_size
+        self.timeout = timeout
+        self.progress = progress
+        vectorised = bool(getattr(target, "vectorised", False))
+        self.outer_jobs, self.inner_jobs = (n_jobs, 1) if vectorised else (1, n_jobs)
+        self.in_process = in_process
+        self.shape: tuple | None = None
+
+    def _chunks(self, n: int) -> list[tuple[int, int]]:
+        return [(i, min(self.chunk_size, n - start)) for i, start in enumerate(range(0, n, self.chunk_size))]
+
+    def draw(self, phase: tuple, n: int, *, desc: str = "calibration") -> tuple[np.ndarray, np.ndarray]:
+        """``n`` releases per side for ``phase``, as arrays (D first), with their shape checked."""
+        chunks = self._chunks(n)
+        tasks = [(self.target, self.pair[side], m, self.entropy, (side, *phase, i), self.timeout, self.inner_jobs)
+                 for side in (0, 1) for i, m in chunks]
+        parts = run_ordered(_chunk, tasks, n_jobs=1 if self.in_process else self.outer_jobs,
+                            progress=self.progress, desc=desc)
+        k = len(chunks)
+        out = []
+        for side in (0, 1):
+            chunk_list = parts[side * k:(side + 1) * k]
+            shapes = {tuple(c.shape[1:]) for c in chunk_list}
+            if len(shapes) != 1:
+                raise TargetError(f"target {self.target.name!r} changed its output shape between calls on the "
+                                  f"{SIDES[side]}: {sorted(shapes)}")
+            out.append(np.concatenate(chunk_list) if k > 1 else chunk_list[0])
+        shape = out[0].shape[1:]
+        if out[1].shape[1:] != shape:
+            raise TargetError(f"target {self.target.name!r} returns shape {shape} on the dataset but "
+                              f"{out[1].shape[1:]} on the neighbor; releases must have one fixed shape")
+        if len(shape) > 1:
+            raise TargetError(f"target {self.target.name!r} must return a scalar or a 1-D array; got shape {shape}")
+        if self.shape is not None and tuple(shape) != tuple(self.shape):
+            raise TargetError(f"target {self.target.name!r} changed its output shape from {tuple(self.shape)} "
+                              f"to {tuple(shape)}")
+        self.shape = tuple(shape)
+        return out[0], out[1]
+
+    def count(self, phase: tuple, n: int, scorers, thresholds, *, desc: str = "audit") -> list[HeldOutCounts]:
+        """Draw ``n`` releases per side for ``phase`` and count each scorer's scores >= its thresholds.
+
+        Only counts leave the workers: memory is one chunk per worker.
+        Returns one :class:`HeldOutCounts` per scorer.
+        """
+        thresholds = [np.unique(np.asarray(t, dtype=float)) for t in thresholds]
+        chunks = self._chunks(n)
+        tasks = [(self.target, self.pair[side], m, self.entropy, (side, *phase, i), self.timeout, self.inner_jobs,
+                  scorers, thresholds, self.shape) for side in (0, 1) for i, m in chunks]
+        parts = run_ordered(_count_chunk, tasks, n_jobs=self.outer_jobs, progress=self.progress, desc=desc)
+        k = len(chunks)
+        out = []
+        for j, t in enumerate(thresholds):
+            ge0 = np.sum([p[j] for p in parts[:k]], axis=0)
+            ge1 = np.sum([p[j] for p in parts[k:]], axis=0)
+            out.append(HeldOutCounts(t, np.asarray(ge0, dtype=np.int64), np.asarray(ge1, dtype=np.int64), n, n))
+        return out

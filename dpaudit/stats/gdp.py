@@ -1,0 +1,74 @@
+"""Gaussian differential privacy: the trade-off curve of a Gaussian mechanism and a mu from two rates.
+
+Kept apart from :mod:`~dpaudit.stats.profile` and :mod:`~dpaudit.stats.selection`,
+which both need it, so that neither imports the other for it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["mu_from_rates", "gaussian_delta", "gaussian_epsilon"]
+
+
+def mu_from_rates(fpr_hi, fnr_hi):
+    """The mu that an (FPR, FNR) pair rules out: ``Phi^-1(1 - FPR) - Phi^-1(FNR)``, at least 0.
+
+    mu-GDP means every test has FNR >= Phi(Phi^-1(1 - FPR) - mu) (Dong, Roth and
+    Su 2022), so upper confidence bounds on both rates certify that the
+    mechanism is not mu-GDP for any smaller mu (Nasr et al. 2023).
+
+    >>> round(float(mu_from_rates(0.05, 0.05)), 4)
+    3.2897
+    """
+    from scipy.special import ndtri
+
+    fpr_hi = np.clip(np.asarray(fpr_hi, float), 1e-300, 1.0)
+    fnr_hi = np.clip(np.asarray(fnr_hi, float), 1e-300, 1.0)
+    with np.errstate(invalid="ignore"):
+        mu = ndtri(1.0 - fpr_hi) - ndtri(fnr_hi)
+    return np.maximum(np.nan_to_num(mu, nan=0.0, posinf=0.0, neginf=0.0), 0.0)
+
+
+def gaussian_delta(epsilon: float, mu: float) -> float:
+    """Exact delta(epsilon) of the Gaussian mechanism with mu = sensitivity / sigma (Balle and Wang 2018).
+
+    delta = Phi(mu/2 - eps/mu) - e^eps Phi(-mu/2 - eps/mu), the second term in log
+    space (e^eps alone overflows once eps > 709).
+
+    >>> round(gaussian_delta(1.0, 1 / 3.7306), 7)
+    1e-05
+    """
+    from scipy.special import log_ndtr, ndtr
+
+    a, b = mu / 2.0, epsilon / mu
+    return float(ndtr(a - b) - np.exp(epsilon + log_ndtr(-a - b)))
+
+
+def gaussian_epsilon(mu: float, delta: float) -> float:
+    """eps(delta) of the Gaussian mechanism with mu = sensitivity / sigma (Balle and Wang 2018).
+
+    The smallest eps with ``gaussian_delta(eps, mu) <= delta``, by bisection to
+    a relative 1e-13; the upper end of the bracket is returned, so the result
+    is never below the true value.
+
+    >>> round(gaussian_epsilon(1.0, 1e-5), 3)
+    4.377
+    >>> gaussian_epsilon(1.0, 0.0), gaussian_epsilon(0.0, 1e-5)
+    (inf, 0.0)
+    """
+    if mu <= 0 or delta >= 1:
+        return 0.0
+    if delta <= 0:
+        return float("inf")
+    if gaussian_delta(0.0, mu) <= delta:
+        return 0.0
+    lo, hi = 0.0, 1.0
+    while gaussian_delta(hi, mu) > delta:
+        lo, hi = hi, 2.0 * hi
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if gaussian_delta(mid, mu) > delta else (lo, mid)
+        if hi - lo <= 1e-13 * max(hi, 1.0):
+            break
+    return float(hi)

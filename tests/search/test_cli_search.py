@@ -1,0 +1,83 @@
+"""`dpaudit search` and the pair handling of `dpaudit audit`, through the command line (issue 13).
+
+Verdict checks: the unclipped sum leaks far above its claim on the outlier
+pair (missing it needs a many-sigma deviation); the Laplace checks only look
+at warnings and exit codes that do not depend on randomness.
+"""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TARGETS = os.path.join(HERE, "user_domain_targets.py")
+
+
+def run_cli(*args):
+    return subprocess.run([sys.executable, "-m", "dpaudit", *args], capture_output=True, text=True, timeout=300)
+
+
+def test_search_json_finds_the_outlier_pair_and_exits_1():
+    proc = run_cli("search", f"{TARGETS}:unclipped_sum", "--epsilon", "1", "--size", "4", "--low", "0",
+                   "--high", "100", "--max-samples", "1e5", "--seed", "3", "--json")
+    assert proc.returncode == 1, proc.stderr
+    assert proc.stdout.count("\n") == 1
+    rep = json.loads(proc.stdout)
+    assert rep["verdict"] == "violation" and rep["epsilon_lower_bound"] > 5
+    assert rep["samples"] <= 100_000 and rep["candidates_screened"] >= 24  # sequential: stops at a violation
+    assert len(rep["dataset"]) == len(rep["neighbor"]) == 4
+    assert sum(a != b for a, b in zip(rep["dataset"], rep["neighbor"])) == 1
+    assert all(0 <= v <= 100 for v in rep["dataset"] + rep["neighbor"])
+    assert "candidate pairs screened" in proc.stderr
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["--epsilon", "1", "--size", "4", "--low", "0"], "argument --high"),
+    (["--epsilon", "1", "--size", "4", "--low", "5", "--high", "1"], "argument --high"),
+    (["--epsilon", "1", "--size", "four", "--low", "0", "--high", "1"], "argument --size"),
+    (["--epsilon", "1", "--size", "4", "--low", "0", "--high", "1", "--relation", "swap"], "--relation"),
+    (["--epsilon", "1", "--size", "4", "--low", "0", "--high", "1", "--budget", "-2"], "--budget"),
+])
+def test_search_usage_errors_are_one_line_naming_the_argument(args, needle):
+    proc = run_cli("search", f"{TARGETS}:clipped_sum", *args)
+    assert proc.returncode == 2
+    assert proc.stderr.count("\n") == 1 and needle in proc.stderr, proc.stderr
+
+
+def test_search_help_has_an_example():
+    proc = run_cli("search", "--help")
+    assert proc.returncode == 0 and "examples:" in proc.stdout and "--relation" in proc.stdout
+
+
+def test_audit_of_a_builtin_without_a_pair_uses_its_stress_pair():
+    proc = run_cli("audit", "laplace", "--epsilon", "1", "--samples", "20000", "--seed", "1", "--json")
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["verdict"] == "no violation found"
+    assert "warning" not in proc.stderr
+
+
+def test_audit_of_a_user_target_without_a_pair_is_a_usage_error():
+    proc = run_cli("audit", f"{TARGETS}:clipped_sum", "--epsilon", "1")
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1
+    assert "--dataset/--neighbor" in proc.stderr and "dpaudit search" in proc.stderr
+    proc = run_cli("audit", f"{TARGETS}:clipped_sum", "--epsilon", "1", "--dataset", "[0,1]")
+    assert proc.returncode == 2 and "--neighbor" in proc.stderr
+
+
+def test_a_pair_that_is_not_neighbouring_gets_one_warning_and_still_runs():
+    # The issue's example: a correctly clipped sum on [1,1,1,1] vs [0,0,0,0] is not a neighbouring pair.
+    proc = run_cli("audit", "laplace", "--dataset", "[1,1,1,1]", "--neighbor", "[0,0,0,0]", "--epsilon", "1",
+                   "--samples", "20000", "--seed", "2", "--json")
+    warnings = [line for line in proc.stderr.splitlines() if line.startswith("warning:")]
+    assert len(warnings) == 1 and "4 records differ" in warnings[0], proc.stderr
+    assert proc.returncode in (0, 1) and "epsilon_lower_bound" in json.loads(proc.stdout)
+
+
+@pytest.mark.parametrize("dataset, neighbor", [("[1]", "[0]"), ("[0,1]", "[0,1,1]"), ("[3,1,2]", "[1,2]")])
+def test_neighbouring_pairs_get_no_warning(dataset, neighbor):
+    proc = run_cli("audit", f"{TARGETS}:clipped_sum", "--dataset", dataset, "--neighbor", neighbor,
+                   "--epsilon", "1", "--samples", "2000", "--seed", "4")
+    assert proc.returncode in (0, 1) and "warning" not in proc.stderr, proc.stderr
