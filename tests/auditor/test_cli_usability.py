@@ -50,14 +50,14 @@ def test_per_call_target_gets_a_hint(monkeypatch, capsys):
     import dpaudit.auditor
     from dpaudit.cli import main
 
-    report = dpaudit.audit(f"{TARGETS}:laplace_one", [1], [0], epsilon=1, samples=200, seed=1)
+    report = dpaudit.audit(f"{TARGETS}:laplace_one", [1], [0], epsilon=1, samples=200, seed=1, ideal=True)
     monkeypatch.setattr(dpaudit.auditor, "audit", lambda *a, **k: report)
     assert main(["audit", f"{TARGETS}:laplace_one", "--dataset", "[1]", "--neighbor", "[0]", "--epsilon", "1",
                  "--json"]) == 0
     notes = [line for line in capsys.readouterr().err.splitlines() if line.startswith("note:")]
     assert len(notes) == 1 and "laplace_one takes no size= keyword" in notes[0]
     proc = run_cli("audit", f"{TARGETS}:laplace_one", "--dataset", "[1]", "--neighbor", "[0]", "--epsilon", "1",
-                   "--samples", "400", "--seed", "2", "--json")
+                   "--samples", "400", "--seed", "2", "--ideal", "--json")
     assert proc.returncode == 0
     assert not [line for line in proc.stderr.splitlines() if line.startswith("note:")]  # --samples given
     proc = run_cli("audit", f"{TARGETS}:laplace_vec", "--dataset", "[1]", "--neighbor", "[0]", "--epsilon", "1",
@@ -71,7 +71,8 @@ def test_list_shows_parameters_and_defaults():
     i = next(k for k, line in enumerate(lines) if line.strip().startswith("laplace "))
     assert "--param epsilon=1.0, sensitivity=1.0" in lines[i + 1]
     data = json.loads(run_cli("list", "--json").stdout)
-    assert data["mechanism_parameters"]["noisy_histogram"] == {"epsilon": 1.0, "n_bins": 4}
+    assert data["mechanism_parameters"]["noisy_histogram"]["n_bins"] == 4
+    assert data["mechanism_parameters"]["laplace"]["epsilon"] == 1.0
 
 
 def test_library_adapters_get_the_slow_note_but_builtins_do_not():
