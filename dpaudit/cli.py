@@ -248,6 +248,8 @@ def _slow_target_note(target) -> str | None:
                 "bound it. "
                 "On a terminal a progress bar shows the time left.")
     return None
+
+
 def _target_relation(target):
     """The relation a target's pairs must respect: its declared input domain's, else its claim's, else None."""
     fn = getattr(target, "fn", target)

