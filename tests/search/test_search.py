@@ -165,7 +165,7 @@ def test_soundness_over_240_seeded_searches():
 
     Exceedances are Binomial(240, p) with p <= 0.05 whatever the search
     did; we require at most 5% (12).  Clopper-Pearson bounds are conservative,
-    so p is well below 0.05 (measured 0 of 240); were p = 0.03, the test would
+    so p is well below 0.05 (measured 0 and 1 of 240 in two runs); were p = 0.03, the test would
     fail with probability about 5%.
     """
     over = _exceedances(240, 0.95, 20_000, first_seed=5000)
