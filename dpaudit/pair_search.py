@@ -61,6 +61,8 @@ SCREEN_CONFIDENCE = 0.8
 REFINE_LEVELS = {"large": ((8, 4), (2, 12)), "small": ((3, 4),)}
 #: Seconds between progress lines on stderr.
 PROGRESS_EVERY = 5.0
+#: Fixed patterns that always reach the first level of successive halving (large budgets).
+MAX_PATTERNS_REFINED = 12
 #: Screening counts an event needs (event and complement, both sides) before it is projected.
 MIN_PROJECTED_COUNT = 50
 #: Releases per side of the quick first look at the patterns (sequential searches only).
@@ -542,8 +544,17 @@ def search(
     # Successive halving: each level screens the best of the previous one again on fresh, larger
     # samples and ranks them by that alone, so a pair lucky on a small sample does not win by luck.
     pool = [] if early else ranked
-    for n_keep, factor in levels:
-        leaders, again_rows = pool[:max(n_keep, finalists)], []
+    # With a large budget, every fixed pattern also goes to the first halving level: patterns are
+    # the known worst cases of whole families (StatDP, DP-Sniper), and a weak leak ranks them by noise
+    # on the smallest sample.
+    pattern_keys = {(a.tobytes(), b.tobytes()) for _, a, b in fixed[:MAX_PATTERNS_REFINED]}
+    for level, (n_keep, factor) in enumerate(levels):
+        leaders = pool[:max(n_keep, finalists)]
+        if level == 0 and len(levels) > 1:
+            chosen_keys = {(r["dataset"].tobytes(), r["neighbor"].tobytes()) for r in leaders}
+            leaders = leaders + [r for r in pool if (r["dataset"].tobytes(), r["neighbor"].tobytes()) in pattern_keys
+                                 and (r["dataset"].tobytes(), r["neighbor"].tobytes()) not in chosen_keys]
+        again_rows = []
         for r in leaders:
             if not screen.time_left():
                 break
@@ -564,8 +575,15 @@ def search(
         kwargs["ideal"] = True
     if timeout is not None:
         kwargs["timeout"] = timeout
+    # A sequential audit may stop early when its first rounds see nothing, and a leak that shows in
+    # one release in a hundred can hide there.  When the screening expects the chosen pair to exceed
+    # the claim at the final size, the final audit draws that size at once.  The choice depends on
+    # screening samples only, so the final audit's samples stay fresh and its bound valid.
+    expect_violation = not early and chosen and chosen[0]["score"] > epsilon
     if samples is not None:
         kwargs["samples"] = samples
+    elif expect_violation:
+        kwargs["samples"] = n_final
     elif max_samples is not None:
         params = inspect.signature(audit).parameters
         kwargs["max_samples" if "max_samples" in params else "samples"] = max_samples

@@ -151,17 +151,25 @@ def _set_answers(mechanism: Any) -> None:
     object.__setattr__(mechanism, "answers", bool(mechanism.answers))
 
 
-def _answers_vector(dataset: Any, n: int, owner: str) -> np.ndarray:
-    """The dataset as ``n`` finite query answers (a 1-D float array of length ``n``)."""
+def _answers_vector(dataset: Any, n: int, owner: str, content: str = "query answers") -> np.ndarray:
+    """The dataset as ``n`` finite numbers (a 1-D float array of length ``n``); ``content`` words the error."""
     arr = _as_numeric_array(dataset)
     if arr.ndim != 1 or arr.shape[0] != n:
-        raise ParameterValueError(
-            f"{owner} expects a 1-D dataset of {n} query answers; got shape {arr.shape}"
-        )
+        raise ParameterValueError(f"{owner} expects a 1-D dataset of {n} {content}; got shape {arr.shape}")
     arr = arr.astype(float)
     if not np.all(np.isfinite(arr)):
-        raise ParameterValueError(f"{owner} expects finite query answers; got {arr.tolist()}")
+        raise ParameterValueError(f"{owner} expects finite {content}; got {arr.tolist()}")
     return arr
+
+
+class _PureLinf:
+    """Mixin for a mechanism on query answers that claims pure ``epsilon``-DP for ``linf`` neighbours."""
+
+    epsilon: float
+
+    @property
+    def claim(self) -> PrivacyClaim:
+        return PrivacyClaim(self.epsilon, 0.0, "linf")
 
 
 #: Neighbouring relations of an input domain: one record changed, one record

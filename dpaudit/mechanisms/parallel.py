@@ -17,20 +17,11 @@ from typing import Any
 import numpy as np
 
 from .._validation import check_int, check_real
-from ..privacy import PrivacyClaim
 from ._noise import laplace_release
-from .base import BuiltinMechanism, _answers_vector, _set_epsilon, input_domain
+from .base import BuiltinMechanism, _answers_vector, _PureLinf, _set_epsilon, input_domain
 from .sparse_vector import SVTLyuAlg3, SVTLyuAlg4, _halves
 
 __all__ = ["LaplaceParallel", "SVT34Parallel"]
-
-
-class _PureLinf:
-    epsilon: float
-
-    @property
-    def claim(self) -> PrivacyClaim:
-        return PrivacyClaim(self.epsilon, 0.0, "linf")
 
 
 @dataclass(frozen=True)
@@ -78,7 +69,7 @@ class LaplaceParallel(_PureLinf, BuiltinMechanism):
         return input_domain(size=1, low=-10, high=10, integer=False, relation="linf")
 
     def _prepare(self, dataset: Any) -> float:
-        return float(_answers_vector(dataset, 1, self.name)[0])
+        return float(_answers_vector(dataset, 1, self.name, "query answer")[0])
 
     def _width(self, prepared: float) -> int:
         return self.n_parallel

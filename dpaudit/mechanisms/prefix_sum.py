@@ -8,15 +8,14 @@ from typing import Any
 import numpy as np
 
 from .._validation import check_int
-from ..privacy import PrivacyClaim
 from ._noise import laplace_noise
-from .base import BuiltinMechanism, _answers_vector, _set_epsilon, input_domain
+from .base import BuiltinMechanism, _answers_vector, _PureLinf, _set_epsilon, input_domain
 
 __all__ = ["PrefixSum"]
 
 
 @dataclass(frozen=True)
-class PrefixSum(BuiltinMechanism):
+class PrefixSum(_PureLinf, BuiltinMechanism):
     """BROKEN for linf neighbours: prefix sums of answers with Laplace(1/epsilon) noise each (Wang et al. 2019).
 
     Releases ``s_j = sum_{i <= j} (q_i + Lap(1/epsilon))`` for ``j = 1..n_queries``.
@@ -47,10 +46,6 @@ class PrefixSum(BuiltinMechanism):
     def __post_init__(self) -> None:
         _set_epsilon(self)
         object.__setattr__(self, "n_queries", check_int(self.n_queries, "n_queries", low=1))
-
-    @property
-    def claim(self) -> PrivacyClaim:
-        return PrivacyClaim(self.epsilon, 0.0, "linf")
 
     @property
     def broken(self) -> bool:  # type: ignore[override]

@@ -190,7 +190,7 @@ class Rappor(BuiltinMechanism):
 
     def _prepare(self, dataset: Any) -> np.ndarray:
         ps, qs = self.bit_probabilities
-        bits = self.bloom_filter(_answers_vector(dataset, 1, self.name)[0])
+        bits = self.bloom_filter(_answers_vector(dataset, 1, self.name, "value (one user's)")[0])
         return np.where(bits == 1, qs, ps)
 
     def _width(self, prepared: np.ndarray) -> int:

@@ -20,8 +20,7 @@ import numpy as np
 
 from .._validation import check_int
 from ..exceptions import ParameterValueError
-from ..privacy import PrivacyClaim
-from .base import BuiltinMechanism, _answers_vector, _set_epsilon, input_domain
+from .base import BuiltinMechanism, _answers_vector, _PureLinf, _set_epsilon, input_domain
 
 __all__ = ["TruncatedGeometric"]
 
@@ -30,7 +29,7 @@ _MAX_D = 1 << 62
 
 
 @dataclass(frozen=True)
-class TruncatedGeometric(BuiltinMechanism):
+class TruncatedGeometric(_PureLinf, BuiltinMechanism):
     """Truncated geometric noise on a count in {0..n}, sampled exactly with integers (Balcer and Vadhan 2018).
 
     Parameters
@@ -83,10 +82,6 @@ class TruncatedGeometric(BuiltinMechanism):
                 f"use a smaller n or a larger epsilon")
 
     @property
-    def claim(self) -> PrivacyClaim:
-        return PrivacyClaim(self.epsilon, 0.0, "linf")
-
-    @property
     def d(self) -> int:
         """The CDF's denominator: (2^(k+1) + 1) (2^k + 1)^(n-1)."""
         return (2 ** (self.k + 1) + 1) * (2 ** self.k + 1) ** (self.n - 1)
@@ -126,7 +121,7 @@ class TruncatedGeometric(BuiltinMechanism):
         return input_domain(size=1, low=0, high=self.n, integer=True, relation="linf")
 
     def _prepare(self, dataset: Any) -> np.ndarray:
-        value = _answers_vector(dataset, 1, self.name)[0]
+        value = _answers_vector(dataset, 1, self.name, "count")[0]
         if value != round(value) or not 0 <= value <= self.n:
             raise ParameterValueError(f"{self.name} expects an integer count in [0, {self.n}]; got {value!r}")
         return np.asarray(self.cdf_numerators(int(value)), dtype=np.int64)

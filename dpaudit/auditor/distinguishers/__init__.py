@@ -123,7 +123,8 @@ def auto_choices(kind: str, x: np.ndarray) -> tuple[str, ...]:
     (a leak in one coordinate's tail), the sign-sum (many small leaks that
     add up), the mixed score (special values such as abort or "below" next to
     numbers) and a DP-Sniper-style logistic regression on binned cells; when
-    coordinates are correlated (prefix sums), the sign-sum on innovations too.
+    coordinates are correlated and hold numbers only (prefix sums), the
+    sign-sum on innovations too.
     Releases that repeat exactly (many draws share a value) get the
     likelihood-ratio outcome sets too, whatever their kind: a leak in *which*
     values occur (Mironov's floating-point attack) shows only there.
@@ -138,11 +139,16 @@ def auto_choices(kind: str, x: np.ndarray) -> tuple[str, ...]:
     if kind == "discrete" and x.ndim > 1:
         return AUTO_CHOICES["discrete-vector"]
     names = list(AUTO_CHOICES[kind])
-    if kind == "vector" and max_abs_correlation(x[:20_000]) > CORRELATED:
+    if kind == "vector" and max_abs_correlation(x[:20_000]) > CORRELATED and not _has_specials(x[:20_000]):
         names.append("innovation-sign-sum")
     if kind != "discrete" and repeats(x):
         names.append("likelihood-ratio")
     return tuple(names)
+
+
+def _has_specials(x: np.ndarray) -> bool:
+    """Whether some coordinate repeats values (markers, levels): then correlations come from patterns, not sums."""
+    return any(len(v) for v in special_values(x))
 
 
 def repeats(x: np.ndarray, *, probe: int = 200_000) -> bool:

@@ -98,7 +98,7 @@ class BinnedLogisticScore:
         self.regularization = regularization
 
     def _cells(self, x):
-        from ._features import columns, symbol_codes
+        from ._features import bin_index, columns, symbol_codes
 
         cols = columns(x)
         codes = symbol_codes(cols.T, self.specials)
@@ -106,7 +106,7 @@ class BinnedLogisticScore:
         for j, edges in enumerate(self.edges):
             code = codes[:, j]
             if len(edges):
-                nb = np.searchsorted(edges, cols[j], side="right")  # 0 .. len(edges)
+                nb = bin_index(edges, cols[j])  # 0 .. len(edges)
                 cells[j] = self.offsets[j] + np.where(code > 0, len(edges) + code, nb)
             else:
                 cells[j] = self.offsets[j] + code

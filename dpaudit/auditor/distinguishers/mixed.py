@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._features import (KeyIndex, columns, log_ratio, quantile_edges, row_keys, significant, special_values,
+from ._features import (KeyIndex, bin_index, columns, log_ratio, monotone, quantile_edges, tail_edges, row_keys, significant, special_values,
                         symbol_codes)
 from .base import as_2d
 
@@ -61,10 +61,14 @@ class MixedScore:
 
     name = "mixed"
 
-    def __init__(self, *, max_bins: int = 32, per_bin: int = 2000, z: float = 3.0):
+    def __init__(self, *, max_bins: int = 32, per_bin: int = 2000, z: float = 3.0, tails: bool = True,
+                 tail_count: int = 400, smooth: bool = True):
+        self.smooth = smooth
         self.max_bins = max_bins
         self.per_bin = per_bin
         self.z = z
+        self.tails = tails
+        self.tail_count = tail_count
 
     def fit(self, x0, x1):
         a, b = as_2d(np.asarray(x0, float)), as_2d(np.asarray(x1, float))
@@ -85,21 +89,65 @@ class MixedScore:
             if min(len(v0), len(v1)) < 100:
                 continue
             n_bins = int(np.clip(total // self.per_bin, 2, self.max_bins))
-            edges = quantile_edges(np.concatenate([v0, v1]), n_bins)
+            pooled = np.concatenate([v0, v1])
+            edges = (tail_edges(pooled, n_bins, min_count=self.tail_count) if self.tails
+                     else quantile_edges(pooled, n_bins))
             if len(edges) == 0:
                 continue
-            cb0 = np.bincount(np.searchsorted(edges, v0, side="right"), minlength=len(edges) + 1)
-            cb1 = np.bincount(np.searchsorted(edges, v1, side="right"), minlength=len(edges) + 1)
+            cb0 = np.bincount(bin_index(edges, v0), minlength=len(edges) + 1)
+            cb1 = np.bincount(bin_index(edges, v1), minlength=len(edges) + 1)
             if significant(cb0, cb1, z=self.z):
-                self.numeric.append((j, edges, log_ratio(cb0, len(v0), cb1, len(v1))))
+                lr = log_ratio(cb0, len(v0), cb1, len(v1))
+                if self.smooth:
+                    # Pooling adjacent bins under a monotone fit (weights: inverse variances of the
+                    # bins' log ratios) steadies the thin tail bins where leaks sit.
+                    lr = monotone(lr, 1.0 / (1.0 / (cb0 + 0.5) + 1.0 / (cb1 + 0.5)))
+                self.numeric.append((j, edges, lr))
         return self
 
     def score(self, x):
         cols = columns(x)
-        codes = symbol_codes(cols.T, self.specials)
-        ids = self.index.lookup(row_keys(codes, self.radix))
-        out = np.where(ids >= 0, self.pattern_log_ratio[np.maximum(ids, 0)], 0.0) if len(ids) else np.zeros(0)
+        n = cols.shape[1]
+        numeric_at = {j for j, _, _ in self.numeric}
+        if len(self.pattern_log_ratio) <= 1:
+            # One pattern (numbers only, or one constant marker): no key to look up.
+            out = np.full(n, float(self.pattern_log_ratio[0]) if len(self.pattern_log_ratio) else 0.0)
+            for j, edges, lr in self.numeric:
+                part = lr[bin_index(edges, cols[j])]
+                if len(self.specials[j]):
+                    part *= ~np.isin(cols[j], self.specials[j])
+                out += part
+            return out
+        if float(np.prod(self.radix.astype(float))) < 2.0 ** 52:
+            # One pass per coordinate: its code goes straight into the row's key
+            # (the same exact float sum as :func:`row_keys`), no (n, k) code matrix.
+            mult = np.cumprod(np.r_[1.0, self.radix[:-1].astype(float)])
+            keys = np.zeros(n)
+            is_number = {}
+            for j, vals in enumerate(self.specials):
+                if len(vals) == 0:
+                    continue
+                col = cols[j]
+                if len(vals) <= 4:
+                    code = np.zeros(n)
+                    for i, v in enumerate(vals):
+                        code += (col == v) * float(i + 1)
+                else:
+                    pos = np.minimum(np.searchsorted(vals, col), len(vals) - 1)
+                    code = np.where(vals[pos] == col, pos + 1.0, 0.0)
+                keys += code * mult[j]
+                if j in numeric_at:
+                    is_number[j] = code == 0
+            keys = keys.astype(np.int64)
+        else:
+            codes = symbol_codes(cols.T, self.specials)
+            keys = row_keys(codes, self.radix)
+            is_number = {j: codes[:, j] == 0 for j in numeric_at}
+        ids = self.index.lookup(keys)
+        out = np.where(ids >= 0, self.pattern_log_ratio[np.maximum(ids, 0)], 0.0) if n else np.zeros(0)
         for j, edges, lr in self.numeric:
-            part = lr[np.searchsorted(edges, cols[j], side="right")]
-            out += np.where(codes[:, j] == 0, part, 0.0)
+            part = lr[bin_index(edges, cols[j])]
+            if j in is_number:
+                part *= is_number[j]
+            out += part
         return out

@@ -61,7 +61,9 @@ class NaiveBayesScore:
         self.max_levels = max_levels
 
     def fit(self, x0, x1):
-        a, b = as_2d(np.asarray(x0, float)), as_2d(np.asarray(x1, float))
+        from ._features import bin_index, columns
+
+        a, b = columns(x0).T, columns(x1).T  # column views of contiguous copies
         pooled = np.concatenate([a, b])
         self.edges, self.log_ratio = [], []
         for j in range(pooled.shape[1]):
@@ -72,17 +74,19 @@ class NaiveBayesScore:
             else:
                 edges = np.unique(np.quantile(pooled[:, j], np.linspace(0, 1, self.n_bins + 1)[1:-1]))
             m = len(edges) + 1
-            c0 = np.bincount(np.searchsorted(edges, a[:, j], side="right"), minlength=m)
-            c1 = np.bincount(np.searchsorted(edges, b[:, j], side="right"), minlength=m)
+            c0 = np.bincount(bin_index(edges, a[:, j]), minlength=m)
+            c1 = np.bincount(bin_index(edges, b[:, j]), minlength=m)
             self.edges.append(edges)
             self.log_ratio.append(np.log((c0 + 0.5) / (len(a) + 0.5 * m)) - np.log((c1 + 0.5) / (len(b) + 0.5 * m)))
         return self
 
     def score(self, x):
-        x = as_2d(np.asarray(x, float))
-        out = np.zeros(len(x))
+        from ._features import bin_index, columns
+
+        cols = columns(x)  # one copy, then each coordinate is read contiguously
+        out = np.zeros(cols.shape[1])
         for j, (edges, lr) in enumerate(zip(self.edges, self.log_ratio)):
-            out += lr[np.searchsorted(edges, x[:, j], side="right")]
+            out += lr[bin_index(edges, cols[j])]
         return out
 
 
@@ -121,10 +125,11 @@ class SignSumScore:
         self.name = "sign-sum" if transform == "raw" else "innovation-sign-sum"
 
     def _features(self, x):
-        x = as_2d(np.asarray(x, float))
+        from ._features import columns
+
         if self.transform == "innovations":
-            x = self.innovations.transform(x)
-        return x
+            return np.ascontiguousarray(self.innovations.transform(x).T)
+        return columns(x)
 
     def fit(self, x0, x1):
         from ._features import Innovations
@@ -132,14 +137,18 @@ class SignSumScore:
         a, b = as_2d(np.asarray(x0, float)), as_2d(np.asarray(x1, float))
         if self.transform == "innovations":
             self.innovations = Innovations().fit(a, b)
-            a, b = self.innovations.transform(a), self.innovations.transform(b)
-        pooled = np.concatenate([a, b])
-        med = np.median(pooled, axis=0)
+        ca, cb = self._features(a), self._features(b)  # (k, n): one contiguous row per coordinate
+        # The split point only has to be fixed before counting: a median of up to
+        # 100,000 releases per side is as good as the full one and ~10x cheaper.
+        probe = np.concatenate([ca[:, :100_000], cb[:, :100_000]], axis=1)
+        med = np.median(probe, axis=1)
         # Ties at the median (bits, counts): "above" is > or >=, whichever splits nearer to a half.
-        gt, ge = (pooled > med).mean(axis=0), (pooled >= med).mean(axis=0)
+        gt = (probe > med[:, None]).mean(axis=1)
+        ge = (probe >= med[:, None]).mean(axis=1)
         self.inclusive = np.abs(ge - 0.5) < np.abs(gt - 0.5)
         self.median = med
-        f0, f1 = self._above(a).mean(axis=0), self._above(b).mean(axis=0)
+        f0 = np.array([self._above(ca[j], j).mean() for j in range(len(med))])
+        f1 = np.array([self._above(cb[j], j).mean() for j in range(len(med))])
         p = 0.5 * (f0 + f1)
         se = np.sqrt(np.maximum(p * (1 - p), 1e-300) * (1.0 / len(a) + 1.0 / len(b)))
         zs = (f0 - f1) / se
@@ -155,11 +164,18 @@ class SignSumScore:
             self.weights[order[:k]] = np.sign(zs[order[:k]])
         return self
 
-    def _above(self, x):
-        return np.where(self.inclusive, x >= self.median, x > self.median)
+    def _above(self, col, j):
+        return col >= self.median[j] if self.inclusive[j] else col > self.median[j]
 
     def score(self, x):
-        return self._above(self._features(x)) @ self.weights
+        cols = self._features(x)
+        out = np.zeros(cols.shape[1])
+        for j in np.flatnonzero(self.weights):
+            if self.weights[j] > 0:
+                out += self._above(cols[j], j)
+            else:
+                out -= self._above(cols[j], j)
+        return out
 
 
 class CoordinateScore:
