@@ -322,21 +322,6 @@ def _add_search_parser(sub) -> None:
     s.set_defaults(func=cmd_search)
 
 
-def _count_arg(text, flag):
-    """An integer that may be written 1e6."""
-    try:
-        return int(text)
-    except ValueError:
-        pass
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not math.isfinite(value) or value != int(value):
-        raise UsageError(f"argument {flag}: expected an integer; got {text!r}")
-    return int(value)
-
-
 def cmd_search(args) -> int:
     from . import _validation as v
     from .pair_search import search
@@ -368,11 +353,11 @@ def cmd_search(args) -> int:
     if args.budget is not None:
         kw["budget"] = v.check_real(_float_arg(args.budget, "--budget"), "--budget", low=0.0, low_inclusive=False)
     if args.max_samples is not None:
-        kw["max_samples"] = v.check_int(_count_arg(args.max_samples, "--max-samples"), "--max-samples", low=40)
+        kw["max_samples"] = v.check_int(_int_arg(args.max_samples, "--max-samples"), "--max-samples", low=40)
     if args.samples is not None:
         if args.max_samples is not None:
             raise UsageError("argument --samples: a fixed-size final audit takes no --max-samples")
-        kw["samples"] = v.check_int(_count_arg(args.samples, "--samples"), "--samples", low=20)
+        kw["samples"] = v.check_int(_int_arg(args.samples, "--samples"), "--samples", low=20)
     if args.seed is not None:
         kw["seed"] = v.check_int(_int_arg(args.seed, "--seed"), "--seed", low=0)
     kw["finalists"] = v.check_int(_int_arg(args.finalists, "--finalists"), "--finalists", low=1)
