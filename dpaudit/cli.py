@@ -334,7 +334,7 @@ def cmd_search(args) -> int:
     if callable(domain_fn):
         declared = dict(domain_fn())
     kw = {}
-    for flag, key, conv in (("--size", "size", _count_arg), ("--low", "low", _float_arg), ("--high", "high", _float_arg)):
+    for flag, key, conv in (("--size", "size", _int_arg), ("--low", "low", _float_arg), ("--high", "high", _float_arg)):
         text = getattr(args, key)
         if text is not None:
             kw[key] = conv(text, flag)
