@@ -12,7 +12,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ORDER = ["bench_audit.py", "bench_memory.py", "bench_estimators.py", "bench_mechanisms.py",
-         "bench_tracing.py", "bench_reconstruction.py", "bench_sequential.py"]
+         "bench_tracing.py", "bench_reconstruction.py", "bench_sequential.py", "bench_search.py"]
 
 
 def main() -> int:

@@ -207,10 +207,9 @@ def cmd_audit(args) -> int:
     params = dict(_parse_param(p) for p in args.param)
     _warn_claim(args.target, params, kw["epsilon"], kw["delta"])
     target = load_target(args.target, **params)
-    if not target.vectorised and args.samples is None and args.max_samples is None:
-        print(f"note: {target.name} takes no size= keyword, so it is called once per release; that is slow "
-              "(give it a size= keyword; the sequential audit stops as soon as it knows, within --max-samples). A progress bar shows the time left on a terminal.",
-              file=sys.stderr)
+    note = _slow_target_note(target) if args.samples is None else None
+    if note:
+        print(note, file=sys.stderr)
     if args.progress is not None:
         kw["progress"] = args.progress
     if (args.dataset is None) != (args.neighbor is None):
@@ -237,6 +236,18 @@ def cmd_audit(args) -> int:
     return EXIT_VIOLATION if report.violation else EXIT_OK
 
 
+def _slow_target_note(target) -> str | None:
+    """A ``note:`` for targets that make one Python-level call per release (slow at the default size)."""
+    if not target.vectorised:
+        return (f"note: {target.name} takes no size= keyword, so it is called once per release; that is slow "
+                "(give it a size= keyword); the sequential audit stops as soon as it knows, within --max-samples "
+                "(default 20000). On a terminal a progress bar shows the time left.")
+    if target.name.split(".")[0] in ("opendp", "diffprivlib"):
+        return (f"note: {target.name} asks {target.name.split('.')[0]} for one release per call (thousands per "
+                "second), so an audit that runs to its budget can take minutes; --max-samples 2e4 or --time-budget "
+                "bound it. "
+                "On a terminal a progress bar shows the time left.")
+    return None
 def _target_relation(target):
     """The relation a target's pairs must respect: its declared input domain's, else its claim's, else None."""
     fn = getattr(target, "fn", target)
@@ -345,7 +356,7 @@ def cmd_search(args) -> int:
         else:
             raise UsageError(f"argument {flag}: required (the input domain: --size N --low LO --high HI)")
     kw["integer"] = bool(args.integer or declared.get("integer", False))
-    kw["relation"] = args.relation or declared.get("relation") or "replace-one"
+    kw["relation"] = args.relation or _target_relation(target) or "replace-one"
     kw["size"] = v.check_int(kw["size"], "--size", low=1)
     if not kw["high"] > kw["low"]:
         raise UsageError(f"argument --high: must be greater than --low ({kw['low']:g}); got {kw['high']:g}")

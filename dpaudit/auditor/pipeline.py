@@ -50,6 +50,7 @@ from ..stats.estimators import (
     roc_thresholds,
 )
 from ..stats.selection import calibration_counts, calibration_rates
+from ..stats.sequential import SequentialBound
 from . import sequential
 from .distinguishers import ATTACKS, auto_choices, float_choices, make_distinguisher, output_kind
 from .report import AuditReport
@@ -367,11 +368,17 @@ def audit(
         n_cal = min(max(int(round(samples * calibration_fraction)), 10), samples - 10, calibration_cap)
         plan = [sequential.RoundPlan(n_cal, samples - n_cal, _CAL, _TEST)]
         round_confidence = confidence
+        tracker = None
     else:
         max_samples = default_max if max_samples is None else check_int(max_samples, "max_samples", low=40)
-        plan = sequential.schedule(max_samples, vectorised=vectorised, calibration_fraction=calibration_fraction,
-                                   calibration_cap=calibration_cap, cal_phase=_cal_phase, test_phase=_test_phase)
-        round_confidence = sequential.round_confidence(confidence, len(plan))
+        sched, plan = sequential.schedule(max_samples, vectorised=vectorised,
+                                          calibration_fraction=calibration_fraction,
+                                          calibration_cap=calibration_cap, cal_phase=_cal_phase,
+                                          test_phase=_test_phase)
+        # The statistics core owns the rounds' confidence and the stopping rules.
+        tracker = SequentialBound(schedule=sched, epsilon=epsilon, delta=delta, confidence=confidence,
+                                  time_budget=time_budget)
+        round_confidence = tracker.round_confidence
     seq = as_seed_sequence(seed)
     entropy = seed_entropy(seq)
     total_planned = sum(p.n_calibration + p.n_test for p in plan)
@@ -404,15 +411,21 @@ def audit(
         rd = _bounds(r, drawn, len(pool[0]), test, float_test, counts, delta=delta, confidence=round_confidence,
                      estimator=est)
         rounds.append(rd)
-        if samples is not None:
+        if tracker is None:
             break
-        best = max(_round_bound(x) for x in rounds)
-        stop = sequential.stopping_reason(
-            bound=best, claimed_epsilon=epsilon, delta=delta, round_confidence=round_confidence,
-            counts=(rd.main.tp, rd.main.n0, rd.main.fp, rd.main.n1), remaining=plan[r + 1:],
-            elapsed=time.perf_counter() - t_start, round_seconds=time.perf_counter() - t_round,
-            last_round_size=step.n_calibration + step.n_test, time_budget=time_budget,
-            drawn=drawn, max_samples=max_samples)
+        # The tracker follows the main event (its counts add up while it stays);
+        # a certified float leak is a violation too.
+        tracker = tracker.update(tp=rd.main.tp, fp=rd.main.fp, samples=step.cumulative, counted=rd.n_test,
+                                 same_event=previous is not None)
+        if max(_round_bound(x) for x in rounds) > epsilon:
+            reason = "violation"
+            break
+        nxt = plan[r + 1] if r + 1 < len(plan) else None
+        round_seconds = time.perf_counter() - t_round
+        next_seconds = None if nxt is None else round_seconds * (nxt.n_calibration + nxt.n_test) / max(
+            step.n_calibration + step.n_test, 1)
+        stop = tracker.stopping_reason(elapsed_seconds=time.perf_counter() - t_start,
+                                       next_round_seconds=next_seconds)
         if stop is not None:
             reason = stop
             break

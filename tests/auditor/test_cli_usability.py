@@ -72,3 +72,11 @@ def test_list_shows_parameters_and_defaults():
     assert "--param epsilon=1.0, sensitivity=1.0" in lines[i + 1]
     data = json.loads(run_cli("list", "--json").stdout)
     assert data["mechanism_parameters"]["noisy_histogram"] == {"epsilon": 1.0, "n_bins": 4}
+
+
+def test_library_adapters_get_the_slow_note_but_builtins_do_not():
+    from dpaudit.cli import _slow_target_note
+    from dpaudit.targets import load_target
+
+    assert "can take minutes" in _slow_target_note(load_target("opendp.gaussian"))
+    assert _slow_target_note(load_target("laplace")) is None

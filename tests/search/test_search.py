@@ -177,3 +177,9 @@ def test_a_gross_violation_stops_the_screening_early_and_a_fixed_audit_does_not(
     assert fixed.stopping == "candidates" and fixed.samples == 50_000 and fixed.violation
     with pytest.raises(ParameterValueError, match="^samples fixes"):
         _run("unclipped_sum", samples=1000, max_samples=2000)
+
+
+def test_a_tiny_budget_still_audits_one_pair():
+    report = _run("clipped_sum", seed=13, max_samples=2000, budget=1e-9)
+    assert report.candidates_screened == 1 and report.stopping == "budget"
+    _check_pair("clipped_sum", report)

@@ -33,6 +33,7 @@ __all__ = ["build_mechanism", "BuiltMechanism", "seed_int"]
 PARAMS = {
     "samples": Param("int", None, low=1, nullable=True, help="releases per dataset (null: dpaudit.audit's default)"),
     "attack": Param("str", "auto", help="distinguisher (see `dpaudit list`)"),
+    "ideal": Param("bool", False, help="audit the distribution only: no floating-point attacks (dpaudit.audit's ideal)"),
 }
 
 
@@ -140,6 +141,7 @@ def run_trial(config: dict, mechanism: dict, seed) -> dict:
         confidence=est["confidence"],
         seed=seed_int(seed),
         attack=config["audit"]["attack"],
+        ideal=config["audit"]["ideal"],
         n_jobs=1,
     )
     report = audit(built.target, built.dataset, built.neighbor, **kwargs)
