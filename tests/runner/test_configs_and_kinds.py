@@ -87,7 +87,7 @@ def test_yaml_target_paths_resolve_against_the_config_file(tmp_path):
 
 @pytest.mark.parametrize("patch, needle", [
     ({"mechanisms": [{"mechanism": "lapalce"}]}, "mechanisms[0].mechanism: unknown mechanism 'lapalce' (did you mean 'laplace'?)"),
-    ({"audit": {"sampels": 10}}, "audit.sampels: unknown key; expected one of ['attack', 'samples'] (did you mean 'samples'?)"),
+    ({"audit": {"sampels": 10}}, "audit.sampels: unknown key; expected one of ['attack', 'max_samples', 'samples', 'time_budget'] (did you mean 'samples'?)"),
 ])
 def test_misspelt_yaml_values_get_a_did_you_mean(patch, needle):
     cfg = {"name": "x", "seed": 1, "mechanisms": [{"mechanism": "laplace"}], "audit": {"samples": 100}, **patch}
