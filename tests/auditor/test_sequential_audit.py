@@ -152,8 +152,9 @@ def _json(report) -> dict:
 
 @pytest.mark.parametrize("name, n, expected", [
     # Recorded with the pipeline before sequential rounds ran on the statistics core (commit aaac02b):
-    # samples=N must keep giving the same audit.
-    ("laplace", 50_000, 0.9621754871534527),
+    # samples=N must keep giving the same audit.  Laplace re-recorded after its built-in moved to
+    # the DP-Sniper-compatible float-safe grid (the mechanism changed, not the audit).
+    ("laplace", 50_000, 0.9633778148992963),
     ("randomized_response", 20_000, 1.0751252400409448),
 ])
 def test_samples_gives_exactly_the_fixed_audit(name, n, expected):

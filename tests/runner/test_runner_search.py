@@ -45,7 +45,8 @@ def test_search_kind_runs_and_flags_the_broken_sum(tmp_path):
 
 @pytest.mark.parametrize("params, key", [
     ({"size": None, "target": "tests/nowhere.py:f"}, "attack.params.target"),
-    ({"size": None}, "attack.params.size"),
+    # A domain is needed: laplace declares its own (input_domain), unclipped_sum does not.
+    ({"size": None, "target": "unclipped_sum"}, "attack.params.size"),
     ({"high": -1}, "attack.params.high"),
     ({"relation": "swap"}, "attack.params.relation"),
     ({"finalists": 0}, "attack.params.finalists"),
