@@ -63,12 +63,19 @@ class Param:
     """One parameter of an experiment kind: its type, default and range.
 
     ``type`` is one of ``"int"``, ``"real"``, ``"str"``, ``"bool"``,
-    ``"real_list"`` or ``"int_list"``.  ``nullable`` admits ``null``.
+    ``"real_list"``, ``"int_list"`` or ``"samples"`` (an integer, or
+    ``"auto"`` for a sequential audit).  ``nullable`` admits ``null``.
 
     Examples
     --------
     >>> Param("int", 100, low=1).check(7, "attack.params.n")
     7
+    >>> Param("samples", "auto", low=20).check("auto", "audit.samples"), Param("samples", low=20).check("1e6", "audit.samples")
+    ('auto', 1000000)
+    >>> Param("samples", low=20).check("many", "audit.samples")
+    Traceback (most recent call last):
+    ...
+    dpaudit.exceptions.ConfigError: audit.samples: expected 'auto' or an integer >= 20, got 'many'
     >>> Param("real", 1.0, low=0, low_inclusive=False).check(-1, "attack.params.noise_scale")
     Traceback (most recent call last):
     ...
@@ -91,6 +98,22 @@ class Param:
         t = self.type
         if t == "int":
             return config_value(check_int, value, path, low=self.low, high=self.high)
+        if t == "samples":
+            if isinstance(value, str) and value.strip().lower() == "auto":
+                return "auto"
+            if isinstance(value, str):
+                # YAML reads 1e6 as a string: accept the integer forms the command line accepts.
+                try:
+                    number = float(value)
+                except ValueError:
+                    number = None
+                if number is not None and number.is_integer():
+                    value = int(number)
+            try:
+                return check_int(value, path, low=self.low, high=self.high)
+            except (ParameterTypeError, ParameterValueError):
+                low = "" if self.low is None else f" >= {self.low:g}"
+                raise ConfigError(path, f"expected 'auto' or an integer{low}, got {value!r}") from None
         if t == "real":
             return config_value(check_real, value, path, low=self.low, high=self.high, finite=True,
                                 low_inclusive=self.low_inclusive, high_inclusive=self.high_inclusive)

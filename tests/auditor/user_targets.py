@@ -96,3 +96,54 @@ def changes_shape(dataset, size=None, rng=None):
 
 def returns_text(dataset, size=None, rng=None):
     return ["yes"] * size
+
+
+# Gross flaws, written the way they happen (used by the sequential-audit tests and
+# benchmarks/bench_sequential_audit.py).  Each comment gives the claim, the pair and the true epsilon.
+
+
+def unclipped_sum(dataset, size=None, rng=None):
+    """Claims epsilon 1 for records in [0, 1] (Laplace scale 1) but never clips.
+
+    On D = [0.5, 1, 5], D' = [0.5, 1] (add/remove) the sums differ by 5: true epsilon 5.
+    """
+    return float(np.sum(dataset)) + rng.laplace(0.0, 1.0, size=size)
+
+
+def rr_wrong_probability(dataset, size=None, rng=None, epsilon=1.0):
+    """Randomized response on the first bit that claims ``epsilon`` but mixes two recipes.
+
+    The correct rule answers truthfully with probability e^eps / (1 + e^eps), or truthfully with
+    probability (e^eps - 1) / (e^eps + 1) and otherwise with a fair coin.  This one takes the first
+    probability and then adds the coin: P(1 | bit 1) / P(1 | bit 0) = (1 + p) / (1 - p) with
+    p = e / (1 + e), so the true epsilon is ln 6.44 = 1.86 for a claim of 1.
+    """
+    n = 1 if size is None else size
+    p = np.exp(epsilon) / (1.0 + np.exp(epsilon))
+    truth = rng.random(n) < p
+    out = np.where(truth, int(dataset[0]), rng.integers(0, 2, n))
+    return int(out[0]) if size is None else out
+
+
+def laplace_scale_epsilon(dataset, size=None, rng=None, epsilon=0.5):
+    """A count with Laplace noise of scale ``epsilon`` instead of 1 / epsilon.
+
+    Claimed epsilon 0.5 (sensitivity 1): the noise scale is 0.5, so the true epsilon is 2.
+    """
+    return float(np.sum(dataset)) + rng.laplace(0.0, epsilon, size=size)
+
+
+def slow_unclipped_sum(dataset, rng=None):
+    """The unclipped sum above, one release per call and 1 ms per call (a slow library call)."""
+    import time
+
+    time.sleep(0.001)
+    return float(np.sum(dataset)) + rng.laplace(0.0, 1.0)
+
+
+#: The gross flaws: (target name, dataset, neighbour, claimed epsilon, true epsilon).
+GROSS = {
+    "unclipped_sum": ([0.5, 1.0, 5.0], [0.5, 1.0], 1.0, 5.0),
+    "rr_wrong_probability": ([1], [0], 1.0, float(np.log((1 + np.e / (1 + np.e)) / (1 - np.e / (1 + np.e))))),
+    "laplace_scale_epsilon": ([1], [0], 0.5, 2.0),
+}

@@ -50,7 +50,10 @@ def test_scalar_targets_flagged_with_defaults_iff_broken(name):
     _check_pair(name, report)
 
 
-@pytest.mark.parametrize("name", VECTOR)
+# histogram_scale_2 (correct, so it runs to its budget: ~6 s) runs in `make soundness`; rr_right_p keeps
+# a correct vector target in `make test`.
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n == "histogram_scale_2" else n
+                                  for n in VECTOR])
 def test_vector_targets_flagged_iff_broken(name):
     # 100,000 releases per side keep the normal suite short; the defaults run in the soundness suite.
     report = _run(name, seed=102, max_samples=100_000)

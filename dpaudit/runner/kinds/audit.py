@@ -28,12 +28,47 @@ from ...targets import load_target
 from .._spec import Param
 from .base import ExperimentKind, register_kind
 
-__all__ = ["build_mechanism", "BuiltMechanism", "seed_int"]
+__all__ = ["build_mechanism", "BuiltMechanism", "seed_int", "audit_size"]
 
 PARAMS = {
-    "samples": Param("int", None, low=1, nullable=True, help="releases per dataset (null: dpaudit.audit's default)"),
+    "samples": Param("samples", "auto", low=20, nullable=True,
+                     help="'auto' (or null): a sequential audit; an integer: a fixed-size audit of that many "
+                          "releases per dataset"),
+    "max_samples": Param("int", None, low=40, nullable=True,
+                         help="budget of a sequential audit, releases per dataset (null: 10^6 for targets that take "
+                              "size, 20,000 for per-call ones)"),
+    "time_budget": Param("real", None, low=0, low_inclusive=False, nullable=True,
+                         help="seconds a sequential audit may take per trial (null: no limit)"),
     "attack": Param("str", "auto", help="distinguisher (see `dpaudit list`)"),
+    "ideal": Param("bool", False, help="audit the distribution only: no floating-point attacks (dpaudit.audit's ideal)"),
 }
+
+
+def audit_size(section: dict, path: str = "audit") -> dict:
+    """The ``samples`` / ``max_samples`` / ``time_budget`` keywords of ``dpaudit.audit`` for an audit section.
+
+    ``samples: auto`` (or null) is a sequential audit within ``max_samples``
+    and ``time_budget``; an integer is a fixed-size audit, which takes neither.
+
+    >>> audit_size({"samples": "auto", "max_samples": 50_000, "time_budget": None})
+    {'samples': None, 'max_samples': 50000, 'time_budget': None}
+    >>> audit_size({"samples": 1000, "max_samples": 50_000})
+    Traceback (most recent call last):
+    ...
+    dpaudit.exceptions.ConfigError: audit.max_samples: a fixed-size audit (samples: 1000) takes no max_samples; set samples: auto for a sequential one
+    """
+    samples = section.get("samples")
+    samples = None if samples in (None, "auto") else samples
+    if samples is not None:
+        for key in ("max_samples", "time_budget"):
+            if section.get(key) is not None:
+                raise ConfigError(f"{path}.{key}", f"a fixed-size audit (samples: {samples}) takes no {key}; set "
+                                                   "samples: auto for a sequential one")
+    return {"samples": samples, "max_samples": section.get("max_samples"), "time_budget": section.get("time_budget")}
+
+
+def _check_config(cfg: dict, base_dir=None) -> None:
+    audit_size(cfg["audit"])
 
 
 class BuiltMechanism:
@@ -136,10 +171,11 @@ def run_trial(config: dict, mechanism: dict, seed) -> dict:
     kwargs = dict(
         epsilon=built.epsilon,
         delta=delta,
-        samples=config["audit"]["samples"],
+        **audit_size(config["audit"]),
         confidence=est["confidence"],
         seed=seed_int(seed),
         attack=config["audit"]["attack"],
+        ideal=config["audit"]["ideal"],
         n_jobs=1,
     )
     report = audit(built.target, built.dataset, built.neighbor, **kwargs)
@@ -190,6 +226,6 @@ register_kind(
         run_trial=run_trial,
         figures=("epsilon_vs_claimed",),
         uses_mechanisms=True,
-        extra={"aggregate": aggregate},
+        extra={"aggregate": aggregate, "check_config": _check_config},
     )
 )

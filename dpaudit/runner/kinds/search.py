@@ -15,8 +15,8 @@ Config (``attack.params``)::
         integer: false
         relation: null               # replace-one | add-remove | linf; null: the built-in's, else replace-one
         budget: null                 # seconds of screening
-        samples: null                # a fixed-size final audit (releases per side), or
-        max_samples: null            # the budget of the sequential one
+        samples: auto                # auto (or null): a sequential final audit; an integer: a fixed-size one
+        max_samples: null            # the budget of the sequential one (releases per side)
         finalists: 1
         attack: auto
 
@@ -51,7 +51,8 @@ PARAMS = {
     "integer": Param("bool", False, help="records are integers"),
     "relation": Param("str", None, choices=RELATIONS, nullable=True, help="neighbouring relation"),
     "budget": Param("real", None, low=0, low_inclusive=False, nullable=True, help="seconds of screening"),
-    "samples": Param("int", None, low=20, nullable=True, help="a fixed-size final audit (releases per side)"),
+    "samples": Param("samples", "auto", low=20, nullable=True,
+                     help="'auto' (or null): a sequential final audit; an integer: a fixed-size one (releases per side)"),
     "max_samples": Param("int", None, low=40, nullable=True, help="budget of the sequential final audit"),
     "screen_samples": Param("int", None, low=40, nullable=True, help="releases per side per screened pair"),
     "finalists": Param("int", 1, low=1, help="pairs audited at the end (Bonferroni)"),
@@ -96,11 +97,14 @@ def _resolve(params: dict, path: str = "attack.params"):
                 raise ConfigError(f"{path}.epsilon", f"required: {params['target']!r} states no claim")
             value = 0.0
         kw[key] = value
-    if params.get("samples") is not None and params.get("max_samples") is not None:
-        raise ConfigError(f"{path}.samples", "a fixed-size final audit takes no max_samples; give one of them")
-    for key in ("budget", "samples", "max_samples", "screen_samples"):
-        if params.get(key) is not None:
-            kw[key] = params[key]
+    fixed = params.get("samples") if params.get("samples") != "auto" else None
+    if fixed is not None and params.get("max_samples") is not None:
+        raise ConfigError(f"{path}.samples", "a fixed-size final audit takes no max_samples; give one of them "
+                                             "(samples: auto for a sequential one)")
+    for key, value in (("budget", params.get("budget")), ("samples", fixed), ("max_samples", params.get("max_samples")),
+                       ("screen_samples", params.get("screen_samples"))):
+        if value is not None:
+            kw[key] = value
     kw["finalists"] = params.get("finalists", 1)
     kw["attack"] = params.get("attack", "auto")
     true_eps = None
