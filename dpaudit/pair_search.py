@@ -530,6 +530,8 @@ def search(
             break
         inc = incumbents[step % len(incumbents)]
         a, b = mutate_pair(domain, inc["dataset"], inc["neighbor"], rng=cand_rng, scale=inc["scale"])
+        if len(a) == len(b) and np.array_equal(a, b):
+            continue  # a move that made the datasets equal shows nothing
         origin = inc["origin"] if inc["origin"].startswith("local") else f"local from {inc['origin']}"
         row = screen(origin, a, b, stage="local")
         if row["score"] > inc["score"]:

@@ -490,8 +490,13 @@ def mutate_pair(domain: Domain, dataset: np.ndarray, neighbor: np.ndarray, rng: 
             a[i] = moved(a[i])
             b[i] = a[i] + off
         else:  # change the offset in this coordinate
-            b[i] = a[i] + _linf_steps(domain, 1, rng)[0]
-        return domain.clip(a), _linf_clip(domain, domain.clip(a), b)
+            step = _linf_steps(domain, 1, rng)[0]
+            b[i] = a[i] + (step if step != 0 else (1.0 if rng.random() < 0.5 else -1.0))
+        a, b = domain.clip(a), _linf_clip(domain, domain.clip(a), b)
+        if np.array_equal(a, b):  # clipping at an end of the range can undo the move: move the other way
+            b[i] = a[i] - 1.0 if a[i] - 1.0 >= domain.low else a[i] + 1.0
+            b = _linf_clip(domain, a, b)
+        return a, b
     if rel is Relation.REPLACE_ONE:
         diff = np.flatnonzero(a != b)
         j = int(diff[0]) if len(diff) else int(rng.integers(len(a)))

@@ -48,6 +48,9 @@ TINY = {
                {"epsilon_lower_bound", "dataset", "neighbor"}),
     "rr_tradeoff": ({"attack": {"name": "rr_tradeoff", "params": {"n": 50, "epsilon": 1.0, "repetitions": 100}}},
                     {"rmse"}),
+    "search": ({"attack": {"name": "search", "params": {"target": "laplace", "size": 3, "low": 0, "high": 10,
+                                                        "max_samples": 2000}}},
+               {"epsilon_lower_bound", "dataset", "neighbor", "candidates_screened"}),
 }
 
 

@@ -45,8 +45,8 @@ def test_search_kind_runs_and_flags_the_broken_sum(tmp_path):
 
 @pytest.mark.parametrize("params, key", [
     ({"size": None, "target": "tests/nowhere.py:f"}, "attack.params.target"),
-    # A domain is needed: laplace declares its own (input_domain), unclipped_sum does not.
-    ({"size": None, "target": "unclipped_sum"}, "attack.params.size"),
+    ({"size": None, "target": str(ROOT / "tests" / "search" / "user_domain_targets.py") + ":clipped_sum"},
+     "attack.params.size"),  # a user target declares no domain (a built-in may: input_domain())
     ({"high": -1}, "attack.params.high"),
     ({"relation": "swap"}, "attack.params.relation"),
     ({"finalists": 0}, "attack.params.finalists"),
