@@ -1,6 +1,6 @@
 """Releases per second of every built-in mechanism at 10^7 releases, against the raw numpy draw of the same noise.
 
-Run: ``.venv/bin/python benchmarks/bench_mechanisms.py [--n 10000000] [--repeat 3]``
+Run: ``python benchmarks/bench_mechanisms.py [--n 10000000] [--repeat 3]``
 
 The ratio is mechanism time / raw numpy time (best of ``--repeat``); the
 target is a ratio <= 2 for laplace, gaussian, geometric and randomized

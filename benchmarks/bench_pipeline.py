@@ -1,6 +1,6 @@
 """Streaming audit: time and peak memory at 2x10^8 and 10^9 releases per side, and a 10-d vector at 10^8.
 
-Run: ``.venv/bin/python benchmarks/bench_pipeline.py`` (``--quick`` divides every size by 10).
+Run: ``python benchmarks/bench_pipeline.py`` (``--quick`` divides every size by 10).
 
 Each case runs in its own process, so that its peak resident memory (``ru_maxrss``)
 is its own.  Printed ratios:

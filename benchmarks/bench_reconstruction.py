@@ -4,8 +4,8 @@ Each (solver, n) runs in a fresh subprocess with a wall-time cap; a path that
 exceeds the cap is reported as "> cap" and skipped at larger n.  The answers
 carry Laplace noise of scale 1 (``--noise-scale 0`` for exact answers).
 
-    .venv/bin/python benchmarks/bench_reconstruction.py                 # all paths, cap 120 s
-    .venv/bin/python benchmarks/bench_reconstruction.py --cap 300 --sizes 250 500 1000 2000
+    python benchmarks/bench_reconstruction.py                 # all paths, cap 120 s
+    python benchmarks/bench_reconstruction.py --cap 300 --sizes 250 500 1000 2000
 
 ``auto`` resolves to ``dense-ipm`` for the L1 LP at these sizes (see
 ``dpaudit.attacks.reconstruction``); ``--solvers dense-ipm`` names it directly.

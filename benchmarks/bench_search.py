@@ -32,7 +32,7 @@ import user_domain_targets as U  # noqa: E402
 
 def laplace_per_call(dataset, rng=None):
     """One release per call (no ``size``): the audit default is 20,000 releases per side."""
-    return float(np.sum(np.clip(dataset, 0.0, 1.0))) + rng.laplace(0.0, 1.0)
+    return float(np.sum(np.clip(np.rint(dataset), 0.0, 1.0)) + U.discrete_laplace(1.0, None, rng))
 
 
 CASES = [
@@ -40,7 +40,7 @@ CASES = [
     ("unclipped_sum", U.unclipped_sum, U.DOMAINS["unclipped_sum"], 1.0),
     ("histogram (vector)", U.histogram_scale_2, U.DOMAINS["histogram_scale_2"], 1.0),
     ("rr 5 bits (discrete vector)", U.rr_right_p, U.DOMAINS["rr_right_p"], float(np.log(3))),
-    ("laplace, one call per release", laplace_per_call, (10, 0, 100, False, "replace-one", False), 1.0),
+    ("laplace, one call per release", laplace_per_call, (10, 0, 100, True, "replace-one", False), 1.0),
 ]
 
 

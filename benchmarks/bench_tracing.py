@@ -1,6 +1,6 @@
 """Timing of the tracing statistic <a - p, z - p> and of a whole tracing simulation.
 
-    .venv/bin/python benchmarks/bench_tracing.py            # n = 1000, d = 10000, 2000 targets
+    python benchmarks/bench_tracing.py            # n = 1000, d = 10000, 2000 targets
 
 Prints the median of ``--repeats`` runs for (1) the statistic for 2000 targets
 against one release (one matrix product), (2) the same per release (one

@@ -56,10 +56,15 @@ __all__ = ["search", "SearchReport", "screen_pair"]
 
 #: Confidence of the projected bound that ranks candidates (a ranking statistic, not a reported bound).
 SCREEN_CONFIDENCE = 0.8
-#: How many leaders are screened again on larger samples, and how much larger.
-N_REFINE, REFINE_FACTOR = 3, 4
+#: Successive halving of the leaders: (how many, sample factor) per level, each on fresh samples.
+#: Large budgets (final audit >= 100 screenings) take two levels, small ones one.
+REFINE_LEVELS = {"large": ((8, 4), (2, 12)), "small": ((3, 4),)}
 #: Seconds between progress lines on stderr.
 PROGRESS_EVERY = 5.0
+#: Fixed patterns that always reach the first level of successive halving (large budgets).
+MAX_PATTERNS_REFINED = 12
+#: Screening counts an event needs (event and complement, both sides) before it is projected.
+MIN_PROJECTED_COUNT = 50
 #: Releases per side of the quick first look at the patterns (sequential searches only).
 QUICK_SAMPLES = 1000
 #: Rows of the screening table kept in the report (best first).
@@ -80,15 +85,22 @@ def _default_final_samples(vectorised: bool) -> int:
 
 
 # ----------------------------------------------------------------------------- screening
-def screen_pair(target, dataset, neighbor, *, n_samples: int, delta: float = 0.0, rng=None) -> dict:
+def screen_pair(target, dataset, neighbor, *, n_samples: int, delta: float = 0.0, project_to: int | None = None,
+                rng=None) -> dict:
     """Score one pair on a small sample: the projected bound of the best cheap distinguisher.
 
     Each side draws ``n_samples`` releases; the first half fits the
     distinguishers that ``attack="auto"`` would try, the second half picks
     a threshold and gives Clopper-Pearson bounds on its rates, simultaneous
-    over the candidate thresholds at confidence ``SCREEN_CONFIDENCE``.  The
-    score is the epsilon those rates certify: 0 when nothing separates, and
-    small counts are penalised rather than trusted.
+    over the candidate thresholds at confidence ``SCREEN_CONFIDENCE``; their
+    bound is 0 when nothing separates, and small counts are penalised rather
+    than trusted.  A leak too weak for such a bound on a small sample (a
+    claim of 0.1) is still visible to the final audit's larger sample, so
+    with ``project_to`` the score is the larger of that bound and the bound
+    the same rates would give at ``project_to`` held-out releases per side,
+    for events with at least ``MIN_PROJECTED_COUNT`` releases in each of their
+    four counts (fewer would let noise pass for a leak).  The score ranks
+    pairs; it certifies nothing.
 
     Parameters
     ----------
@@ -98,12 +110,15 @@ def screen_pair(target, dataset, neighbor, *, n_samples: int, delta: float = 0.0
     n_samples : int
         Releases per side (at least 40).
     delta : float
+    project_to : int, optional
+        Held-out releases per side of the audit the score should anticipate.
     rng : int, SeedSequence, Generator or None
 
     Returns
     -------
     dict
-        ``score`` (float >= 0) and ``attack`` (the distinguisher that scored best).
+        ``bound`` (at the screening's own size, >= 0), ``score`` (the ranking
+        statistic, >= bound) and ``attack`` (the distinguisher that scored best).
 
     Examples
     --------
@@ -135,17 +150,26 @@ def screen_pair(target, dataset, neighbor, *, n_samples: int, delta: float = 0.0
         if kind != "scalar" and x0.ndim > 1:
             names = tuple(n for n in names if n != "threshold")
         plans = [(name, x0, x1) for name in names]
-    best = {"score": 0.0, "attack": plans[0][0]}
+    best = {"score": 0.0, "bound": 0.0, "attack": plans[0][0]}
     for name, y0, y1 in plans:
         try:
             scorer = make_distinguisher(name).fit(y0[:half], y1[:half])
             a, b = scorer.score(y0[half:]), scorer.score(y1[half:])
         except (ValueError, FloatingPointError, np.linalg.LinAlgError):
             continue  # a distinguisher that cannot fit these releases simply scores nothing
-        rates = _screen_rates(a, b)
+        rates, projected = _screen_rates(a, b, project_to)
         value = rates.value(rates.choose(delta=delta), delta=delta)
-        if math.isfinite(value) and value > best["score"]:
-            best = {"score": float(value), "attack": name}
+        value = float(value) if math.isfinite(value) and value > 0 else 0.0
+        # Ranking: the bound certified at the screening's own size, or, where larger, the bound that
+        # well-populated events would give at the final audit's size (weak leaks, where every bound
+        # at the screening's size is 0 but the final audit has the precision to see them).
+        extra = 0.0
+        if projected is not None:
+            extra = projected.value(projected.choose(delta=delta), delta=delta)
+            extra = float(extra) if math.isfinite(extra) and extra > 0 else 0.0
+        score = max(value, extra)
+        if score > best["score"]:
+            best = {"score": score, "bound": value, "attack": name}
     return best
 
 
@@ -166,13 +190,15 @@ def _row_codes(x0: np.ndarray, x1: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return codes[: len(x0)], codes[len(x0):]
 
 
-def _screen_rates(a: np.ndarray, b: np.ndarray):
-    """Clopper-Pearson rates of the few most promising thresholds of scores ``a`` (on D) and ``b``.
+def _screen_rates(a: np.ndarray, b: np.ndarray, project_to: int | None = None):
+    """Rates of scores ``a`` (on D) and ``b`` at a few thresholds: (own-size rates, projected rates or None).
 
     The interval bounds are most of the cost of screening a pair, so they are
     computed only for the 8 thresholds per orientation with the largest
     smoothed log ratio (counts + 1), a cheap pre-ranking; the final audit
-    uses the full grid.
+    uses the full grid.  The projected rates keep only thresholds whose four
+    counts (event and complement, both sides) reach ``MIN_PROJECTED_COUNT``
+    and project them to ``project_to`` releases per side.
     """
     from .stats.selection import calibration_rates, counts_at_least, threshold_candidates
 
@@ -185,8 +211,19 @@ def _screen_rates(a: np.ndarray, b: np.ndarray):
     ge = np.abs(np.log((k0 + 1.0) / (n0 + 1.0)) - np.log((k1 + 1.0) / (n1 + 1.0)))
     lt = np.abs(np.log((n0 - k0 + 1.0) / (n0 + 1.0)) - np.log((n1 - k1 + 1.0) / (n1 + 1.0)))
     top = np.unique(np.r_[np.argsort(-ge, kind="stable")[:8], np.argsort(-lt, kind="stable")[:8]])
-    return calibration_rates((grid[top], k0[top], n0, k1[top], n1), n_test0=n0, n_test1=n1,
-                             confidence=SCREEN_CONFIDENCE)
+    own = calibration_rates((grid[top], k0[top], n0, k1[top], n1), n_test0=n0, n_test1=n1,
+                            confidence=SCREEN_CONFIDENCE)
+    if project_to is None or project_to <= max(n0, n1):
+        return own, None
+    full = np.minimum.reduce([k0, k1, n0 - k0, n1 - k1]) >= MIN_PROJECTED_COUNT
+    if not full.any():
+        return own, None
+    score = np.where(full, np.maximum(ge, lt), -np.inf)
+    pick = np.unique(np.argsort(-score, kind="stable")[:8])
+    pick = pick[full[pick]]
+    projected = calibration_rates((grid[pick], k0[pick], n0, k1[pick], n1), n_test0=project_to,
+                                  n_test1=project_to, confidence=SCREEN_CONFIDENCE)
+    return own, projected
 
 
 # ----------------------------------------------------------------------------- the report
@@ -286,8 +323,9 @@ def _short(values: list, limit: int = 12) -> str:
 class _Screener:
     """Screens pairs in order, each on its own seed stream, until the time budget runs out."""
 
-    def __init__(self, target, entropy, n_samples, delta, budget, progress):
+    def __init__(self, target, entropy, n_samples, delta, budget, progress, project_to=None):
         self.target = target
+        self.project_to = project_to
         self.entropy = entropy
         self.n_samples = n_samples
         self.delta = delta
@@ -302,7 +340,7 @@ class _Screener:
         return time.perf_counter() - self.start
 
     def time_left(self) -> bool:
-        if self.budget is not None and self.elapsed() >= self.budget:
+        if self.budget is not None and self.rows and self.elapsed() >= self.budget:
             self.out_of_time = True
         return not self.out_of_time
 
@@ -310,8 +348,9 @@ class _Screener:
         index = len(self.rows)
         seq = np.random.SeedSequence(self.entropy, spawn_key=(0, index))
         n = n_samples if n_samples is not None else self.n_samples * factor
-        res = screen_pair(self.target, a, b, n_samples=n, delta=self.delta, rng=seq)
+        res = screen_pair(self.target, a, b, n_samples=n, delta=self.delta, project_to=self.project_to, rng=seq)
         row = {"origin": origin, "stage": stage, "dataset": a, "neighbor": b, "score": res["score"],
+               "bound": res["bound"],
                "attack": res["attack"], "samples": n}
         self.rows.append(row)
         self._maybe_report()
@@ -419,7 +458,6 @@ def search(
     >>> d = compare_pair(r.dataset, r.neighbor); len(d.changed), d.linf > 5
     (1, True)
     """
-    t0 = time.perf_counter()
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta)
     confidence = check_confidence(confidence)
@@ -446,7 +484,8 @@ def search(
     if screen_samples is None:
         screen_samples = min(max(n_final // 100, 1000), 20_000)
     screen_samples = check_int(screen_samples, "screen_samples", low=40)
-    refine_cost = N_REFINE * REFINE_FACTOR
+    levels = REFINE_LEVELS["large" if n_final // screen_samples >= 100 else "small"]
+    refine_cost = sum(k * f for k, f in levels)
     if max_candidates is None:
         # Screening draws about as many releases as the final audit.
         max_candidates = max(20, n_final // screen_samples - refine_cost)
@@ -457,7 +496,8 @@ def search(
     seq = as_seed_sequence(seed)
     entropy = seed_entropy(seq)
     cand_rng = np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=(2,)))
-    screen = _Screener(tgt, entropy, screen_samples, delta, budget, progress)
+    # Scores are projected to the final audit's held-out size (half its releases per side).
+    screen = _Screener(tgt, entropy, screen_samples, delta, budget, progress, project_to=n_final // 2)
 
     fixed = candidate_pairs(domain, rng=cand_rng)
     n_fixed = min(len(fixed), max_candidates)
@@ -469,8 +509,8 @@ def search(
             if not screen.time_left():
                 break
             screen(origin, a, b, n_samples=QUICK_SAMPLES, stage="quick")
-        early = sorted(screen.rows, key=lambda r: -r["score"])
-        if not early or early[0]["score"] <= epsilon:
+        early = sorted(screen.rows, key=lambda r: -r["bound"])
+        if not early or early[0]["bound"] <= epsilon:
             early = []
 
     # 1. Patterns and random pairs: patterns first, random ones fill a quarter of what is left.
@@ -498,18 +538,32 @@ def search(
             inc["scale"] = max(inc["scale"] * 0.7, 0.01)
 
     # 3. The leaders again, on larger fresh screening samples: less noise in the final choice.
-    ranked = _distinct(sorted(screen.rows, key=lambda r: -r["score"]))
-    leaders = [] if early else ranked[:max(N_REFINE, finalists)]
-    refined = []
-    for r in leaders:
-        if not screen.time_left():
-            break
-        again = screen(r["origin"], r["dataset"], r["neighbor"], factor=REFINE_FACTOR, stage="refine")
-        refined.append(dict(r, score=again["score"], first_score=r["score"]))
-    if len(refined) >= finalists:
-        chosen = sorted(refined, key=lambda r: -r["score"])[:finalists]
-    else:
-        chosen = ranked[:finalists]
+    # Quick-look scores come from 10x smaller samples: noisier, so inflated by the max over thresholds.
+    full = [r for r in screen.rows if r["stage"] != "quick"] or screen.rows
+    ranked = _distinct(sorted(full, key=lambda r: -r["score"]))
+    # Successive halving: each level screens the best of the previous one again on fresh, larger
+    # samples and ranks them by that alone, so a pair lucky on a small sample does not win by luck.
+    pool = [] if early else ranked
+    # With a large budget, every fixed pattern also goes to the first halving level: patterns are
+    # the known worst cases of whole families (StatDP, DP-Sniper), and a weak leak ranks them by noise
+    # on the smallest sample.
+    pattern_keys = {(a.tobytes(), b.tobytes()) for _, a, b in fixed[:MAX_PATTERNS_REFINED]}
+    for level, (n_keep, factor) in enumerate(levels):
+        leaders = pool[:max(n_keep, finalists)]
+        if level == 0 and len(levels) > 1:
+            chosen_keys = {(r["dataset"].tobytes(), r["neighbor"].tobytes()) for r in leaders}
+            leaders = leaders + [r for r in pool if (r["dataset"].tobytes(), r["neighbor"].tobytes()) in pattern_keys
+                                 and (r["dataset"].tobytes(), r["neighbor"].tobytes()) not in chosen_keys]
+        again_rows = []
+        for r in leaders:
+            if not screen.time_left():
+                break
+            again = screen(r["origin"], r["dataset"], r["neighbor"], factor=factor, stage="refine")
+            again_rows.append(dict(r, score=again["score"], first_score=r["score"]))
+        if len(again_rows) < len(leaders):
+            break  # out of time within a level: keep the previous level's ranking
+        pool = sorted(again_rows, key=lambda r: -r["score"])
+    chosen = _distinct(early)[:finalists] if early else pool[:finalists]
     stopping = "budget" if screen.out_of_time else ("exceeded" if early else "candidates")
     search_seconds = screen.elapsed()
 
@@ -521,8 +575,15 @@ def search(
         kwargs["ideal"] = True
     if timeout is not None:
         kwargs["timeout"] = timeout
+    # A sequential audit may stop early when its first rounds see nothing, and a leak that shows in
+    # one release in a hundred can hide there.  When the screening expects the chosen pair to exceed
+    # the claim at the final size, the final audit draws that size at once.  The choice depends on
+    # screening samples only, so the final audit's samples stay fresh and its bound valid.
+    expect_violation = not early and chosen and chosen[0]["score"] > epsilon
     if samples is not None:
         kwargs["samples"] = samples
+    elif expect_violation:
+        kwargs["samples"] = n_final
     elif max_samples is not None:
         params = inspect.signature(audit).parameters
         kwargs["max_samples" if "max_samples" in params else "samples"] = max_samples
@@ -537,7 +598,7 @@ def search(
                    "screen_score": r["score"], "epsilon_lower_bound": rep.epsilon_lower_bound, "seed": rep.seed}
                   for r, rep in zip(chosen, reports)]
     table = [{"origin": r["origin"], "stage": r["stage"], "dataset": r["dataset"].tolist(),
-              "neighbor": r["neighbor"].tolist(), "score": r["score"], "attack": r["attack"],
+              "neighbor": r["neighbor"].tolist(), "score": r["score"], "bound": r["bound"], "attack": r["attack"],
               "samples": r["samples"]}
              for r in sorted(screen.rows, key=lambda r: -r["score"])[:TABLE_ROWS]]
     notes = []
@@ -550,7 +611,7 @@ def search(
         audit=best_report,
         dataset=winner["dataset"].tolist(),
         neighbor=winner["neighbor"].tolist(),
-        candidates_screened=len(ranked),
+        candidates_screened=len(_distinct(screen.rows)),
         confidence=confidence,
         finalist_confidence=final_conf,
         domain=domain.to_dict(),

@@ -20,6 +20,9 @@ class Neighbouring(str, enum.Enum):
 
     ADD_REMOVE = "add/remove"
     REPLACE_ONE = "replace-one"
+    #: The dataset is a vector of query answers; neighbours move every answer by at most 1
+    #: (sensitivity-1 queries whose answers may move in different directions, as in DP-Sniper and StatDP).
+    LINF = "linf"
 
     @classmethod
     def parse(cls, value: "str | Neighbouring") -> "Neighbouring":
@@ -29,6 +32,7 @@ class Neighbouring(str, enum.Enum):
             "add/remove": cls.ADD_REMOVE, "add-remove": cls.ADD_REMOVE, "add_remove": cls.ADD_REMOVE,
             "unbounded": cls.ADD_REMOVE, "replace-one": cls.REPLACE_ONE, "replace_one": cls.REPLACE_ONE,
             "replace": cls.REPLACE_ONE, "bounded": cls.REPLACE_ONE, "substitute": cls.REPLACE_ONE,
+            "linf": cls.LINF, "l-inf": cls.LINF, "l_inf": cls.LINF,
         }
         try:
             return aliases[str(value).lower()]

@@ -189,7 +189,9 @@ _rnd = random.Random(7)
 KILL_POINTS = [(_rnd.randint(0, 12), _rnd.uniform(0, 0.05)) for _ in range(3)]
 
 
-@pytest.mark.parametrize("n_lines, delay", KILL_POINTS)
+# The first kill point runs in `make test`; the other two (about 7 s each) in `make soundness`.
+@pytest.mark.parametrize("n_lines, delay", [KILL_POINTS[0]] + [pytest.param(*k, marks=pytest.mark.slow)
+                                                               for k in KILL_POINTS[1:]])
 def test_sigkill_at_random_points_then_resume_equals_uninterrupted(tmp_path, n_lines, delay):
     cfg = {"name": "durable", "seed": 5, "trials": 16,
            "attack": {"name": "rr_tradeoff", "params": {"repetitions": 150_000, "epsilon": 1.0}}}

@@ -426,6 +426,11 @@ def audit(
             step.n_calibration + step.n_test, 1)
         stop = tracker.stopping_reason(elapsed_seconds=time.perf_counter() - t_start,
                                        next_round_seconds=next_seconds)
+        if stop == "converged" and any(p.n_calibration for p in plan[r + 1:]):
+            # "Converged" judges this round's event; while the calibration pool
+            # still grows, a later round may choose a far better one (an SVT leak
+            # can hide from an event chosen on a few thousand releases).
+            stop = None
         if stop is not None:
             reason = stop
             break

@@ -137,6 +137,15 @@ class AuditReport:
 
     def _repr_html_(self) -> str:
         return report_html(self)
+    def plot(self, *, size: str = "two-column"):
+        """A matplotlib Figure of this audit: ROC with the claim's frontier, privacy profile, trajectory.
+
+        The sequential panel appears when the audit ran in rounds.  The figure
+        is returned, never shown; see :func:`dpaudit.plots.plot_report`.
+        """
+        from ..plots import plot_report  # matplotlib only when a figure is asked for
+
+        return plot_report(self, size=size)
 
     def summary(self) -> str:
         """A few lines for people (the CLI prints them to stderr)."""

@@ -23,11 +23,17 @@ from .additive import GeometricMechanism, LaplaceMechanism, UnclippedSum
 from .base import OUTPUT_KINDS, BuiltinMechanism, Mechanism, counting_queries, record_values
 from .floating_point import FloatLaplaceMironov
 from .gaussian import AnalyticGaussianMechanism, GaussianMechanism, analytic_gaussian_sigma, gaussian_delta, gaussian_epsilon
-from .histogram import HistogramReplaceOneBug, NoisyHistogram
+from .histogram import HistogramReplaceOneBug, HistogramScaleBug, NoisyHistogram
+from .noisy_max import NoisyMaxValueExponential, NoisyMaxValueLaplace
+from .numerical_svt import NumericalSVT
+from .parallel import LaplaceParallel, SVT34Parallel
+from .prefix_sum import PrefixSum
 from .randomized_response import RandomizedResponse, rr_debias, rr_epsilon
+from .rappor import OneTimeRappor, Rappor
 from .registry import REGISTRY, get_mechanism, list_mechanisms, register
 from .selection import ExponentialMechanism, ReportNoisyMaxExponential, ReportNoisyMaxLaplace, ReportNoisyMaxWithValue
-from .sparse_vector import SparseVector, SVTLyuAlg3, SVTLyuAlg4, SVTLyuAlg5, SVTLyuAlg6
+from .sparse_vector import SparseVector, SVTLyuAlg2, SVTLyuAlg3, SVTLyuAlg4, SVTLyuAlg5, SVTLyuAlg6
+from .truncated_geometric import TruncatedGeometric
 from .wrappers import Composed, PostProcessed, Subsampled, compose, postprocess, subsample
 
 __all__ = [
@@ -63,6 +69,17 @@ __all__ = [
     "HistogramReplaceOneBug",
     "UnclippedSum",
     "FloatLaplaceMironov",
+    "SVTLyuAlg2",
+    "NumericalSVT",
+    "LaplaceParallel",
+    "SVT34Parallel",
+    "PrefixSum",
+    "TruncatedGeometric",
+    "Rappor",
+    "OneTimeRappor",
+    "NoisyMaxValueLaplace",
+    "NoisyMaxValueExponential",
+    "HistogramScaleBug",
     "Composed",
     "Subsampled",
     "PostProcessed",

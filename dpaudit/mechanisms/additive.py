@@ -25,7 +25,9 @@ from typing import Any
 import numpy as np
 
 from .._validation import check_choice, check_int
-from .base import BuiltinMechanism, _PureAddRemove, _set_epsilon, _set_sensitivity, record_values
+from ..exceptions import ParameterValueError
+from .base import (BuiltinMechanism, _answers_vector, _PureAddRemove, _PureClaim, _set_answers, _set_epsilon,
+                   _set_sensitivity, input_domain, record_values)
 from .base import _positive_epsilon  # noqa: F401  (re-exported: older imports name it here)
 from .float_safe import discrete_laplace, discrete_laplace_delta, epsilon_from_delta, exact_scale, granularity
 
@@ -104,7 +106,7 @@ def laplace_epsilon_profile(epsilon: float, delta: float) -> float:
 
 
 @dataclass(frozen=True)
-class LaplaceMechanism(_PureAddRemove, BuiltinMechanism):
+class LaplaceMechanism(_PureClaim, BuiltinMechanism):
     """Laplace noise of scale sensitivity/epsilon on a clipped sum or a count.
 
     Float-safe: the release is ``g * (K + Z)`` with ``K`` the statistic in
@@ -122,6 +124,11 @@ class LaplaceMechanism(_PureAddRemove, BuiltinMechanism):
     sensitivity : float, default 1
         The clipping bound of each value (``query="sum"``) and the noise scale's numerator.
     query : {"sum", "count"}, default "sum"
+    answers : bool, default False
+        The dataset is one query answer (a length-1 array) whose neighbours
+        move it by at most ``sensitivity`` (``linf``): DP-Sniper's
+        ``LaplaceMechanism``, audited on ``[1]`` vs ``[1 + sensitivity]``.
+        ``query`` must then stay ``"sum"`` (it is not used).
 
     Examples
     --------
@@ -136,6 +143,7 @@ class LaplaceMechanism(_PureAddRemove, BuiltinMechanism):
     epsilon: float = 1.0
     sensitivity: float = 1.0
     query: str = "sum"
+    answers: bool = False
 
     name = "laplace"
     output_kind = "scalar"
@@ -145,8 +153,14 @@ class LaplaceMechanism(_PureAddRemove, BuiltinMechanism):
         _set_epsilon(self)
         _set_sensitivity(self)
         check_choice(self.query, "query", _QUERIES)
+        _set_answers(self)
+        if self.answers and self.query != "sum":
+            raise ParameterValueError(f"query must be 'sum' when answers=True (the dataset is the answer); "
+                                      f"got {self.query!r}")
         step = grid_step(self.scale, self.sensitivity, self.query)
-        units = int(math.floor(self.sensitivity / step))
+        # An answer is rounded down to the grid, so answers ``sensitivity`` apart may end up
+        # ceil(sensitivity / step) units apart; records are clipped first and move it by the floor.
+        units = int(math.ceil(self.sensitivity / step) if self.answers else math.floor(self.sensitivity / step))
         object.__setattr__(self, "_step", step)
         object.__setattr__(self, "_units", units)
         object.__setattr__(self, "_noise_scale", exact_scale(Fraction(units) / Fraction(self.epsilon)))
@@ -162,10 +176,21 @@ class LaplaceMechanism(_PureAddRemove, BuiltinMechanism):
         return self._step  # type: ignore[attr-defined]
 
     def neighbouring_pair(self) -> tuple[np.ndarray, np.ndarray]:
+        if self.answers:
+            return np.array([1.0]), np.array([1.0 + self.sensitivity])  # DP-Sniper's witness pair
         # The added record moves the sum by the full sensitivity (and the count by 1).
         return np.array([0.0]), np.array([0.0, self.sensitivity])
 
+    def input_domain(self) -> dict:
+        """DP-Sniper's domain with ``answers=True`` (one float in [-10, 10], ``linf``); else one record, add/remove."""
+        if self.answers:
+            return input_domain(size=1, low=-10, high=10, integer=False, relation="linf")
+        return input_domain(size=1, low=0, high=self.sensitivity, integer=False, relation="add-remove")
+
     def _prepare(self, dataset: Any) -> int:
+        if self.answers:
+            # The answer in grid units, rounded down (exact for answers on the grid, e.g. integers).
+            return int(math.floor(_answers_vector(dataset, 1, self.name)[0] / self.step))
         return grid_statistic(dataset, self.query, self.sensitivity, self.step)
 
     def _draw(self, prepared: int, n: int, rng: np.random.Generator) -> np.ndarray:
@@ -177,7 +202,8 @@ class LaplaceMechanism(_PureAddRemove, BuiltinMechanism):
         """Exact for the grid mechanism: a record moves the statistic by at most ``floor(sensitivity / g)``
         grid units (``1 / g`` for a count), through the discrete Laplace privacy profile; within about
         ``2**-10`` of the continuous Laplace's ``epsilon + 2 ln(1 - delta)``."""
-        shift = int(round(1.0 / self.step)) if self.query == "count" else self._units  # type: ignore[attr-defined]
+        count = self.query == "count" and not self.answers
+        shift = int(round(1.0 / self.step)) if count else self._units  # type: ignore[attr-defined]
         return _discrete_laplace_epsilon(self._noise_scale, shift, float(delta))  # type: ignore[attr-defined]
 
 

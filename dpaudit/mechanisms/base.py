@@ -36,6 +36,8 @@ __all__ = [
     "record_values",
     "counting_queries",
     "check_size",
+    "RELATIONS",
+    "input_domain",
 ]
 
 #: Hints for the auditor's ``auto`` attack.
@@ -123,6 +125,73 @@ class _PureAddRemove:
     @property
     def claim(self) -> PrivacyClaim:
         return PrivacyClaim(self.epsilon, 0.0, "add/remove")
+
+
+class _PureClaim:
+    """Mixin for a mechanism with an ``answers`` switch that claims pure ``epsilon``-DP.
+
+    ``answers=False`` (the default): the dataset holds records and the claim is
+    for add/remove neighbours.  ``answers=True``: the dataset *is* the vector of
+    query answers (DP-Sniper's and StatDP's setting) and neighbours move every
+    answer by at most 1 (``linf``).
+    """
+
+    epsilon: float
+    answers: bool
+
+    @property
+    def claim(self) -> PrivacyClaim:
+        return PrivacyClaim(self.epsilon, 0.0, "linf" if self.answers else "add/remove")
+
+
+def _set_answers(mechanism: Any) -> None:
+    """Validate the ``answers`` switch (a bool)."""
+    if not isinstance(mechanism.answers, (bool, np.bool_)):
+        raise ParameterTypeError(f"answers must be a bool; got {mechanism.answers!r}")
+    object.__setattr__(mechanism, "answers", bool(mechanism.answers))
+
+
+def _answers_vector(dataset: Any, n: int, owner: str, content: str = "query answers") -> np.ndarray:
+    """The dataset as ``n`` finite numbers (a 1-D float array of length ``n``); ``content`` words the error."""
+    arr = _as_numeric_array(dataset)
+    if arr.ndim != 1 or arr.shape[0] != n:
+        raise ParameterValueError(f"{owner} expects a 1-D dataset of {n} {content}; got shape {arr.shape}")
+    arr = arr.astype(float)
+    if not np.all(np.isfinite(arr)):
+        raise ParameterValueError(f"{owner} expects finite {content}; got {arr.tolist()}")
+    return arr
+
+
+class _PureLinf:
+    """Mixin for a mechanism on query answers that claims pure ``epsilon``-DP for ``linf`` neighbours."""
+
+    epsilon: float
+
+    @property
+    def claim(self) -> PrivacyClaim:
+        return PrivacyClaim(self.epsilon, 0.0, "linf")
+
+
+#: Neighbouring relations of an input domain: one record changed, one record
+#: added or removed, or every coordinate moved by at most 1 (query answers).
+RELATIONS = ("replace-one", "add-remove", "linf")
+
+
+def input_domain(*, size: int, low: float, high: float, integer: bool, relation: str) -> dict:
+    """The input domain of a mechanism: 1-D datasets of ``size`` records in ``[low, high]``.
+
+    The dict a pair search reads (``--size --low --high --integer --relation``).
+
+    >>> input_domain(size=5, low=-10, high=10, integer=False, relation="linf")
+    {'size': 5, 'low': -10.0, 'high': 10.0, 'integer': False, 'relation': 'linf'}
+    """
+    size = check_int(size, "size", low=1)
+    low, high = check_real(low, "low"), check_real(high, "high")
+    if not low < high:
+        raise ParameterValueError(f"low must be < high; got low={low!r}, high={high!r}")
+    if relation not in RELATIONS:
+        raise ParameterValueError(f"relation must be one of {list(RELATIONS)}; got {relation!r}")
+    return {"size": size, "low": low, "high": high, "integer": bool(integer), "relation": relation}
 
 
 def record_values(dataset: Any) -> np.ndarray:

@@ -12,10 +12,15 @@ The samplers here never let a double carry information the mathematics does
 not account for:
 
 * :func:`discrete_laplace` and :func:`discrete_gaussian` draw integers
-  *exactly* (Canonne, Kamath and Steinke 2020, Algorithms 1-3), with integer
-  arithmetic only: no float enters the draw, so the law is exactly the
-  discrete Laplace / discrete Gaussian (up to a truncation of probability
-  below ``exp(-2**16)`` that keeps the arithmetic inside int64).
+  *exactly*: a geometric variable is ``floor(-scale ln U)`` and the discrete
+  Gaussian is Canonne, Kamath and Steinke's (2020) Algorithm 3 on top of it.
+  Each decision compares a uniform ``U``, known to 64 random bits and more on
+  demand, with a value of ``exp``: float arithmetic decides only when a
+  margin far wider than its rounding error (2**-40 relative, against numpy's
+  few units in the last place) makes the answer certain; the rest (about one
+  draw in 2**18) is decided with exact decimal arithmetic.  The law is exactly
+  the discrete Laplace / discrete Gaussian.  :func:`bernoulli_exp` is CKS's
+  integer-only Bernoulli(exp(-gamma)), for callers who want that.
 * :func:`lattice_laplace` and :func:`lattice_gaussian` release
   ``g * (round(loc / g) + Z)`` on a fine power-of-two grid ``g``
   (:func:`granularity`: about ``scale / 2**10``), with ``Z`` one of the exact
@@ -27,7 +32,7 @@ not account for:
   costs no epsilon when ``loc`` and the sensitivity are multiples of ``g``.
 
 Privacy of the lattice samplers for locs that differ by at most ``Delta``:
-rounding to the grid moves them apart by at most ``ceil(Delta / g)`` grid
+rounding to the grid moves them apart by at most ``floor(Delta / g) + 1`` grid
 steps (exactly ``Delta / g`` when both locs are multiples of ``g`` and
 ``Delta`` is too), so the release is as private as the integer sampler with
 that integer sensitivity: :func:`discrete_laplace_delta` and
@@ -256,7 +261,6 @@ def _discrete_laplace_ts(t: int, s: int, n: int, gen: np.random.Generator) -> np
 # answer is the one the infinite-precision U gives: the laws below are exact.
 
 _MARGIN = 2.0 ** -40
-_TWO64 = 2.0 ** 64
 
 
 def _words(n: int, gen: np.random.Generator) -> np.ndarray:
@@ -296,32 +300,53 @@ class _LazyUniform:
         return y
 
 
+def _top53(w: np.ndarray) -> np.ndarray:
+    """The top 53 bits of each 64-bit word, as exact floats (int64 converts to float fast; uint64 does not)."""
+    return (w >> np.uint64(11)).view(np.int64).astype(np.float64)
+
+
 def _geometric(scale: Fraction, n: int, gen: np.random.Generator) -> np.ndarray:
-    """n exact draws of Y with P(Y >= y) = exp(-y / scale): Y = floor(-scale ln U)."""
+    """n exact draws of Y with P(Y >= y) = exp(-y / scale): Y = floor(-scale ln U).
+
+    With ``q`` the top 53 bits of U's first word (U in ``[q, q + 1) / 2**53``) and ``L`` the float value of
+    ``-scale ln((q + 1/2) / 2**53)``, ``floor(L)`` is right when ``q >= 2**35`` and ``L`` is farther than
+    ``scale * 2**-32`` from an integer: the interval's width (at most ``2**-35`` in ``ln U``) and the float
+    errors of log and product (below ``2**-45 scale``) cannot then carry ``-scale ln U`` across the integer.
+    Other draws (about ``2**-18 + scale * 2**-31`` of them) take the exact path.
+    """
     w = _words(n, gen)
-    wf = w.astype(np.float64)
+    q = _top53(w)
     sf = float(scale)
-    y0 = np.maximum(np.floor(-sf * np.log((wf + 0.5) / _TWO64)), 0.0)
-    hi = np.exp(-y0 / sf) * _TWO64
-    lo = np.exp(-(y0 + 1.0) / sf) * _TWO64
-    # y0 is right when exp(-(y0 + 1) / scale) < U <= exp(-y0 / scale), i.e. [R, R + 1) / 2**64 inside.
-    sure = (wf + 1.0 <= hi * (1.0 - _MARGIN)) & (wf >= lo * (1.0 + _MARGIN))
+    sure = q >= 2.0 ** 35
+    # In place, to allocate little: at 2**18 draws, fresh pages cost as much as the arithmetic.
+    q += 0.5
+    q *= 2.0 ** -53
+    np.log(q, out=q)
+    q *= -sf
+    y0 = np.floor(q)
+    q -= y0  # the fractional part
+    slack = sf * 2.0 ** -32
+    sure &= q > slack
+    sure &= q < 1.0 - slack
     out = y0.astype(np.int64)
     for i in np.flatnonzero(~sure):
         out[i] = _LazyUniform(w[i], gen).floor_neg_log(scale, int(y0[i]))
     return out
 
 
-def _bernoulli_exp_fast(gamma: list | np.ndarray, gamma_float: np.ndarray, gen: np.random.Generator,
-                        exact_gamma) -> np.ndarray:
-    """Exact Bernoulli(exp(-gamma_i)) draws; ``exact_gamma(i)`` gives gamma_i as a Fraction when needed."""
+def _bernoulli_exp_fast(gamma_float: np.ndarray, gen: np.random.Generator, exact_gamma) -> np.ndarray:
+    """Exact Bernoulli(exp(-gamma_i)) draws; ``exact_gamma(i)`` gives gamma_i as a Fraction when needed.
+
+    U < exp(-gamma) is sure when U's 53-bit interval ``[q, q + 1) / 2**53`` lies below ``exp(-gamma)``
+    computed in float with a relative margin of 2**-40, and sure to fail when it lies above.
+    """
     n = gamma_float.size
     w = _words(n, gen)
-    wf = w.astype(np.float64)
+    q = _top53(w)
     small = gamma_float <= 64.0  # there the float exp is within 2**-45 of the truth
-    p = np.exp(-np.minimum(gamma_float, 64.0)) * _TWO64
-    accept = small & (wf + 1.0 <= p * (1.0 - _MARGIN))
-    reject = (small & (wf >= p * (1.0 + _MARGIN))) | (~small & (wf >= 1.0))
+    p = np.exp(-np.minimum(gamma_float, 64.0)) * 2.0 ** 53
+    accept = small & (q + 1.0 <= p * (1.0 - _MARGIN))
+    reject = (small & (q >= p * (1.0 + _MARGIN))) | (~small & (q >= 1.0))
     out = accept.copy()
     for i in np.flatnonzero(~(accept | reject)):
         out[i] = _LazyUniform(w[i], gen).below_exp(exact_gamma(i))
@@ -330,16 +355,26 @@ def _bernoulli_exp_fast(gamma: list | np.ndarray, gamma_float: np.ndarray, gen: 
 
 def _discrete_laplace_fast(scale: Fraction, n: int, gen: np.random.Generator) -> np.ndarray:
     """n exact draws with P(z) proportional to exp(-|z| / scale): a signed geometric, -0 redrawn."""
-    out = np.empty(n, dtype=np.int64)
-    todo = np.arange(n)
-    while todo.size:
-        y = _geometric(scale, todo.size, gen)
-        negative = gen.integers(0, 2, todo.size).astype(bool)
-        retry = negative & (y == 0)
-        ok = ~retry
-        out[todo[ok]] = np.where(negative[ok], -y[ok], y[ok])
-        todo = todo[retry]
+    out = _signed_geometric(scale, n, gen)
+    retry = np.flatnonzero(out == _NEGATIVE_ZERO)
+    while retry.size:
+        z = _signed_geometric(scale, retry.size, gen)
+        ok = z != _NEGATIVE_ZERO
+        out[retry[ok]] = z[ok]
+        retry = retry[~ok]
     return out
+
+
+_NEGATIVE_ZERO = np.iinfo(np.int64).min  # a marker: a geometric draw is never this large
+
+
+def _signed_geometric(scale: Fraction, n: int, gen: np.random.Generator) -> np.ndarray:
+    y = _geometric(scale, n, gen)
+    negative = gen.integers(0, 2, n, dtype=np.bool_)
+    negative_zero = negative & (y == 0)
+    np.negative(y, out=y, where=negative)
+    y[negative_zero] = _NEGATIVE_ZERO
+    return y
 
 
 def discrete_laplace(scale: Any, *, size: Any = None, rng: RNGLike = None) -> Any:
@@ -404,7 +439,7 @@ def discrete_gaussian(sigma_squared: int, *, size: Any = None, rng: RNGLike = No
         y = _discrete_laplace_fast(Fraction(t), todo.size, gen)
         gap = np.abs(y).astype(np.float64) * t - n2
         gamma_float = gap * gap / (2.0 * n2 * t * t)
-        accept = _bernoulli_exp_fast(None, gamma_float, gen,
+        accept = _bernoulli_exp_fast(gamma_float, gen,
                                      lambda i: Fraction((abs(int(y[i])) * t - n2) ** 2, 2 * n2 * t * t))
         out[todo[accept]] = y[accept]
         todo = todo[~accept]

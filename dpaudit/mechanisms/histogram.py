@@ -1,8 +1,12 @@
-"""Noisy histograms: Laplace(1/epsilon) on every bin, and the replace-one misuse (broken).
+"""Noisy histograms: Laplace(1/epsilon) on every bin, and two broken calibrations.
 
 Float-safe: every bin is released on the grid of
 :class:`~dpaudit.mechanisms.additive.LaplaceMechanism` (exact discrete Laplace
 noise in units of a power-of-two step about ``1 / (epsilon 2**10)``).
+
+``answers=True`` makes the dataset the histogram itself (DP-Sniper's and
+Ding et al.'s ``NoisyHist``): one whole count per bin, and a record added or
+removed moves one count by 1.
 """
 
 from __future__ import annotations
@@ -14,12 +18,15 @@ from typing import Any
 import numpy as np
 
 from .._validation import check_int
+from ..exceptions import ParameterValueError
 from ..privacy import PrivacyClaim
+from ._noise import laplace_noise
 from .additive import _discrete_laplace_epsilon, grid_step
-from .base import BuiltinMechanism, _as_1d_array, _PureAddRemove, _set_epsilon, counting_queries
+from .base import (BuiltinMechanism, _answers_vector, _as_1d_array, _PureAddRemove, _set_answers, _set_epsilon,
+                   counting_queries, input_domain)
 from .float_safe import discrete_laplace, exact_scale
 
-__all__ = ["NoisyHistogram", "HistogramReplaceOneBug"]
+__all__ = ["NoisyHistogram", "HistogramReplaceOneBug", "HistogramScaleBug"]
 
 
 @dataclass(frozen=True)
@@ -30,15 +37,21 @@ class NoisyHistogram(_PureAddRemove, BuiltinMechanism):
     is epsilon-DP under add/remove.  The dataset is 1-D (labels, rounded;
     labels outside the range fall in no bin).  The noise is exact discrete
     Laplace on a power-of-two grid ``step`` (float-safe, see the module).
+    With ``answers=True`` the dataset is the histogram (``n_bins`` whole
+    counts) and the neighbouring pair is DP-Sniper's ``[0, 1, 1, 1, 1]`` vs
+    ``[1, 1, 1, 1, 1]`` (Ding et al. 2018, Algorithm 9, ``NoisyHist1``).
 
     Examples
     --------
     >>> NoisyHistogram(n_bins=3)([0, 1, 1, 2], size=5, rng=0).shape
     (5, 3)
+    >>> NoisyHistogram(n_bins=5, answers=True).neighbouring_pair()
+    (array([0., 1., 1., 1., 1.]), array([1., 1., 1., 1., 1.]))
     """
 
     epsilon: float = 1.0
     n_bins: int = 4
+    answers: bool = False
 
     name = "noisy_histogram"
     output_kind = "vector"
@@ -47,6 +60,7 @@ class NoisyHistogram(_PureAddRemove, BuiltinMechanism):
     def __post_init__(self) -> None:
         _set_epsilon(self)
         object.__setattr__(self, "n_bins", check_int(self.n_bins, "n_bins", low=1))
+        _set_answers(self)
         step = grid_step(1.0 / self.epsilon, 1.0, "count")
         units = int(round(1.0 / step))
         object.__setattr__(self, "_step", step)
@@ -54,15 +68,42 @@ class NoisyHistogram(_PureAddRemove, BuiltinMechanism):
         object.__setattr__(self, "_noise_scale", exact_scale(Fraction(units) / Fraction(self.epsilon)))
 
     @property
+    def scale(self) -> float:
+        """The Laplace scale of every bin (in counts)."""
+        return 1.0 / self.epsilon
+
+    @property
     def step(self) -> float:
         """The release grid, a power of two."""
         return self._step  # type: ignore[attr-defined]
 
     def neighbouring_pair(self) -> tuple[np.ndarray, np.ndarray]:
+        if self.answers:
+            d = np.ones(self.n_bins)
+            d[0] = 0.0
+            return d, np.ones(self.n_bins)
         d = np.arange(self.n_bins, dtype=float)
         return d, np.append(d, 0.0)
 
+    def input_domain(self) -> dict:
+        """Histograms of ``n_bins`` counts in {0, 1}, one count changed (``answers=True``); else labels, add/remove.
+
+        DP-Sniper draws counts from [0, 10] but changes one count by at most 1.
+        None of the three relations says "by at most 1", but replace-one over
+        counts in {0, 1} is exactly that relation, and the noise does not depend
+        on where the counts sit, so nothing is lost by the narrower range.
+        """
+        if self.answers:
+            return input_domain(size=self.n_bins, low=0, high=1, integer=True, relation="replace-one")
+        return input_domain(size=self.n_bins, low=0, high=max(1, self.n_bins - 1), integer=True,
+                            relation="add-remove")
+
     def _prepare(self, dataset: Any) -> np.ndarray:
+        if self.answers:
+            counts = _answers_vector(dataset, self.n_bins, self.name)
+            if np.any(counts != np.round(counts)):
+                raise ParameterValueError(f"{self.name} expects whole counts with answers=True; got {counts.tolist()}")
+            return counts
         return counting_queries(_as_1d_array(dataset, self.name, "labels"), self.n_bins)
 
     def _width(self, prepared: np.ndarray) -> int:
@@ -83,7 +124,8 @@ class HistogramReplaceOneBug(NoisyHistogram):
     """BROKEN: a histogram calibrated for add/remove (Laplace(1/epsilon)) but claimed for replace-one neighbours.
 
     Replacing one record moves one bin down and another up: L1 sensitivity 2,
-    so the true epsilon is ``2 * epsilon``.
+    so the true epsilon is ``2 * epsilon``.  (Records only: ``answers`` must
+    stay False.)
 
     Examples
     --------
@@ -93,6 +135,12 @@ class HistogramReplaceOneBug(NoisyHistogram):
 
     name = "histogram_replace_one_bug"
     broken = True
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.answers:
+            raise ParameterValueError("answers must be False for histogram_replace_one_bug (its bug is about "
+                                      "replacing a record); got True")
 
     @property
     def claim(self) -> PrivacyClaim:
@@ -104,5 +152,53 @@ class HistogramReplaceOneBug(NoisyHistogram):
         d2[0] = 1.0 if self.n_bins > 1 else 0.0
         return d, d2
 
+    def input_domain(self) -> dict:
+        """Labels 0..n_bins-1, one record replaced."""
+        return input_domain(size=self.n_bins, low=0, high=max(1, self.n_bins - 1), integer=True,
+                            relation="replace-one")
+
     def true_epsilon(self, delta: float = 0.0) -> float:
         return 2.0 * self.epsilon if self.n_bins > 1 else self.epsilon  # an upper bound (the grid adds noise)
+
+
+@dataclass(frozen=True)
+class HistogramScaleBug(NoisyHistogram):
+    """Histogram with Laplace noise of scale epsilon instead of 1/epsilon (Ding et al. 2018, Algorithm 10).
+
+    DP-Sniper's ``NoisyHist2``.  A count moving by 1 costs ``1 / epsilon``:
+    the true epsilon is ``1 / epsilon`` (exact: the Laplace ratio), so the
+    mechanism breaks its claim exactly when ``epsilon < 1`` (``broken``);
+    the default ``epsilon = 0.1`` is DP-Sniper's setting (true epsilon 10).
+
+    Examples
+    --------
+    >>> m = HistogramScaleBug()
+    >>> m.broken, m.true_epsilon()
+    (True, 10.0)
+    >>> HistogramScaleBug(epsilon=2.0).broken
+    False
+    """
+
+    epsilon: float = 0.1
+
+    name = "histogram_scale_bug"
+    float_safe = False  # numpy's float Laplace sampler (the mechanism is broken anyway)
+
+    @property
+    def scale(self) -> float:
+        return self.epsilon
+
+    def _draw(self, prepared: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
+        # Its own draw, whatever the correct histogram's sampler becomes: the bug is the scale.
+        out = laplace_noise(rng, self.epsilon, (n, self.n_bins))
+        out += prepared
+        return out
+
+    @property
+    def broken(self) -> bool:  # type: ignore[override]
+        return self.true_epsilon() > self.epsilon
+
+    def true_epsilon(self, delta: float = 0.0) -> float:
+        from .additive import laplace_epsilon_profile
+
+        return laplace_epsilon_profile(1.0 / self.epsilon, delta)

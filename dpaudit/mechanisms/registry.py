@@ -15,7 +15,8 @@ import inspect
 from typing import Any, Callable
 
 from ..exceptions import ParameterValueError
-from . import additive, floating_point, gaussian, histogram, randomized_response, selection, sparse_vector, wrappers
+from . import (additive, floating_point, gaussian, histogram, noisy_max, numerical_svt, parallel, prefix_sum,
+               randomized_response, rappor, selection, sparse_vector, truncated_geometric, wrappers)
 
 __all__ = ["REGISTRY", "register", "get_mechanism", "list_mechanisms"]
 
@@ -30,6 +31,13 @@ _BUILTINS: tuple[type, ...] = (
     selection.ReportNoisyMaxExponential,
     histogram.NoisyHistogram,
     sparse_vector.SparseVector,
+    # Added for DP-Sniper's table (correct at their defaults; ``broken`` follows their parameters).
+    sparse_vector.SVTLyuAlg2,
+    numerical_svt.NumericalSVT,
+    parallel.LaplaceParallel,
+    truncated_geometric.TruncatedGeometric,
+    rappor.Rappor,
+    rappor.OneTimeRappor,
     # Known-broken variants.
     sparse_vector.SVTLyuAlg3,
     sparse_vector.SVTLyuAlg4,
@@ -39,6 +47,11 @@ _BUILTINS: tuple[type, ...] = (
     histogram.HistogramReplaceOneBug,
     additive.UnclippedSum,
     floating_point.FloatLaplaceMironov,
+    histogram.HistogramScaleBug,
+    noisy_max.NoisyMaxValueLaplace,
+    noisy_max.NoisyMaxValueExponential,
+    parallel.SVT34Parallel,
+    prefix_sum.PrefixSum,
 )
 
 #: name -> factory returning a mechanism.
@@ -86,7 +99,7 @@ def get_mechanism(name: str, **params: Any) -> Any:
     >>> get_mechanism("laplace", eps=2.0)
     Traceback (most recent call last):
     ...
-    dpaudit.exceptions.ParameterValueError: mechanism 'laplace' has no parameter 'eps'; its parameters are: epsilon, sensitivity, query
+    dpaudit.exceptions.ParameterValueError: mechanism 'laplace' has no parameter 'eps'; its parameters are: epsilon, sensitivity, query, answers
     """
     if not isinstance(name, str):
         raise ParameterValueError(f"mechanism name must be a string; got {name!r}")

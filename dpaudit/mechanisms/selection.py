@@ -15,7 +15,9 @@ import numpy as np
 
 from .._validation import check_int
 from ..exceptions import ParameterValueError
-from .base import BuiltinMechanism, _PureAddRemove, _set_epsilon, _set_sensitivity, counting_queries
+from ._noise import exponential_noise, laplace_noise
+from .base import (BuiltinMechanism, _answers_vector, _PureAddRemove, _PureClaim, _set_answers, _set_epsilon,
+                   _set_sensitivity, counting_queries, input_domain)
 
 __all__ = [
     "ExponentialMechanism",
@@ -102,29 +104,54 @@ class ExponentialMechanism(_PureAddRemove, BuiltinMechanism):
 
 
 @dataclass(frozen=True)
-class _NoisyMaxBase(_PureAddRemove, BuiltinMechanism):
+class _NoisyMaxBase(_PureClaim, BuiltinMechanism):
+    """Noisy max over ``n_candidates`` scores.
+
+    ``answers=False``: the scores are counting queries of the records
+    (monotone, add/remove), noise scale ``sensitivity / epsilon``.
+    ``answers=True``: the dataset is the vector of scores, whose neighbours may
+    move every score by up to ``sensitivity`` in either direction (``linf``),
+    so the scale doubles to ``2 sensitivity / epsilon`` (Dwork and Roth 2014,
+    Section 3.3; Ding et al. 2018, Algorithms 5-8, as DP-Sniper configures them).
+    """
+
     epsilon: float = 1.0
     n_candidates: int = 4
     sensitivity: float = 1.0
+    answers: bool = False
 
     def __post_init__(self) -> None:
         _set_epsilon(self)
         object.__setattr__(self, "n_candidates", check_int(self.n_candidates, "n_candidates", low=1))
         _set_sensitivity(self)
+        _set_answers(self)
 
     @property
     def scale(self) -> float:
-        """Noise scale sensitivity / epsilon (enough for monotone counting queries)."""
-        return self.sensitivity / self.epsilon
+        """Noise scale: sensitivity / epsilon for monotone counting queries, twice that for answers."""
+        return (2.0 if self.answers else 1.0) * self.sensitivity / self.epsilon
 
     def neighbouring_pair(self) -> tuple[np.ndarray, np.ndarray]:
+        if self.answers:
+            # DP-Sniper's witness for ReportNoisyMax1/2: [1, 1, 1, 1, 1] vs [0, 2, 2, 2, 2].
+            k = self.n_candidates
+            return np.ones(k), np.r_[0.0, np.full(k - 1, 2.0)]
         # 2-D data, one column per candidate: the added record raises candidate 0 only.
         d = np.zeros((1, self.n_candidates))
         extra = np.zeros((1, self.n_candidates))
         extra[0, 0] = 1.0
         return d, np.vstack([d, extra])
 
+    def input_domain(self) -> dict:
+        """DP-Sniper's domain with ``answers=True`` (n_candidates floats in [-10, 10], ``linf``); else labels."""
+        if self.answers:
+            return input_domain(size=self.n_candidates, low=-10, high=10, integer=False, relation="linf")
+        return input_domain(size=self.n_candidates, low=0, high=max(1, self.n_candidates - 1), integer=True,
+                            relation="add-remove")
+
     def _prepare(self, dataset: Any) -> np.ndarray:
+        if self.answers:
+            return _answers_vector(dataset, self.n_candidates, self.name)
         return counting_queries(dataset, self.n_candidates)
 
     def _width(self, prepared: np.ndarray) -> int:
@@ -143,7 +170,7 @@ class _NoisyMaxBase(_PureAddRemove, BuiltinMechanism):
 
     def probabilities(self, dataset: Any) -> np.ndarray:
         """Exact output distribution by numerical integration: P(i) = int f(x - q_i) prod_j F(x - q_j) dx."""
-        q = counting_queries(dataset, self.n_candidates)
+        q = self._prepare(dataset)
         dist = self._noise_dist()
         probs = np.empty(self.n_candidates)
         lo, hi = q.min() + dist.ppf(1e-15), q.max() + dist.isf(1e-15)
@@ -178,7 +205,7 @@ class ReportNoisyMaxLaplace(_NoisyMaxBase):
     float_safe = True  # releases an index; float noise moves its probabilities by rounding amounts only
 
     def _noise(self, rng: np.random.Generator, shape: tuple[int, int]) -> np.ndarray:
-        return rng.laplace(0.0, self.scale, shape)
+        return laplace_noise(rng, self.scale, shape)
 
     def _noise_dist(self):
         from scipy import stats  # lazy: keeps `dpaudit` start-up fast for the CLI
@@ -206,7 +233,7 @@ class ReportNoisyMaxExponential(_NoisyMaxBase):
     float_safe = True  # releases an index; float noise moves its probabilities by rounding amounts only
 
     def _noise(self, rng: np.random.Generator, shape: tuple[int, int]) -> np.ndarray:
-        return rng.exponential(self.scale, shape)
+        return exponential_noise(rng, self.scale, shape)
 
     def _noise_dist(self):
         from scipy import stats  # lazy: keeps `dpaudit` start-up fast for the CLI
@@ -235,6 +262,9 @@ class ReportNoisyMaxWithValue(_NoisyMaxBase):
     float_safe = False  # releases numpy's float noisy maximum
 
     def neighbouring_pair(self) -> tuple[np.ndarray, np.ndarray]:
+        if self.answers:
+            k = self.n_candidates
+            return np.zeros(k), np.ones(k)
         # The added record raises every count: only the released value shows it.
         d = np.zeros((1, self.n_candidates))
         return d, np.vstack([d, np.ones((1, self.n_candidates))])
@@ -243,7 +273,7 @@ class ReportNoisyMaxWithValue(_NoisyMaxBase):
         return self.n_candidates + 2
 
     def _draw(self, prepared: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
-        noisy = rng.laplace(0.0, self.scale, (n, self.n_candidates))
+        noisy = laplace_noise(rng, self.scale, (n, self.n_candidates))
         noisy += prepared
         idx = noisy.argmax(axis=1)
         return np.column_stack([idx.astype(float), noisy[np.arange(n), idx]])
@@ -254,4 +284,5 @@ class ReportNoisyMaxWithValue(_NoisyMaxBase):
         return stats.laplace(scale=self.scale)
 
     def true_epsilon(self, delta: float = 0.0) -> float:
-        return self.n_candidates * self.epsilon
+        # k noisy scores each moving by the sensitivity: k epsilon (records), k epsilon / 2 (answers).
+        return self.n_candidates * self.sensitivity / self.scale

@@ -17,11 +17,20 @@ the noisy value of every above answer (a second block of ``n_queries`` numbers,
 variant (Lyu et al.)      rho scale  nu scale         cutoff c   value   true privacy (paper)
 ========================  =========  ===============  =========  ======  ==========================
 ``sparse_vector`` (Alg 1) 2/eps      4c/eps           yes        no      eps (correct)
+``svt_lyu_alg2`` (D-R)    2c/eps *   4c/eps           yes        no      eps (correct)
 ``svt_lyu_alg3`` (Roth)   2/eps      2c/eps           yes        yes     not eps'-DP for any eps'
 ``svt_lyu_alg4`` (Lee)    4/eps      4/(3 eps)        yes        no      (1 + 6c)/4 eps
 ``svt_lyu_alg5`` (Stoddard) 2/eps    none             no         no      not eps'-DP for any eps'
 ``svt_lyu_alg6`` (Chen)   2/eps      2/eps            no         no      not eps'-DP for any eps'
 ========================  =========  ===============  =========  ======  ==========================
+
+(* Algorithm 2 draws a fresh threshold noise after every above answer.)
+
+``answers=True`` makes the dataset the vector of query answers itself, as
+in DP-Sniper and StatDP: neighbours move every answer by at most 1 (``linf``,
+the same sensitivity-1 linear queries), and ``neighbouring_pair()`` is
+DP-Sniper's witness pair for that variant (``threshold`` and ``c`` as
+DP-Sniper sets them are given by the experiment, e.g. ``threshold=1``).
 
 The paper's "infinite" results are suprema over the number of queries; for a
 fixed ``n_queries = m``, ``true_epsilon()`` returns the best upper bound we can
@@ -40,9 +49,12 @@ from typing import Any
 import numpy as np
 
 from .._validation import check_int, check_real
-from .base import BuiltinMechanism, _as_numeric_array, _PureAddRemove, _set_epsilon, counting_queries
+from ._noise import laplace_noise
+from .base import (BuiltinMechanism, _answers_vector, _as_numeric_array, _PureClaim, _set_answers, _set_epsilon,
+                   counting_queries, input_domain)
 
-__all__ = ["SparseVector", "SVTLyuAlg3", "SVTLyuAlg4", "SVTLyuAlg5", "SVTLyuAlg6", "linear_queries"]
+__all__ = ["SparseVector", "SVTLyuAlg2", "SVTLyuAlg3", "SVTLyuAlg4", "SVTLyuAlg5", "SVTLyuAlg6",
+           "linear_queries"]
 
 
 def linear_queries(dataset: Any, n_queries: int) -> np.ndarray:
@@ -59,12 +71,19 @@ def linear_queries(dataset: Any, n_queries: int) -> np.ndarray:
     return np.clip(arr.astype(float, copy=False), -1.0, 1.0).sum(axis=0)
 
 
+def _halves(m: int, first: float, second: float) -> np.ndarray:
+    """``[first] * (m // 2) + [second] * (m - m // 2)``: DP-Sniper's (and StatDP's) half/half patterns."""
+    h = m // 2
+    return np.r_[np.full(h, float(first)), np.full(m - h, float(second))]
+
+
 @dataclass(frozen=True)
-class _SVTBase(_PureAddRemove, BuiltinMechanism):
+class _SVTBase(_PureClaim, BuiltinMechanism):
     epsilon: float = 1.0
     threshold: float = 0.5
     c: int = 1
     n_queries: int = 10
+    answers: bool = False
 
     output_kind = "vector"
     # Above/below/unanswered codes only: float noise moves their probabilities by rounding amounts.
@@ -81,6 +100,7 @@ class _SVTBase(_PureAddRemove, BuiltinMechanism):
         object.__setattr__(self, "threshold", check_real(self.threshold, "threshold"))
         object.__setattr__(self, "c", check_int(self.c, "c", low=1))
         object.__setattr__(self, "n_queries", check_int(self.n_queries, "n_queries", low=1))
+        _set_answers(self)
 
     @property
     def eps1(self) -> float:
@@ -106,7 +126,21 @@ class _SVTBase(_PureAddRemove, BuiltinMechanism):
         # raised queries push the noisy threshold up, where an above answer on a lowered query is
         # least likely on D': at claimed epsilon 0.1 (10 queries) the exact best event of Algorithm 6
         # certifies about 0.25 at 10^6 samples, against 0.12 when 9 queries were raised and 1 lowered.
+        if self.answers:
+            return self._answers_pair()
         return self._pair(np.zeros(self.n_queries))
+
+    def _answers_pair(self) -> tuple[np.ndarray, np.ndarray]:
+        """DP-Sniper's witness pair for this variant (query answers)."""
+        m = self.n_queries
+        return _halves(m, 0, 1), _halves(m, 1, 0)  # SVT1 and SVT2: [0]*5+[1]*5 vs [1]*5+[0]*5
+
+    def input_domain(self) -> dict:
+        """DP-Sniper's domain with ``answers=True`` (n_queries floats in [-10, 10], ``linf``); else labels."""
+        if self.answers:
+            return input_domain(size=self.n_queries, low=-10, high=10, integer=False, relation="linf")
+        return input_domain(size=self.n_queries, low=0, high=max(1, self.n_queries - 1), integer=True,
+                            relation="add-remove")
 
     def _pair(self, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(D, D + one record): D has query answers ``q``; the record is +1 on the first half, -1 after."""
@@ -119,6 +153,8 @@ class _SVTBase(_PureAddRemove, BuiltinMechanism):
         return d, np.vstack([d, extra])
 
     def _prepare(self, dataset: Any) -> np.ndarray:
+        if self.answers:
+            return _answers_vector(dataset, self.n_queries, self.name)
         return linear_queries(dataset, self.n_queries)
 
     def _width(self, prepared: np.ndarray) -> int:
@@ -126,9 +162,10 @@ class _SVTBase(_PureAddRemove, BuiltinMechanism):
 
     def _draw(self, prepared: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
         m = self.n_queries
-        noisy_threshold = rng.laplace(self.threshold, self.rho_scale, (n, 1))
+        noisy_threshold = laplace_noise(rng, self.rho_scale, (n, 1))
+        noisy_threshold += self.threshold
         if self.nu_scale > 0:
-            noisy = rng.laplace(0.0, self.nu_scale, (n, m))
+            noisy = laplace_noise(rng, self.nu_scale, (n, m))
             noisy += prepared
         else:
             noisy = np.broadcast_to(prepared, (n, m))
@@ -168,6 +205,53 @@ class SparseVector(_SVTBase):
 
 
 @dataclass(frozen=True)
+class SVTLyuAlg2(_SVTBase):
+    """Sparse vector that redraws the threshold noise after every above answer (Lyu et al. 2017, Algorithm 2); epsilon-DP.
+
+    Dwork and Roth's (2014) version: rho ~ Lap(c/epsilon1) with epsilon1 = epsilon/2,
+    drawn afresh after each above answer, nu_i ~ Lap(2c/epsilon2); stops after c
+    above answers.  Each of the at most ``c`` segments is an AboveThreshold with
+    budget epsilon/c, so the whole is epsilon-DP (Lyu et al., Theorem 2).  For
+    ``c = 1`` it is Algorithm 1.  DP-Sniper's ``SparseVectorTechnique2``.
+
+    Examples
+    --------
+    >>> m = SVTLyuAlg2(epsilon=0.1, threshold=1.0, answers=True)
+    >>> d, d2 = m.neighbouring_pair()
+    >>> m(d, size=3, rng=0).shape
+    (3, 10)
+    """
+
+    name = "svt_lyu_alg2"
+
+    @property
+    def rho_scale(self) -> float:
+        return self.c / self.eps1
+
+    @property
+    def nu_scale(self) -> float:
+        return 2.0 * self.c / self.eps2
+
+    def _draw(self, prepared: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
+        m = self.n_queries
+        rho = laplace_noise(rng, self.rho_scale, n)
+        noisy = laplace_noise(rng, self.nu_scale, (n, m))
+        noisy += prepared
+        status = np.full((n, m), -1, dtype=np.int64)
+        count = np.zeros(n, dtype=np.int64)
+        for j in range(m):
+            live = count < self.c
+            above = live & (noisy[:, j] >= rho + self.threshold)
+            status[live, j] = above[live]
+            count += above
+            # A fresh threshold after every above answer; drawn for every row so the draws do not depend
+            # on which rows answered (the same seed gives the same stream).
+            fresh = laplace_noise(rng, self.rho_scale, n)
+            rho = np.where(above, fresh, rho)
+        return status
+
+
+@dataclass(frozen=True)
 class SVTLyuAlg3(_SVTBase):
     """BROKEN: SVT that also releases the noisy value of each above answer (Lyu et al. 2017, Algorithm 3; Roth's notes).
 
@@ -187,6 +271,10 @@ class SVTLyuAlg3(_SVTBase):
     broken = True
     float_safe = False
     _releases_values = True
+
+    def _answers_pair(self) -> tuple[np.ndarray, np.ndarray]:
+        m = self.n_queries
+        return np.ones(m), _halves(m, 2, 0)  # DP-Sniper's witness: [1]*10 vs [2]*5+[0]*5
 
     @property
     def nu_scale(self) -> float:
@@ -217,6 +305,10 @@ class SVTLyuAlg4(_SVTBase):
     broken = True
     _eps1_share = 0.25
 
+    def _answers_pair(self) -> tuple[np.ndarray, np.ndarray]:
+        m = self.n_queries
+        return np.ones(m), _halves(m, 2, 0)  # DP-Sniper's witness: [1]*10 vs [2]*5+[0]*5
+
     @property
     def nu_scale(self) -> float:
         return 1.0 / self.eps2
@@ -227,6 +319,8 @@ class SVTLyuAlg4(_SVTBase):
         # scales above 0 makes the output more likely, and placing the later lowered queries far
         # below keeps the mass of weaker outputs small, so one outcome carries the leak: the exact
         # best event certifies 0.132 at 10^6 samples (0.128 with q(D) = 0, 0.112 raising 9 of 10).
+        if self.answers:
+            return self._answers_pair()
         m = self.n_queries
         raised = max(1, m // 2)
         level = 0.375 * self.nu_scale
@@ -260,6 +354,10 @@ class SVTLyuAlg5(_SVTBase):
     broken = True
     _has_cutoff = False
 
+    def _answers_pair(self) -> tuple[np.ndarray, np.ndarray]:
+        m = self.n_queries
+        return _halves(m, 2, 0), np.ones(m)  # DP-Sniper's witness: [2]*5+[0]*5 vs [1]*10
+
     @property
     def nu_scale(self) -> float:
         return 0.0
@@ -286,6 +384,10 @@ class SVTLyuAlg6(_SVTBase):
     name = "svt_lyu_alg6"
     broken = True
     _has_cutoff = False
+
+    def _answers_pair(self) -> tuple[np.ndarray, np.ndarray]:
+        m = self.n_queries
+        return _halves(m, 1, 0), _halves(m, 0, 1)  # DP-Sniper's witness: [1]*5+[0]*5 vs [0]*5+[1]*5
 
     @property
     def nu_scale(self) -> float:

@@ -11,6 +11,8 @@ Figures (names usable in a config's ``plot.figures``):
 ``reconstruction``      reconstruction accuracy vs noise/sqrt(n) and vs queries
 ``tracing``             tracing TPR at fixed FPR vs d, one curve per noise level
 ``rr_tradeoff``         randomized response error vs epsilon for several n
+
+:func:`plot_report` draws one audit (``AuditReport.plot()``).
 """
 
 from __future__ import annotations
@@ -25,11 +27,12 @@ from .figures import (
     plot_rr_tradeoff,
     plot_tracing,
 )
+from .report import plot_report
 from .style import OKABE_ITO, WIDTHS, paper_style, save_figure
 
 __all__ = ["FIGURES", "draw_figures", "OKABE_ITO", "WIDTHS"] + [
     "plot_epsilon_vs_claimed", "plot_roc", "plot_privacy_profile", "plot_reconstruction", "plot_tracing",
-    "plot_rr_tradeoff",
+    "plot_rr_tradeoff", "plot_report",
 ]
 
 FIGURES = {

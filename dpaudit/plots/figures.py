@@ -3,16 +3,21 @@
 Every function takes the results and a column size and returns a
 :class:`~matplotlib.figure.Figure`, or ``None`` when the results hold nothing
 it can draw.  Uncertainty is always drawn: intervals across trials, pooled
-confidence intervals, or pointwise Clopper-Pearson bands.
+confidence intervals, or Clopper-Pearson intervals on both rates.  A
+mechanism keeps its colour, marker and line style in every figure of a run
+(its position in the config's ``mechanisms:`` list), legends sit outside the
+axes, and a figure that shows one sweep point says which.
 """
 
 from __future__ import annotations
 
 import math
+import numbers
 
 import numpy as np
 
-from .style import MARKERS, colour, new_figure
+from .elements import DELTA, EPS, draw_event, draw_frontier, draw_profile_claim, draw_roc, roc_points
+from .style import columns_that_fit, legend_below, new_figure, series_style
 
 __all__ = [
     "plot_epsilon_vs_claimed",
@@ -23,10 +28,11 @@ __all__ = [
     "plot_rr_tradeoff",
 ]
 
-EPS = "\u03b5"
-DELTA = "\u03b4"
+# Height of the axes area (inches) before legends and notes are added under or over it.
+WIDTH_HEIGHT = {"one-column": 2.6, "two-column": 3.2}
 
 
+# Shared helpers -----------------------------------------------------------------------------------
 def _groups(results) -> list:
     return [g for g in (results.summary or {}).get("groups", []) if g.get("n_trials")]
 
@@ -47,199 +53,479 @@ def _first(d: dict, names) -> str | None:
     return None
 
 
-def _title(ax, results) -> None:
+def _title(fig, results) -> None:
     title = (results.config.get("plot") or {}).get("title")
     if title:
-        ax.set_title(title)
+        existing = fig.get_suptitle()
+        fig.suptitle(f"{title}\n{existing}" if existing else title, fontsize=8)
 
 
-def _series_label(group, sweep_keys_shown) -> str:
-    parts = [group["mechanism"]] if group.get("mechanism") else []
-    # a mechanism's own swept parameters show up through its claim; name the others
-    parts += [f"{k.split('.')[-1]}={group['sweep'][k]}" for k in sweep_keys_shown if not k.startswith("mechanisms.")]
-    return ", ".join(parts) or "attack"
+def _style_index(results) -> dict:
+    """Mechanism label -> its style index: its place in the config, the same in every figure."""
+    labels = [m.get("label") for m in results.config.get("mechanisms") or [] if isinstance(m, dict)]
+    return {label: i for i, label in enumerate(labels)}
+
+
+def _style_of(results, label, fallback: int) -> dict:
+    return series_style(_style_index(results).get(label, fallback))
+
+
+def _fmt(v) -> str:
+    if isinstance(v, numbers.Real) and not isinstance(v, bool):
+        return f"{v:.4g}"
+    return str(v)
+
+
+def _sweep_paths(results) -> list:
+    return list((results.summary or {}).get("sweep", {}).get("parameters", []))
 
 
 def _one_point(results, groups):
-    """Curves of one sweep point (``plot.point``, default the last), so a figure stays readable."""
+    """Groups of one sweep point (``plot.point``, default the last) and a note saying which."""
     points = sorted({g["point"] for g in groups})
     if len(points) <= 1:
         return groups, None
     wanted = (results.config.get("plot") or {}).get("point")
     point = points[-1] if wanted is None else min(points, key=lambda p: abs(p - wanted))
-    return [g for g in groups if g["point"] == point], point
+    chosen = [g for g in groups if g["point"] == point]
+    values: dict = {}
+    for g in chosen:
+        for path, value in g["sweep"].items():
+            values.setdefault(path.split(".")[-1], [])
+            if _fmt(value) not in values[path.split(".")[-1]]:
+                values[path.split(".")[-1]].append(_fmt(value))
+    desc = ", ".join(f"{k} = {'/'.join(v)}" for k, v in values.items())
+    return chosen, f"sweep point {points.index(point) + 1} of {len(points)}: {desc} (plot.point)"
+
+
+def _series_label(group, shown_paths) -> str:
+    parts = [group["mechanism"]] if group.get("mechanism") else []
+    # a mechanism's own swept parameters show up through its claim; name the others
+    parts += [f"{k.split('.')[-1]}={_fmt(group['sweep'][k])}" for k in shown_paths
+              if not k.startswith("mechanisms.") and k in group["sweep"]]
+    return ", ".join(parts) or "attack"
+
+
+def _differing_paths(results, groups) -> list:
+    return [k for k in _sweep_paths(results) if len({str(g["sweep"].get(k)) for g in groups}) > 1]
+
+
+def _finite(v) -> bool:
+    return isinstance(v, numbers.Real) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def _notes(notes, size) -> str:
+    """Notes for a legend title, one per line, wrapped to the figure's width."""
+    import textwrap
+
+    width = 62 if size == "one-column" else 130
+    return "\n".join(textwrap.fill(n, width) for n in notes if n)
+
+
+def _conf_text(conf) -> str:
+    return f"{conf:.0%}" if _finite(conf) else "stated"
 
 
 # 1 ----------------------------------------------------------------------------------------------
-def plot_epsilon_vs_claimed(results, *, size="one-column"):
-    """Epsilon lower bound (median, range over trials) against the claimed epsilon.
+_TRUE_KEYS = ("true_eps", "true_epsilon")
 
-    The diagonal is where a tight audit of a correct mechanism lands; above it
-    is a violation.  The dotted line is the ceiling: the largest bound the
-    run's sample size could certify.
+
+def _reference_values(results) -> dict:
+    """label -> (numeric published values by key, true epsilon stated in the reference or None).
+
+    A reference's numeric values (other than the true epsilon) are published
+    bounds to set beside ours, e.g. ``reference: {dp_sniper: 0.094}``; a true
+    epsilon may be given as a number, ``inf`` or ``"<= 0.5"`` (an upper bound).
+    """
+    out = {}
+    for m in results.config.get("mechanisms") or []:
+        ref = m.get("reference") if isinstance(m, dict) else None
+        if not isinstance(ref, dict):
+            continue
+        published, true = {}, None
+        for key, value in ref.items():
+            if str(key).lower() in _TRUE_KEYS:
+                true = _parse_true(value)
+            elif isinstance(value, numbers.Real) and not isinstance(value, bool) and not math.isnan(value):
+                published[str(key)] = float(value)
+        out[m.get("label")] = (published, true)
+    return out
+
+
+def _parse_true(value):
+    """``(epsilon, is_upper_bound)`` from ``0.1``, ``inf`` or ``"<= 0.5"``; None when unreadable."""
+    if isinstance(value, numbers.Real) and not isinstance(value, bool):
+        return float(value), False
+    text = str(value).strip().replace("\u2264", "<=").replace(" ", "")
+    upper = text.startswith("<=") or text.startswith("<")
+    try:
+        return float(text.lstrip("<=")), upper
+    except ValueError:
+        return None
+
+
+def _published_label(key: str) -> str:
+    return "DP-Sniper (published)" if "sniper" in key.lower() else f"{key.replace('_', ' ')} (reference)"
+
+
+_PUBLISHED_STYLES = [("#009E73", "X"), ("#CC79A7", "P"), ("#E69F00", "*")]
+
+
+def plot_epsilon_vs_claimed(results, *, size="one-column"):
+    """The certified epsilon lower bounds against the claims.
+
+    With one claimed value (a table of mechanisms, as in DP-Sniper), one row
+    per mechanism: the bound (range over trials when there are several), the
+    true epsilon where known, published bounds from the config's
+    ``reference``, the claim and the ceiling.  With several claimed values, the
+    bound against the claimed epsilon, one series per mechanism, beside the
+    diagonal (a tight audit of a correct mechanism) and the ceiling.
     """
     groups = [g for g in _groups(results) if "epsilon_lower_bound_median" in g]
     if not groups:
         return None
-    fig, (ax,) = new_figure(size)
+    if len({round(float(g["claimed_epsilon"]), 12) for g in groups if _finite(g.get("claimed_epsilon"))}) == 1:
+        return _per_mechanism_chart(results, groups, size)
+    return _bound_vs_claim_chart(results, groups, size)
+
+
+def _per_mechanism_chart(results, groups, size):
+    multi_point = len({g["point"] for g in groups}) > 1
+    paths = _differing_paths(results, groups)
+    rows = groups  # config order: the summary lists groups point by point, mechanisms in config order
+    refs = _reference_values(results)
+    n = len(rows)
+    n_published = len({k for published, _ in refs.values() for k in published})
+    legend_lines = 6 + n_published if size == "one-column" else 3 + math.ceil(n_published / 2)
+    fig, (ax,) = new_figure(size, height=0.75 + 0.17 * n + 0.115 * (legend_lines + 2))
+    claim = float(rows[0]["claimed_epsilon"])
+    ys = np.arange(n)[::-1]
+
+    # Which values are on the axis decides the scale.
+    values = [claim]
+    for g in rows:
+        values += [g["epsilon_lower_bound_min"], g["epsilon_lower_bound_max"]]
+        if _finite(g.get("true_epsilon")):
+            values.append(g["true_epsilon"])
+        published, true = refs.get(g["mechanism"], ({}, None))
+        values += list(published.values())
+        if true and math.isfinite(true[0]):
+            values.append(true[0])
+    positive = [v for v in values if _finite(v) and v > 0]
+    log = bool(positive) and max(positive) / min(positive) > 30
+    ceilings = sorted({round(g["ceiling"], 9) for g in rows if _finite(g.get("ceiling"))})
+    data_hi = max(positive) if positive else claim
+    ceiling_on_axis = bool(ceilings) and (max(ceilings) <= (30 if log else 3) * data_hi)
+    if ceiling_on_axis:
+        positive += ceilings
+    if log:
+        lo_lim, hi_lim = min(positive) / 1.8, max(positive) * 1.8
+        ax.set_xscale("log")
+    else:
+        lo_lim, hi_lim = 0.0, max(positive + [claim]) * 1.12
+    ax.set_xlim(lo_lim, hi_lim)
+    edge_lo, edge_hi = (lo_lim * 1.15, hi_lim / 1.15) if log else (lo_lim, hi_lim * 0.985)
+
+    samples = rows[0].get("samples")
+    legend_items: dict = {}
+
+    def point(x, y, label, **kw):
+        # Points carry no label; one proxy per kind is added below, in a fixed order.
+        legend_items.setdefault(label, kw)
+        ax.plot([x], [y], ls="none", clip_on=False, **kw)
+
+    n_trials = max(g["n_trials"] for g in rows)
+    conf = rows[0].get("confidence")
+    at_zero = False
+    for y, g in zip(ys, rows):
+        med, lo, hi = g["epsilon_lower_bound_median"], g["epsilon_lower_bound_min"], g["epsilon_lower_bound_max"]
+        violation = g.get("verdict") == "violation"
+        colour, marker = ("#D55E00", "D") if violation else ("#0072B2", "o")
+        name = f"{EPS} lower bound: violation" if violation else f"{EPS} lower bound: no violation found"
+        if n_trials > 1 and hi > lo:
+            ax.plot([max(lo, edge_lo) if log else lo, hi], [y, y], color=colour, lw=1.4, solid_capstyle="butt", zorder=3)
+        x = med
+        if log and med <= lo_lim:
+            x, at_zero = edge_lo, True
+            ax.annotate(f"{med:.2g}", (x, y), xytext=(0, 3.5), textcoords="offset points", ha="center", va="bottom",
+                        fontsize=6, color=colour)
+        point(x, y, color=colour, marker=marker, ms=4.5, zorder=4, label=name)
+        true = g.get("true_epsilon")
+        published, ref_true = refs.get(g["mechanism"], ({}, None))
+        if true is None and ref_true is not None:
+            true, upper = ref_true
+        else:
+            upper = False
+        if isinstance(true, numbers.Real) and not isinstance(true, bool) and not math.isnan(true):
+            if math.isinf(true):
+                point(edge_hi, y, color="black", marker=">", ms=4.5, mfc="none", mew=0.9, zorder=4,
+                      label=f"true {EPS} = \u221e (at the edge)")
+            elif upper:
+                point(true, y, color="black", marker="<", ms=4.5, mfc="none", mew=0.9, zorder=4,
+                      label=f"true {EPS}: at most")
+            else:
+                point(true, y, color="black", marker="s", ms=4.5, mfc="none", mew=0.9, zorder=3.5,
+                      label=f"true {EPS}")
+        for j, (key, value) in enumerate(sorted(published.items())):
+            c, m = _PUBLISHED_STYLES[j % len(_PUBLISHED_STYLES)]
+            # Just under the row's line, so that neither marker hides the other.
+            point(min(max(value, edge_lo), edge_hi) if log else value, y - 0.3, color=c, marker=m, ms=4, mew=0.8,
+                  zorder=5, label=_published_label(key))
+
+    def rank(label):
+        return next((i for i, key in enumerate(("no violation", "violation", "true", "")) if key in label), 9)
+
+    for label, kw in sorted(legend_items.items(), key=lambda item: rank(item[0])):
+        ax.plot([], [], ls="none", label=label, **kw)
+    # Reference lines after the points, so that the legend lists the bounds first.
+    ax.axvline(claim, color="0.35", ls=(0, (5, 2)), lw=0.9, label=f"claimed {EPS} = {claim:g}", zorder=1)
+    if ceiling_on_axis:
+        txt = "ceiling: the most this sample size can certify"
+        if len(ceilings) == 1:
+            ax.axvline(ceilings[0], color="0.1", ls=(0, (1, 1.5)), lw=1.0, label=txt, zorder=1)
+        else:
+            ax.plot([g.get("ceiling") for g in rows], ys, ls="none", marker="|", ms=9, color="0.1", label=txt)
+    names = []
+    for g in rows:
+        label = str(g["mechanism"] or "attack")
+        if multi_point:
+            label += " (" + ", ".join(f"{k.split('.')[-1]}={_fmt(g['sweep'][k])}" for k in paths) + ")"
+        names.append(label + (" \u2020" if g.get("broken") else ""))
+    ax.set_yticks(ys, names)
+    ax.set_ylim(-0.7, n - 0.3)
+    ax.tick_params(axis="y", length=0)
+    ax.grid(axis="y", visible=False)
+    ax.set_xlabel(EPS + (" (log scale)" if log else ""))
+    notes = [f"lower bounds at {_conf_text(conf)} confidence; {n_trials} trial{'s' * (n_trials > 1)} per mechanism"
+             + ("; bar: range over trials" if n_trials > 1 else "")]
+    if isinstance(samples, int):
+        notes.append(f"{samples:,} samples per side")
+    if any(g.get("broken") for g in rows):
+        notes.append("\u2020 known not to satisfy its claim")
+    if ceilings and not ceiling_on_axis:
+        notes.append(f"ceiling {min(ceilings):.3g} (off scale)")
+    if at_zero:
+        notes.append("bounds below the axis drawn at its left edge, value above")
+    legend = legend_below(fig, ncol=1 if size == "one-column" else 2, title=_notes(notes, size), title_fontsize=6)
+    legend.get_title().set_color("0.3")
+    _title(fig, results)
+    return fig
+
+
+def _bound_vs_claim_chart(results, groups, size):
     labels = list(dict.fromkeys(g["mechanism"] for g in groups))
-    xs_all, ys_all = [], []
+    claims = [float(g["claimed_epsilon"]) for g in groups if _finite(g.get("claimed_epsilon"))]
+    bounds = [g["epsilon_lower_bound_max"] for g in groups] + [g["epsilon_lower_bound_min"] for g in groups]
+    log = max(claims) / max(min(claims), 1e-300) > 30
+    fig, (ax,) = new_figure(size, height=WIDTH_HEIGHT[size] + 0.85 + 0.13 * math.ceil((len(labels) + 2) / 2))
+    # Series at the same claim are nudged apart (a fraction of the axis) so that none hides another.
+    span = (math.log(max(claims)) - math.log(min(claims))) if log else (max(claims) - min(claims) or 1.0)
+    nudge = 0.012 * span
     for i, label in enumerate(labels):
+        st = _style_of(results, label, i)
         gs = sorted((g for g in groups if g["mechanism"] == label), key=lambda g: g["claimed_epsilon"])
         x = np.array([g["claimed_epsilon"] for g in gs], dtype=float)
+        off = (i - (len(labels) - 1) / 2) * nudge
+        x = x * math.exp(off) if log else x + off
         y = np.array([g["epsilon_lower_bound_median"] for g in gs], dtype=float)
         lo = np.array([g["epsilon_lower_bound_min"] for g in gs], dtype=float)
         hi = np.array([g["epsilon_lower_bound_max"] for g in gs], dtype=float)
         broken = any(g.get("broken") for g in gs)
-        ax.errorbar(x, y, yerr=[y - lo, hi - y], color=colour(i), marker=MARKERS[i % len(MARKERS)],
-                    capsize=2, lw=1.0, ms=3.5, label=str(label or "bound") + (" (broken)" if broken else ""))
-        true = [(g["claimed_epsilon"], g["true_epsilon"]) for g in gs
-                if g.get("true_epsilon") is not None and math.isfinite(g["true_epsilon"])
+        ax.errorbar(x, y, yerr=[y - lo, hi - y], color=st["color"], marker=st["marker"], ls=st["linestyle"],
+                    capsize=2, lw=1.0, ms=3.8, label=str(label or "bound") + (" \u2020" if broken else ""), zorder=3)
+        true = [(xx, g["true_epsilon"]) for xx, g in zip(x, gs) if _finite(g.get("true_epsilon"))
                 and abs(g["true_epsilon"] - g["claimed_epsilon"]) > 1e-9]
         if true:
             tx, ty = zip(*true)
-            ax.plot(tx, ty, ls="none", marker=MARKERS[i % len(MARKERS)], mfc="none", color=colour(i), ms=5, alpha=0.7)
-        xs_all += list(x)
-        ys_all += list(hi)
-    lo_x, hi_x = min(xs_all), max(xs_all)
-    pad_hi = max(hi_x, max(ys_all)) * 1.15
-    diag = np.array([0.0, pad_hi])
-    ax.plot(diag, diag, color="0.45", ls="--", lw=0.8, label=f"lower bound = claimed {EPS}")
-    ceilings = sorted({round(g["ceiling"], 12) for g in groups if g.get("ceiling") is not None})
-    data_top = max(max(ys_all), pad_hi)
-    if ceilings and min(ceilings) > 2 * data_top:
-        # Far above the data: say so rather than squash the points.
-        ax.text(0.99, 0.97, f"ceiling {min(ceilings):.3g} (off scale)", transform=ax.transAxes, ha="right", va="top",
-                fontsize=6, color="0.2")
-        ceilings = []
-    if ceilings:
-        samples = groups[0].get("samples")
-        txt = f"ceiling (n={samples:,})" if isinstance(samples, int) else "ceiling"
-        if len(ceilings) == 1:
-            ax.axhline(ceilings[0], color="0.2", ls=":", lw=0.9, label=txt)
-        else:
-            cx = sorted({(g["claimed_epsilon"], g["ceiling"]) for g in groups if g.get("ceiling") is not None})
-            ax.plot(*zip(*cx), color="0.2", ls=":", lw=0.9, label=txt)
-    ax.set_xlim(0, pad_hi)
-    top = max(max(ys_all), *(ceilings or [0.0])) * 1.1
-    ax.set_ylim(0, max(top, pad_hi))
+            ax.plot(tx, ty, ls="none", marker=st["marker"], mfc="none", color=st["color"], ms=6, mew=0.8, zorder=2)
+    top = max(max(bounds), max(claims)) * 1.15
+    if log:
+        pos = [v for v in bounds + claims if v > 0]
+        lo_lim = min(pos) / 1.5
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        diag = np.array([lo_lim, top])
+        ax.set_xlim(min(claims) / 1.3, max(claims) * 1.3)
+        ax.set_ylim(lo_lim, top)
+    else:
+        diag = np.array([0.0, top])
+        ax.set_xlim(0, max(claims) * 1.15)
+        ax.set_ylim(0, top)
+    ax.plot(diag, diag, color="0.45", ls=(0, (5, 2)), lw=0.8, label=f"bound = claimed {EPS}", zorder=1)
+    ceilings = sorted({round(g["ceiling"], 9) for g in groups if _finite(g.get("ceiling"))})
+    samples = groups[0].get("samples")
+    notes = []
+    if ceilings and min(ceilings) <= top:
+        txt = f"ceiling ({samples:,} samples per side)" if isinstance(samples, int) else "ceiling"
+        cx = sorted({(g["claimed_epsilon"], g["ceiling"]) for g in groups if _finite(g.get("ceiling"))})
+        ax.plot(*zip(*cx), color="0.1", ls=(0, (1, 1.5)), lw=0.9, label=txt)
+    elif ceilings:
+        notes.append(f"ceiling {min(ceilings):.3g} (off scale)")
     ax.set_xlabel(f"claimed {EPS}")
     conf = groups[0].get("confidence")
-    ax.set_ylabel(f"{EPS} lower bound ({conf:.0%} conf.)" if conf else f"{EPS} lower bound")
-    ax.legend(loc="upper left", ncol=1)
+    ax.set_ylabel(f"{EPS} lower bound ({_conf_text(conf)} conf.)")
     ntr = max(g["n_trials"] for g in groups)
-    ax.text(0.99, 0.01, f"bars: range over {ntr} trial{'s' * (ntr > 1)}; open: true {EPS}", transform=ax.transAxes,
-            ha="right", va="bottom", fontsize=6, color="0.35")
-    _title(ax, results)
+    notes.insert(0, f"bars: range over {ntr} trials" if ntr > 1 else "1 trial per point")
+    if any(_finite(g.get("true_epsilon")) and abs(g["true_epsilon"] - g["claimed_epsilon"]) > 1e-9 for g in groups):
+        notes.append(f"open: true {EPS}")
+    if any(g.get("broken") for g in groups):
+        notes.append("\u2020 known not to satisfy its claim")
+    legend = legend_below(fig, ncol=2, title=_notes(notes, size), title_fontsize=6)
+    legend.get_title().set_color("0.3")
+    _title(fig, results)
     return fig
 
 
-# 2 ----------------------------------------------------------------------------------------------
-def _cp_band(p, n, confidence=0.95):
-    from scipy.stats import beta
 
-    k = np.round(np.asarray(p) * n)
-    a = (1 - confidence) / 2
-    lo = np.where(k > 0, beta.ppf(a, k, n - k + 1), 0.0)
-    hi = np.where(k < n, beta.ppf(1 - a, k + 1, n - k), 1.0)
-    return lo, hi
+# 2 ----------------------------------------------------------------------------------------------
+def _roc_n(result) -> int:
+    roc = result.get("roc") or {}
+    for n in (result.get("n_test"), roc.get("n_negative"), roc.get("n")):
+        if isinstance(n, numbers.Integral) and n > 0:
+            return int(n)
+    return max(1, int(result.get("samples") or 2) // 2)
 
 
 def plot_roc(results, *, size="one-column"):
-    """The attack's ROC on the held-out split, log-log, with the claimed-DP frontier.
+    """Each audit's ROC on the held-out split, log-log, with the claimed-DP frontier.
 
-    (eps, delta)-DP forces TPR <= e^eps FPR + delta: a curve above its dashed
-    frontier is a violation.  The band is a pointwise 95% Clopper-Pearson
-    interval on the TPR (first trial of each group).
+    (eps, delta)-DP forces ``TPR <= e^eps FPR + delta`` (and the mirror
+    inequality): a curve above its frontier is a violation.  Each point carries
+    a 95% Clopper-Pearson interval on both rates; the shaded region is the
+    union of these boxes, and the cross marks the event the bound rests on.
+    One sweep point and the first trial of each mechanism are drawn.
     """
+    chosen, point_note = _one_point(results, _groups(results))
     curves = []
-    chosen, _ = _one_point(results, _groups(results))
     for g in chosen:
         ts = results.trials_at(g["point"], g["mechanism"])
-        if ts and isinstance(ts[0]["result"].get("roc"), dict):
-            curves.append((g, ts[0]["result"]))
+        if ts and isinstance(ts[0]["result"].get("roc"), dict) and ts[0]["result"]["roc"].get("fpr"):
+            curves.append((g, ts[0]["result"], len(ts)))
     if not curves:
         return None
-    sweep_keys = [k for k in (results.summary or {}).get("sweep", {}).get("parameters", [])
-                  if len({str(g["sweep"].get(k)) for g, _ in curves}) > 1]
-    curves = curves[:8]
-    fig, (ax,) = new_figure(size)
+    paths = _differing_paths(results, [g for g, _, _ in curves])
+    curves = curves[:12]
+    fig, (ax,) = new_figure(size, height=WIDTH_HEIGHT[size] + 0.55 + 0.13 * math.ceil((len(curves) + 3) / 2))
     floor = 1.0
-    for i, (g, r) in enumerate(curves):
-        fpr = np.asarray(r["roc"]["fpr"], dtype=float)
-        tpr = np.asarray(r["roc"]["tpr"], dtype=float)
-        keep = (fpr > 0) & (tpr > 0)
-        if not keep.any():
-            continue
-        order = np.argsort(fpr[keep])
-        f, t = fpr[keep][order], tpr[keep][order]
-        n = r["roc"].get("n_negative") or r["roc"].get("n") or max(1, int(r.get("samples") or 2) // 2)
-        lo, hi = _cp_band(t, int(n))
-        ax.fill_between(f, np.maximum(lo, 1e-12), hi, color=colour(i), alpha=0.2, lw=0)
-        ax.plot(f, t, color=colour(i), label=_series_label(g, sweep_keys))
-        floor = min(floor, f.min())
+    frontiers: dict = {}
+    for i, (g, r, _) in enumerate(curves):
+        st = _style_of(results, g["mechanism"], i)
+        pts = roc_points(r["roc"]["fpr"], r["roc"]["tpr"], _roc_n(r))
+        draw_roc(ax, pts, style=st, label=_series_label(g, paths))
+        draw_event(ax, r, style=st, label=None)
+        pos = pts["x"][(pts["x"] > 0) & (pts["y"] > 0)]
+        if pos.size:
+            floor = min(floor, float(pos.min()), float(np.min(pts["x_lo"][pts["x_lo"] > 0], initial=1.0)))
         eps, delta = r.get("claimed_epsilon"), r.get("claimed_delta") or 0.0
-        if eps is not None:
-            grid = np.logspace(math.log10(max(f.min(), 1e-9)), 0, 100)
-            ax.plot(grid, np.minimum(1.0, math.exp(eps) * grid + delta), color=colour(i), ls="--", lw=0.8)
-    ax.plot([floor, 1], [floor, 1], color="0.5", lw=0.7, ls=":", label="chance")
+        if _finite(eps):
+            frontiers.setdefault((round(float(eps), 12), float(delta)), []).append(g["mechanism"])
+    floor = max(floor, 1e-12)
+    for j, ((eps, delta), _) in enumerate(sorted(frontiers.items())):
+        claim = f"{EPS} = {eps:g}" + (f", {DELTA} = {delta:g}" if delta else "")
+        draw_frontier(ax, eps, delta, x_min=floor / 2, linestyle=["-", (0, (6, 2)), (0, (2, 1))][j % 3],
+                      label=f"claimed frontier ({claim})")
+    ax.plot([floor / 2, 1], [floor / 2, 1], color="0.6", lw=0.7, ls=(0, (1, 2)), label="chance", zorder=1)
+    ax.plot([], [], ls="none", marker="+", color="0.2", ms=7, label="event the bound uses (95% box)")
     ax.set_xscale("log")
     ax.set_yscale("log")
+    ax.set_xlim(floor / 2, 1.4)
+    ax.set_ylim(floor / 2, 1.4)
     ax.set_xlabel("false positive rate")
     ax.set_ylabel("true positive rate")
-    ax.legend(loc="lower right")
-    ax.text(0.02, 0.98, f"dashed: claimed {EPS} frontier", transform=ax.transAxes, va="top", fontsize=6, color="0.35")
-    _title(ax, results)
+    notes = ["shaded: 95% Clopper-Pearson box on both rates, per point"]
+    ntr = max(n for _, _, n in curves)
+    if ntr > 1:
+        notes.append(f"trial 1 of {ntr}")
+    if point_note:
+        notes.append(point_note)
+    legend = legend_below(fig, ncol=2, title=_notes(notes, size), title_fontsize=6)
+    legend.get_title().set_color("0.3")
+    _title(fig, results)
     return fig
 
 
 # 3 ----------------------------------------------------------------------------------------------
 def plot_privacy_profile(results, *, size="one-column"):
-    """Empirical lower bounds on epsilon(delta) against the claimed curve.
+    """Certified lower bounds on epsilon(delta) beside each claim.
 
-    Line: median over trials; band: range over trials.  The claimed curve is
-    the claimed epsilon for delta >= claimed delta (dashed); the mechanism's
-    true profile is dotted when known (e.g. the Gaussian's analytic curve).
+    Line: median over trials; band: range over trials.  An (epsilon, delta)
+    claim is a point (star); a pure claim (delta = 0) bounds every delta and is
+    a dashed line.  The mechanism's exact epsilon(delta) is dotted when known
+    (for a correct mechanism it is the claimed mechanism's own curve).
     """
-    groups = []
-    chosen, _ = _one_point(results, _groups(results))
+    chosen, point_note = _one_point(results, _groups(results))
+    series = []
     for g in chosen:
         ts = results.trials_at(g["point"], g["mechanism"])
         prof = [t["result"].get("privacy_profile") for t in ts]
         if prof and all(isinstance(p, dict) and p.get("delta") for p in prof):
-            groups.append((g, ts))
-    if not groups:
+            series.append((g, ts))
+    if not series:
         return None
-    sweep_keys = [k for k in (results.summary or {}).get("sweep", {}).get("parameters", [])
-                  if len({str(g["sweep"].get(k)) for g, _ in groups}) > 1]
-    fig, (ax,) = new_figure(size)
-    for i, (g, ts) in enumerate(groups[:8]):
+    paths = _differing_paths(results, [g for g, _ in series])
+    series = series[:12]
+    fig, (ax,) = new_figure(size, height=WIDTH_HEIGHT[size] + 0.75 + 0.13 * math.ceil((len(series) + 3) / 2))
+    results_of = [ts[0]["result"] for _, ts in series]
+    all_delta = np.concatenate([np.asarray(r["privacy_profile"]["delta"], dtype=float) for r in results_of]
+                               + [[r.get("claimed_delta") or 0.0 for r in results_of]])
+    d_range = (all_delta[all_delta > 0].min() / 2, all_delta.max() * 2)
+    pure = {float(r["claimed_epsilon"]) for r in results_of
+            if _finite(r.get("claimed_epsilon")) and not r.get("claimed_delta")}
+    top = max(pure, default=0.0)
+    shared = None
+    if len(pure) == 1:  # one pure claim shared by every mechanism: one grey line
+        shared = pure.pop()
+        draw_profile_claim(ax, shared, 0.0, color="0.35", delta_range=d_range)
+    kinds = set()
+    for i, (g, ts) in enumerate(series):
+        st = _style_of(results, g["mechanism"], i)
         delta = np.asarray(ts[0]["result"]["privacy_profile"]["delta"], dtype=float)
         eps = np.array([t["result"]["privacy_profile"]["epsilon"] for t in ts], dtype=float)
         keep = delta > 0
-        ax.fill_between(delta[keep], eps.min(0)[keep], eps.max(0)[keep], color=colour(i), alpha=0.25, lw=0)
-        ax.plot(delta[keep], np.median(eps, 0)[keep], color=colour(i), marker=MARKERS[i % len(MARKERS)], ms=2.5,
-                label=_series_label(g, sweep_keys))
+        if len(ts) > 1:
+            ax.fill_between(delta[keep], eps.min(0)[keep], eps.max(0)[keep], color=st["color"], alpha=0.2, lw=0)
+        # Solid: in this figure dashes mean a claim and dots an exact curve.
+        ax.plot(delta[keep], np.median(eps, 0)[keep], color=st["color"], marker=st["marker"], ls="-",
+                ms=3, lw=1.1, label=_series_label(g, paths), zorder=3)
+        top = max(top, float(eps.max()))
         r = ts[0]["result"]
-        if r.get("claimed_epsilon") is not None:
-            d0 = max(r.get("claimed_delta") or 0.0, delta[keep].min())
-            ax.plot([d0, delta[keep].max()], [r["claimed_epsilon"]] * 2, color=colour(i), ls="--", lw=0.9)
+        claim_eps, claim_delta = r.get("claimed_epsilon"), r.get("claimed_delta") or 0.0
+        if _finite(claim_eps):
+            kinds.add("point" if claim_delta else "line")
+            top = max(top, float(claim_eps))
+            if claim_delta or float(claim_eps) in pure:
+                draw_profile_claim(ax, claim_eps, claim_delta, color=st["color"], delta_range=d_range)
         true = r.get("true_profile")
         if isinstance(true, dict) and true.get("delta"):
             td = np.asarray(true["delta"], dtype=float)
             te = np.array([np.nan if e is None else e for e in true["epsilon"]], dtype=float)
             ok = (td > 0) & np.isfinite(te)
             if ok.any():
-                ax.plot(td[ok], te[ok], color=colour(i), ls=":", lw=0.9)
+                kinds.add("exact")
+                ax.plot(td[ok], te[ok], color=st["color"], ls=(0, (1, 1.2)), lw=1.2, zorder=2)
+                top = max(top, float(np.nanmax(te[ok])))
+    # One legend entry per kind of line, in grey: the colours are the mechanisms'.
+    if "line" in kinds:
+        value = f" = {shared:g}" if shared is not None else ""
+        ax.plot([], [], color="0.35", ls=(0, (5, 2)), lw=0.9, label=f"claim {EPS}{value} (pure: every {DELTA})")
+    if "point" in kinds:
+        ax.plot([], [], ls="none", marker="*", ms=8, mfc="0.6", mec="black", mew=0.5, label=f"claim ({EPS}, {DELTA})")
+    if "exact" in kinds:
+        ax.plot([], [], color="0.35", ls=(0, (1, 1.2)), lw=1.2, label=f"exact {EPS}({DELTA}) of the mechanism")
     ax.set_xscale("log")
-    ax.set_xlabel(f"{DELTA}")
+    ax.set_xlim(*d_range)
+    ax.set_ylim(0, top * 1.08 if top > 0 else 1.0)
+    ax.set_xlabel(DELTA)
     ax.set_ylabel(f"{EPS}({DELTA})")
-    # Headroom above the curves for a two-column legend, so it never covers data.
-    ax.set_ylim(0, ax.get_ylim()[1] * 1.4)
-    ax.legend(loc="upper center", ncol=2, frameon=False)
-    ax.text(0.02, 0.02, "solid: lower bound (band: range over trials)\ndashed: claimed; dotted: true",
-            transform=ax.transAxes, fontsize=6, color="0.35")
-    _title(ax, results)
+    ntr = max(len(ts) for _, ts in series)
+    conf = results_of[0]["privacy_profile"].get("confidence") or results_of[0].get("confidence")
+    notes = [f"markers: lower bounds, simultaneous over {DELTA} at {_conf_text(conf)} confidence"
+             + (f"; line: median, band: range over {ntr} trials" if ntr > 1 else "")]
+    if point_note:
+        notes.append(point_note)
+    legend = legend_below(fig, ncol=2, title=_notes(notes, size), title_fontsize=6)
+    legend.get_title().set_color("0.3")
+    _title(fig, results)
     return fig
 
 
@@ -247,6 +533,13 @@ def plot_privacy_profile(results, *, size="one-column"):
 ACCURACY_NAMES = ("accuracy", "fraction_recovered", "bit_accuracy", "recovered_fraction", "fraction_correct")
 QUERY_NAMES = ("k", "queries", "n_queries", "m")
 NOISE_NAMES = ("noise_scale", "sigma", "noise", "scale")
+# What a query mechanism's noise parameter is, by the mechanism's name.
+NOISE_MEANING = {
+    "laplace": ("Laplace noise of scale b on each answer", "b"),
+    "gaussian": ("Gaussian noise of s.d. \u03c3 on each answer", "\u03c3"),
+    "rounded_gaussian": ("rounded Gaussian noise (s.d. \u03c3) on each answer", "\u03c3"),
+    "bounded": ("uniform noise on [-E, E] on each answer", "E"),
+}
 
 
 def _metric_points(results, metric_names):
@@ -255,25 +548,39 @@ def _metric_points(results, metric_names):
         name = _first(g.get("metrics", {}), metric_names)
         if name is None:
             continue
-        m = g["metrics"][name]
-        pts.append((g, _point_params(results, g), m, name))
+        pts.append((g, _point_params(results, g), g["metrics"][name], name))
     return pts
 
 
 def _errbar_series(ax, rows, i, label):
     rows = sorted(rows, key=lambda r: r[0])
+    st = series_style(i)
     x = np.array([r[0] for r in rows], dtype=float)
     m = np.array([r[1]["mean"] for r in rows], dtype=float)
     lo = np.array([r[1]["ci_low"] for r in rows], dtype=float)
     hi = np.array([r[1]["ci_high"] for r in rows], dtype=float)
-    ax.errorbar(x, m, yerr=[m - lo, hi - m], color=colour(i), marker=MARKERS[i % len(MARKERS)], capsize=2, ms=3,
-                label=label)
+    ax.errorbar(x, m, yerr=[m - lo, hi - m], color=st["color"], marker=st["marker"], ls=st["linestyle"], capsize=2,
+                ms=4.5 if st["marker"] == "*" else 3.2, lw=1.0, label=label)
+
+
+def _legend_above(ax, *, ncol: int, title: str | None = None):
+    handles, labels = ax.get_legend_handles_labels()
+    if not handles:
+        return None
+    fits = columns_that_fit(labels, ax.get_position().width * ax.figure.get_figwidth())
+    leg = ax.legend(handles, labels, loc="lower left", bbox_to_anchor=(0.0, 1.02, 1.0, 0.2), mode="expand",
+                    ncol=max(1, min(ncol, fits, len(handles))), borderaxespad=0.0, title=title, title_fontsize=6,
+                    handlelength=2.2, columnspacing=0.8)
+    leg.get_title().set_color("0.3")
+    return leg
 
 
 def plot_reconstruction(results, *, size="one-column"):
     """Reconstruction accuracy against noise / sqrt(n) and against the number of queries.
 
-    Points: mean over trials; bars: t-interval for the mean at the estimator's confidence.
+    Points: mean over trials; bars: t-interval for the mean at the estimator's
+    confidence.  The noise parameter's meaning (Laplace scale, Gaussian s.d.)
+    and n are stated on the figure.
     """
     pts = _metric_points(results, ACCURACY_NAMES)
     if not pts:
@@ -282,65 +589,97 @@ def plot_reconstruction(results, *, size="one-column"):
     qn, nn = _first(params0, QUERY_NAMES), _first(params0, NOISE_NAMES)
     if nn is None or "n" not in params0:
         return None
-    fig, axes = new_figure(size, panels=2)
+    noise_kind = str(params0.get("noise", ""))
+    meaning, sym = NOISE_MEANING.get(noise_kind, (f"noise parameter {nn} ({noise_kind or 'unnamed'})", nn))
+    ns = sorted({int(p["n"]) for _, p, _, _ in pts})
+    n_text = "n = " + "/".join(f"{v:,}" for v in ns)
+    fig, axes = new_figure(size, panels=2, height=5.0 if size == "one-column" else 3.2)
     ax_noise, ax_q = axes
     by_q: dict = {}
     by_noise: dict = {}
     for g, p, m, _ in pts:
         scale = float(p[nn]) / math.sqrt(p["n"])
         by_q.setdefault(p.get(qn) if qn else None, []).append((scale, m))
-        by_noise.setdefault(round(scale, 6), []).append((float(p[qn]) if qn else float(p["n"]), m))
+        by_noise.setdefault((round(scale, 6), float(p[nn])), []).append((float(p[qn]) if qn else float(p["n"]), m))
     for i, (q, rows) in enumerate(sorted(by_q.items(), key=lambda kv: (kv[0] is None, kv[0] or 0))):
-        _errbar_series(ax_noise, rows, i, f"{qn}={q}" if qn else None)
-    for i, (s, rows) in enumerate(sorted(by_noise.items())):
-        _errbar_series(ax_q, rows, i, f"noise/√n={s:.3g}")
+        _errbar_series(ax_noise, rows, i, f"{qn} = {q:,}" if qn else None)
+    # The second panel's series continue the style sequence: a colour+marker means one thing per figure.
+    for i, ((s, raw), rows) in enumerate(sorted(by_noise.items())):
+        _errbar_series(ax_q, rows, len(by_q) + i, f"{sym} = {raw:g}")
     metric = pts[0][3].replace("_", " ")
-    ax_noise.set_xlabel("noise scale / √n")
-    ax_q.set_xlabel(f"number of queries ({qn})" if qn else "n")
+    ax_noise.set_xlabel(f"noise {sym} / \u221an")
+    ax_q.set_xlabel(f"number of queries {qn}" if qn else "n")
+    ntr = max(g["n_trials"] for g, _, _, _ in pts)
+    conf = (results.summary or {}).get("confidence")
     for ax in axes:
         ax.set_ylabel(metric)
-        ax.axhline(0.5, color="0.5", ls=":", lw=0.8)
+        ax.axhline(0.5, color="0.5", ls=(0, (1, 1.5)), lw=0.8)
         ax.set_ylim(0.4, 1.02)
-        ax.legend(loc="best")
-    ax_noise.text(0.99, 0.02, "dotted: guessing", transform=ax_noise.transAxes, ha="right", fontsize=6, color="0.35")
-    _title(ax_noise, results)
+    fig.suptitle(_notes([f"{n_text} secret bits", meaning,
+                         f"mean over {ntr} trials; bars: {_conf_text(conf)} t-interval; dotted: guessing"], size),
+                 fontsize=6.5, color="0.2")
+    _legend_above(ax_noise, ncol=5, title=f"queries {qn}" if qn else None)
+    _legend_above(ax_q, ncol=5, title=f"noise {sym} ({sym} / \u221an = "
+                                      + ", ".join(f"{s:.2g}" for s, _ in sorted(by_noise)) + ")")
+    _title(fig, results)
     return fig
 
 
 # 5 ----------------------------------------------------------------------------------------------
 TPR_NAMES = ("tpr", "tpr_at_fpr", "true_positive_rate", "power")
 TRACING_NOISE_NAMES = ("noise_scale", "alpha", "sigma", "noise")
+TRACING_NOISE_MEANING = {
+    "gaussian": "s.d. of the Gaussian noise added to each released mean",
+    "laplace": "scale of the Laplace noise added to each released mean",
+    "bounded": "bound of the uniform noise added to each released mean",
+}
+GREEK = {"alpha": "\u03b1", "sigma": "\u03c3"}
 
 
 def plot_tracing(results, *, size="one-column"):
     """Tracing TPR at a fixed FPR against the dimension d, one curve per noise level.
 
-    Band: t-interval for the mean over trials.
+    Band: t-interval for the mean over trials.  The number of people n and the
+    meaning of the noise level are stated on the figure.
     """
     pts = _metric_points(results, TPR_NAMES)
     if not pts or "d" not in pts[0][1]:
         return None
-    swept = [k.split(".")[-1] for k in (results.summary or {}).get("sweep", {}).get("parameters", [])]
+    swept = [k.split(".")[-1] for k in _sweep_paths(results)]
     noise_key = next((k for k in swept if k in TRACING_NOISE_NAMES), None) or _first(pts[0][1], TRACING_NOISE_NAMES)
-    fig, (ax,) = new_figure(size)
+    params0 = pts[0][1]
+    sym = GREEK.get(noise_key, noise_key)
+    fig, (ax,) = new_figure(size, height=WIDTH_HEIGHT[size] + 0.6)
     series: dict = {}
     for g, p, m, _ in pts:
         series.setdefault(p.get(noise_key), []).append((float(p["d"]), m))
-    for i, (lvl, rows) in enumerate(sorted(series.items(), key=lambda kv: str(kv[0]))):
+    for i, (lvl, rows) in enumerate(sorted(series.items(), key=lambda kv: (str(type(kv[0])), kv[0]))):
+        st = series_style(i)
         rows = sorted(rows, key=lambda r: r[0])
         x = np.array([r[0] for r in rows])
         m = np.array([r[1]["mean"] for r in rows])
-        ax.fill_between(x, [r[1]["ci_low"] for r in rows], [r[1]["ci_high"] for r in rows], color=colour(i), alpha=0.2, lw=0)
-        ax.plot(x, m, color=colour(i), marker=MARKERS[i % len(MARKERS)], ms=3, label=f"{noise_key}={lvl}")
-    fpr = pts[0][1].get("fpr")
+        ax.fill_between(x, [r[1]["ci_low"] for r in rows], [r[1]["ci_high"] for r in rows], color=st["color"],
+                        alpha=0.2, lw=0)
+        ax.plot(x, m, color=st["color"], marker=st["marker"], ls=st["linestyle"], ms=3.2, lw=1.1,
+                label=f"{sym} = {_fmt(lvl)}")
+    fpr = params0.get("fpr")
     if fpr is not None:
-        ax.axhline(fpr, color="0.5", ls=":", lw=0.8, label=f"FPR = {fpr:g}")
+        ax.axhline(fpr, color="0.5", ls=(0, (1, 1.5)), lw=0.8, label="guessing")
     ax.set_xscale("log")
-    ax.set_xlabel("dimension d")
+    ax.set_xlabel("number of released attribute means d")
     ax.set_ylabel(f"TPR at FPR {fpr:g}" if fpr is not None else "TPR")
     ax.set_ylim(-0.02, 1.02)
-    ax.legend(loc="best")
-    _title(ax, results)
+    noise = str(params0.get("noise", ""))
+    meaning = TRACING_NOISE_MEANING.get(noise, f"noise level ({noise})")
+    ns = sorted({int(p["n"]) for _, p, _, _ in pts if "n" in p})
+    ntr = max(g["n_trials"] for g, _, _, _ in pts)
+    conf = (results.summary or {}).get("confidence")
+    fig.suptitle(_notes([(f"n = {'/'.join(f'{v:,}' for v in ns)} people in the dataset" if ns else ""),
+                         f"{sym}: {meaning}",
+                         f"mean over {ntr} trials; band: {_conf_text(conf)} t-interval"], size),
+                 fontsize=6.5, color="0.2")
+    _legend_above(ax, ncol=5)
+    _title(fig, results)
     return fig
 
 
@@ -355,32 +694,35 @@ def plot_rr_tradeoff(results, *, size="one-column"):
     groups = [g for g in _groups(results) if "rmse" in g]
     if not groups:
         return None
-    fig, (ax,) = new_figure(size)
+    from ..mechanisms.rr_survey import debiased_std, p_of_epsilon
+
+    fig, (ax,) = new_figure(size, height=WIDTH_HEIGHT[size] + 0.35)
     by_n: dict = {}
     for g in groups:
         by_n.setdefault(int(g["metrics"]["n"]["mean"]), []).append(g)
-    from ..mechanisms.rr_survey import debiased_std, p_of_epsilon
-
     for i, (n, gs) in enumerate(sorted(by_n.items())):
+        st = series_style(i)
         gs = sorted(gs, key=lambda g: g["metrics"]["epsilon"]["mean"])
         eps = np.array([g["metrics"]["epsilon"]["mean"] for g in gs])
         r = np.array([g["rmse"] for g in gs])
         lo = np.array([g["rmse_low"] for g in gs])
         hi = np.array([g["rmse_high"] for g in gs])
-        ax.errorbar(eps, r, yerr=[r - lo, hi - r], ls="none", color=colour(i), marker=MARKERS[i % len(MARKERS)],
-                    capsize=2, ms=3, label=f"n={n:,}")
+        ax.errorbar(eps, r, yerr=[r - lo, hi - r], ls="none", color=st["color"], marker=st["marker"],
+                    capsize=2, ms=3.2, label=f"n = {n:,}")
         # The exact curve is a closed form of saved parameters (no simulation is re-run).
         p = _point_params(results, gs[0])
         grid = np.geomspace(eps.min(), eps.max(), 60)
         coin = p.get("second_coin", "fair")
         frac = gs[0]["metrics"]["true_fraction"]["mean"]
-        ax.plot(grid, [debiased_std(n, p_of_epsilon(e, coin), frac, coin) for e in grid], color=colour(i), ls="--", lw=0.9)
+        ax.plot(grid, [debiased_std(n, p_of_epsilon(e, coin), frac, coin) for e in grid], color=st["color"],
+                ls=(0, (4, 1.5)), lw=0.9)
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel(f"{EPS} of one answer")
     ax.set_ylabel("RMSE of debiased estimate")
-    ax.legend(loc="lower left")
-    ax.text(0.99, 0.98, "dashed: exact sd  ~ 1/(p√n)", transform=ax.transAxes, ha="right", va="top", fontsize=6,
-            color="0.35")
-    _title(ax, results)
+    surveys = groups[0].get("surveys")
+    frac = groups[0]["metrics"]["true_fraction"]["mean"]
+    title = f"true fraction {frac:g}" + (f"; {surveys:,} surveys per point" if isinstance(surveys, int) else "")
+    _legend_above(ax, ncol=4, title=_notes([title, "bars: 95% interval; dashed: exact s.d. ~ 1/(p\u221an)"], size))
+    _title(fig, results)
     return fig

@@ -14,11 +14,26 @@ import matplotlib
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-__all__ = ["OKABE_ITO", "MARKERS", "WIDTHS", "new_figure", "save_figure", "colour", "paper_style"]
+__all__ = [
+    "OKABE_ITO",
+    "MARKERS",
+    "LINESTYLES",
+    "WIDTHS",
+    "new_figure",
+    "save_figure",
+    "colour",
+    "series_style",
+    "legend_below",
+    "columns_that_fit",
+    "paper_style",
+]
 
 # Okabe & Ito (2008), "Color Universal Design": distinguishable under the common colour-vision deficiencies.
 OKABE_ITO = ["#0072B2", "#D55E00", "#009E73", "#E69F00", "#CC79A7", "#56B4E9", "#F0E442", "#000000"]
 MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*"]
+# Series colours: Okabe-Ito without its yellow, which is too pale for lines and markers on white.
+SERIES_COLOURS = [c for c in OKABE_ITO if c != "#F0E442"]
+LINESTYLES = ["-", (0, (5, 1.5)), (0, (3, 1, 1, 1)), (0, (1, 1))]
 WIDTHS = {"one-column": 3.3, "two-column": 6.9}
 
 _RC = {
@@ -51,6 +66,55 @@ def colour(i: int) -> str:
     return OKABE_ITO[i % len(OKABE_ITO)]
 
 
+def series_style(i: int) -> dict:
+    """Colour, marker and line style of the i-th series of a figure.
+
+    Colours (7) and markers (8) cycle with coprime periods, so no two of the
+    first 56 series share a colour+marker pair; the line style changes too,
+    so curves that coincide stay distinguishable in print.
+
+    >>> series_style(0) == series_style(56), series_style(0) == series_style(7)
+    (True, False)
+    >>> len({(series_style(i)["color"], series_style(i)["marker"]) for i in range(56)})
+    56
+    """
+    return {
+        "color": SERIES_COLOURS[i % len(SERIES_COLOURS)],
+        "marker": MARKERS[i % len(MARKERS)],
+        "linestyle": LINESTYLES[i % len(LINESTYLES)],
+    }
+
+
+def legend_below(fig: Figure, *, ncol: int = 2, **kw):
+    """A figure legend under the axes, outside every axes, inside the figure.
+
+    Constrained layout shrinks the axes to make room, so the legend never
+    covers data, ticks or tick labels.  Returns None when nothing is labelled.
+    """
+    handles, labels = [], []
+    for ax in fig.axes:
+        for h, lab in zip(*ax.get_legend_handles_labels()):
+            if lab not in labels:
+                handles.append(h)
+                labels.append(lab)
+    if not handles:
+        return None
+    fits = columns_that_fit(labels, fig.get_figwidth() * 0.97)
+    return fig.legend(handles, labels, loc="outside lower center", ncol=max(1, min(ncol, fits, len(handles))), **kw)
+
+
+def columns_that_fit(labels, width_inches: float) -> int:
+    """How many legend columns of these labels fit in ``width_inches`` (about 0.6 em a character).
+
+    >>> columns_that_fit(["k = 250", "k = 550"], 3.3), columns_that_fit(["a rather long legend label"] * 3, 3.3)
+    (4, 1)
+    """
+    em = matplotlib.rcParams["legend.fontsize"]
+    em = (em if isinstance(em, (int, float)) else 7.0) / 72.0
+    column = 4.2 * em + 0.6 * em * max(len(lab) for lab in labels)
+    return max(1, int(width_inches // column))
+
+
 @contextmanager
 def paper_style():
     """Temporarily apply the paper rcParams."""
@@ -58,21 +122,22 @@ def paper_style():
         yield
 
 
-def new_figure(size: str = "one-column", *, panels: int = 1, aspect: float = 0.75) -> tuple[Figure, list]:
+def new_figure(size: str = "one-column", *, panels: int = 1, aspect: float = 0.75,
+               height: float | None = None) -> tuple[Figure, list]:
     """A figure ``WIDTHS[size]`` inches wide with ``panels`` axes.
 
     Two panels sit side by side in a two-column figure and stacked in a
-    one-column one.
+    one-column one.  ``height`` (inches) overrides the aspect ratio.
     """
     width = WIDTHS[size]
     if panels == 1:
-        fig = Figure(figsize=(width, width * aspect), layout="constrained")
+        fig = Figure(figsize=(width, height or width * aspect), layout="constrained")
         axes = [fig.add_subplot(1, 1, 1)]
     elif size == "two-column":
-        fig = Figure(figsize=(width, width / panels * aspect), layout="constrained")
+        fig = Figure(figsize=(width, height or width / panels * aspect), layout="constrained")
         axes = [fig.add_subplot(1, panels, i + 1) for i in range(panels)]
     else:
-        fig = Figure(figsize=(width, width * aspect * panels * 0.85), layout="constrained")
+        fig = Figure(figsize=(width, height or width * aspect * panels * 0.85), layout="constrained")
         axes = [fig.add_subplot(panels, 1, i + 1) for i in range(panels)]
     FigureCanvasAgg(fig)
     return fig, axes

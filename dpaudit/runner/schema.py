@@ -24,7 +24,7 @@ Schema (see ``docs/experiments.md`` for the full reference)::
         dataset: [0, 1, 1]      # a list or a .json/.npy/.csv path
         neighbor: [0, 1, 0]
         reference: {epsilon: 0.1}   # extra columns printed in the table
-    audit: {samples: null, attack: auto}          # exactly one of audit / attack
+    audit: {samples: null, attack: auto, ideal: false}   # exactly one of audit / attack
     attack: {name: reconstruction, params: {...}}
     estimator: {confidence: 0.95, delta: null}
     sweep:

@@ -25,6 +25,7 @@ def test_integer_program_agrees_with_enumeration_on_the_male_rows():
     assert ip.solutions == census_solutions(SLIDES_MALES, method="enumerate").solutions
 
 
+@pytest.mark.slow  # several seconds; `make soundness` runs it, `make test` leaves it out
 def test_full_block_is_reconstructed_uniquely():
     # The published table pins down the block (ages 1..125, married people >= 18); ~4 s with HiGHS.
     r = census_solutions(SLIDES_BLOCK, max_solutions=3)

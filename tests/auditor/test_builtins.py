@@ -19,6 +19,8 @@ from dpaudit.stats import gaussian_epsilon
 
 
 def gaussian_sigma_1(dataset, size=None, rng=None):
+    # numpy's float Gaussian: its low-order bits betray the sum (the float family certifies ~10 here), so
+    # the tests below, which are about the Gaussian *distribution*, audit it ideally.
     return float(np.sum(dataset)) + rng.normal(0.0, 1.0, size=size)
 
 
@@ -38,7 +40,7 @@ def test_randomized_response_is_tight():
 def test_gaussian_gdp_reaches_90_percent_of_true_epsilon():
     true = gaussian_epsilon(1.0, 1e-5)  # 4.377 for sigma = sensitivity = 1
     r = dpaudit.audit(gaussian_sigma_1, [1], [0], epsilon=true, delta=1e-5, samples=1_000_000, seed=103,
-                      estimator="gdp")
+                      estimator="gdp", ideal=True)
     assert 0.9 * true <= r.epsilon_lower_bound <= true
     assert any("Gaussian" in n for n in r.notes)
 
@@ -47,7 +49,7 @@ def test_gaussian_clopper_pearson_is_sound_but_looser():
     # The estimator valid for any mechanism cannot reach the tails at 10^6
     # samples (about 3.0-3.3 of 4.38); it must never exceed the truth.
     true = gaussian_epsilon(1.0, 1e-5)
-    r = dpaudit.audit(gaussian_sigma_1, [1], [0], epsilon=true, delta=1e-5, samples=1_000_000, seed=104)
+    r = dpaudit.audit(gaussian_sigma_1, [1], [0], epsilon=true, delta=1e-5, samples=1_000_000, seed=104, ideal=True)
     assert 2.5 <= r.epsilon_lower_bound <= true
 
 
@@ -61,7 +63,13 @@ def test_noisy_histogram_ten_bins_is_tight():
 BROKEN = [name for name, _desc, *rest in list_mechanisms() if "." not in name and get_mechanism(name).broken]
 
 
-@pytest.mark.parametrize("name", BROKEN)
+# The two slowest (vector releases of sparse vector at 10^6 samples) run in `make soundness`;
+# the other SVT variants keep the family covered in `make test`.
+_SLOW_BROKEN = {"svt34_parallel", "svt_lyu_alg3"}
+
+
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n in _SLOW_BROKEN else n
+                                  for n in BROKEN])
 def test_every_broken_builtin_is_flagged_with_defaults(name):
     m = get_mechanism(name)
     d, d2 = m.neighbouring_pair()
@@ -75,6 +83,26 @@ CORRECT = ["laplace", "geometric", "randomized_response", "gaussian_analytic", "
            "report_noisy_max_laplace", "noisy_histogram"]
 
 
+def test_soundness_seeded_audits_of_correct_builtins_quick():
+    """The cheap version of the 210-audit run below, for ``make test``: 3 seeds per mechanism.
+
+    Each audit exceeds the true epsilon with probability <= 0.05, so exceedances
+    are at most Binomial(21, 0.05); more than 4 happens with probability 0.0027
+    for a method failing at exactly 5% (and < 1e-5 at the measured ~1%).  The
+    seeds are fixed, so the outcome is deterministic.
+    """
+    exceed = 0
+    for name in CORRECT:
+        m = get_mechanism(name)
+        d, d2 = m.neighbouring_pair()
+        true = m.true_epsilon(m.claim.delta)
+        for seed in (1000, 1001, 1002):
+            r = dpaudit.audit(m, d, d2, epsilon=m.claim.epsilon, delta=m.claim.delta, samples=20_000, seed=seed)
+            exceed += r.epsilon_lower_bound > true + 1e-9
+    assert exceed <= 4
+
+
+@pytest.mark.soundness
 def test_soundness_over_200_seeded_audits_of_correct_builtins():
     """At most 5% of 210 audits may exceed the true epsilon.
 

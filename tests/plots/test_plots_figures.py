@@ -114,6 +114,7 @@ def test_rr_tradeoff_figure_and_two_column_size(tmp_path):
         assert abs(im.size[0] / 300 - WIDTHS["one-column"]) < 0.05
 
 
+@pytest.mark.slow  # several seconds; `make soundness` runs it, `make test` leaves it out
 def test_plot_command_redraws(tmp_path):
     cfg = {"name": "rr", "seed": 6, "attack": {"name": "rr_tradeoff", "params": {"repetitions": 50, "epsilon": 1.0}},
            "sweep": {"parameters": {"attack.params.n": [10, 100]}}}

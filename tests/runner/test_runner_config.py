@@ -114,6 +114,7 @@ AUDIT_BAD = [
     ({"mechanisms": [{"mechanism": "laplace", "label": "a/b"}]}, "mechanisms[0].label", "short label"),
     ({"mechanisms": ["laplace"], "audit": {"samples": 0}}, "audit.samples", "'auto' or an integer >= 20"),
     ({"mechanisms": ["laplace"], "audit": {"sample": 10}}, "audit.sample", "unknown key"),
+    ({"mechanisms": ["laplace"], "audit": {"ideal": "yes"}}, "audit.ideal", "true or false"),
     ({"mechanisms": ["laplace"], "attack": {"name": "rr_tradeoff"}}, "attack", "not both"),
 ]
 

@@ -54,6 +54,7 @@ def test_summary_identical_for_jobs_1_and_2(tmp_path, tiny_yaml):
     assert ta == tb
 
 
+@pytest.mark.slow  # several seconds; `make soundness` runs it, `make test` leaves it out
 def test_summary_identical_with_dask_local_cluster(tmp_path, tiny_yaml):
     pytest.importorskip("distributed")
     cfg = tiny_yaml()
@@ -158,6 +159,7 @@ def _run_module(*args, stdout=subprocess.PIPE, stderr=subprocess.PIPE):
     return subprocess.Popen([sys.executable, "-m", "dpaudit.runner", *args], env=env, stdout=stdout, stderr=stderr)
 
 
+@pytest.mark.slow  # several seconds; `make soundness` runs it, `make test` leaves it out
 def test_sigkill_mid_run_then_resume_equals_uninterrupted(tmp_path, tiny_config):
     # ~0.1 s per trial, so the kill lands in the middle of the run.
     cfg = tiny_config(name="killme", trials=10, repetitions=1_500_000)

@@ -21,10 +21,12 @@ import numpy as np
 
 from ...exceptions import ParameterValueError
 from .base import Distinguisher, OutcomeIndex, as_2d
-from .classifier import ClassifierScore
+from ._features import max_abs_correlation, n_distinct_rows, special_values
+from .classifier import BinnedLogisticScore, ClassifierScore
 from .discrete import LikelihoodRatioScore
+from .mixed import MixedScore
 from .scalar import ThresholdScore
-from .vector import MeanDifferenceScore, NaiveBayesScore
+from .vector import CoordinateScore, MeanDifferenceScore, NaiveBayesScore, SignSumScore
 
 
 __all__ = [
@@ -36,13 +38,16 @@ __all__ = [
     "auto_choices",
     "float_choices",
     "ClassifierScore",
+    "BinnedLogisticScore",
+    "MixedScore",
+    "SignSumScore",
+    "CoordinateScore",
     "ATTACKS",
     "register_attack",
     "make_distinguisher",
     "list_attacks",
     "output_kind",
     "OutcomeIndex",
-    "float_choices",
     "FLOAT_ATTACKS",
 ]
 
@@ -71,6 +76,20 @@ register_attack("mean-difference", MeanDifferenceScore, outputs="vector",
                 description="projection on the standardised mean difference, then a threshold")
 register_attack("naive-bayes", NaiveBayesScore, outputs="vector",
                 description="sum of per-coordinate binned log likelihood ratios, then a threshold")
+register_attack("mixed", MixedScore, outputs="vector",
+                description="special values (abort, below, bottom) and numbers: log ratio of the pattern of "
+                            "specials plus per-coordinate binned log ratios of the numbers")
+register_attack("sign-sum", SignSumScore, outputs="vector",
+                description="signed count of coordinates on D's side of their median: the far tail of a sum of "
+                            "small per-coordinate leaks")
+register_attack("innovation-sign-sum", lambda: SignSumScore("innovations"), outputs="vector",
+                description="sign-sum on innovations (each coordinate minus its prediction from the earlier "
+                            "ones): prefix sums and other correlated releases")
+register_attack("coordinate", CoordinateScore, outputs="vector",
+                description="the single coordinate whose threshold separates best (a leak in one coordinate)")
+register_attack("binned-logistic", BinnedLogisticScore, outputs="vector",
+                description="DP-Sniper-style logistic regression on one-hot cells (special value or quantile "
+                            "bin per coordinate), fitted on a capped sample")
 register_attack("logistic", lambda: ClassifierScore("logistic"), outputs="vector",
                 description="logistic regression log-odds (scikit-learn), then a threshold")
 register_attack("mlp", lambda: ClassifierScore("mlp"), outputs="vector",
@@ -87,29 +106,49 @@ for _name, (_factory, _line) in FLOAT_ATTACKS.items():
 AUTO_CHOICES = {
     "scalar": ("threshold",),
     "discrete": ("likelihood-ratio", "threshold"),
-    "vector": ("mean-difference", "naive-bayes"),
+    "discrete-vector": ("likelihood-ratio", "mean-difference", "naive-bayes", "sign-sum"),
+    "vector": ("mean-difference", "naive-bayes", "coordinate", "sign-sum", "mixed", "binned-logistic"),
 }
+
+#: Coordinates this correlated (|r| on the fitting releases) also get the innovation sign-sum.
+CORRELATED = 0.3
 
 
 def auto_choices(kind: str, x: np.ndarray) -> tuple[str, ...]:
     """The distinguishers ``auto`` tries, chosen among on the selection split.
 
+    Scalars: the threshold.  Discrete releases: the likelihood ratio over
+    outcomes (whole rows for vectors) and the threshold or vector scores.
+    Vectors: the mean difference (a linear leak), the best single coordinate
+    (a leak in one coordinate's tail), the sign-sum (many small leaks that
+    add up), the mixed score (special values such as abort or "below" next to
+    numbers) and a DP-Sniper-style logistic regression on binned cells; when
+    coordinates are correlated and hold numbers only (prefix sums), the
+    sign-sum on innovations too.
     Releases that repeat exactly (many draws share a value) get the
     likelihood-ratio outcome sets too, whatever their kind: a leak in *which*
-    values occur (Mironov's floating-point attack) shows only there.  Vector
-    outputs try the outcome sets only as such; the threshold needs scalars.
+    values occur (Mironov's floating-point attack) shows only there.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> auto_choices("vector", np.cumsum(rng.laplace(size=(1000, 4)), axis=1))[-1]
+    'innovation-sign-sum'
     """
+    x = np.asarray(x)
+    if kind == "discrete" and x.ndim > 1:
+        return AUTO_CHOICES["discrete-vector"]
     names = list(AUTO_CHOICES[kind])
-    if kind == "discrete" and np.asarray(x).ndim > 1:
-        names = ["likelihood-ratio", "mean-difference", "naive-bayes"]
-    elif kind != "discrete" and repeats(x):
+    if kind == "vector" and max_abs_correlation(x[:20_000]) > CORRELATED and not _has_specials(x[:20_000]):
+        names.append("innovation-sign-sum")
+    if kind != "discrete" and repeats(x):
         names.append("likelihood-ratio")
     return tuple(names)
 
 
-def float_choices(x: np.ndarray) -> tuple[str, ...]:
-    """The floating-point attacks worth trying on releases ``x`` (none is registered yet)."""
-    return tuple(name for name, spec in ATTACKS.items() if spec.outputs == "float")
+def _has_specials(x: np.ndarray) -> bool:
+    """Whether some coordinate repeats values (markers, levels): then correlations come from patterns, not sums."""
+    return any(len(v) for v in special_values(x))
 
 
 def repeats(x: np.ndarray, *, probe: int = 200_000) -> bool:
@@ -119,11 +158,8 @@ def repeats(x: np.ndarray, *, probe: int = 200_000) -> bool:
 
 
 def _n_distinct(rows: np.ndarray) -> int:
-    """Distinct rows; a plain sort for one column (``np.unique(axis=0)`` is ~10x slower)."""
-    if rows.shape[1] == 1:
-        s = np.sort(rows[:, 0])
-        return int(len(s) > 0) + int(np.count_nonzero(s[1:] != s[:-1]))
-    return len(np.unique(rows, axis=0))
+    """Distinct rows: a sort of one column, or of one random projection per row (``np.unique(axis=0)`` is ~10x slower)."""
+    return n_distinct_rows(rows)
 
 
 def make_distinguisher(name: str) -> Distinguisher:
@@ -135,8 +171,9 @@ def make_distinguisher(name: str) -> Distinguisher:
 def list_attacks() -> list[tuple[str, str]]:
     """(name, one line) for ``dpaudit list``."""
     return [("auto", "by output, best on the selection split: scalar -> threshold; discrete -> likelihood-ratio "
-                     "or threshold; vector -> mean-difference or naive-bayes; + likelihood-ratio when values "
-                     "repeat")] + [
+                     "or threshold (rows: + mean-difference, naive-bayes, sign-sum); vector -> mean-difference, naive-bayes, "
+                     "coordinate, sign-sum, mixed, binned-logistic (+ innovation-sign-sum when coordinates "
+                     "correlate); + likelihood-ratio when values repeat")] + [
         (name, f"[{spec.outputs}] {spec.description}") for name, spec in ATTACKS.items()]
 
 

@@ -65,3 +65,87 @@ class ClassifierScore:
         p = np.clip(p, 1e-12, 1 - 1e-12)
         return np.log(p) - np.log1p(-p)
 
+
+
+class BinnedLogisticScore:
+    """DP-Sniper-style classifier on engineered features: logistic regression over one-hot cells.
+
+    Bichsel et al. (2021) feed a classifier the raw release plus a flag for
+    each special value (``FlagsFeatureTransformer``).  Here every coordinate
+    becomes one categorical cell: its special value (abort, "below", a bit),
+    or the quantile bin of its number (``n_bins`` pooled bins).  A logistic
+    regression on the one-hot cells learns one weight per cell *jointly*, so
+    unlike naive Bayes it discounts coordinates that repeat one another (the
+    answers of a sparse vector after an abort); it is fitted on at most
+    ``max_fit`` releases per side and scores with one table look-up per
+    coordinate, as cheap as naive Bayes.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> x0 = np.where(rng.random((4000, 3)) < 0.6, -1.0, rng.normal(size=(4000, 3)))
+    >>> x1 = np.where(rng.random((4000, 3)) < 0.4, -1.0, rng.normal(size=(4000, 3)))
+    >>> s = BinnedLogisticScore().fit(x0, x1)
+    >>> bool(s.score(np.array([[-1.0, -1.0, -1.0]]))[0] > s.score(np.array([[0.1, 0.2, 0.3]]))[0])
+    True
+    """
+
+    name = "binned-logistic"
+
+    def __init__(self, *, n_bins: int = 16, max_fit: int = 25_000, regularization: float = 1.0):
+        self.n_bins = n_bins
+        self.max_fit = max_fit
+        self.regularization = regularization
+
+    def _cells(self, x):
+        from ._features import bin_index, columns, symbol_codes
+
+        cols = columns(x)
+        codes = symbol_codes(cols.T, self.specials)
+        cells = np.empty(cols.shape, dtype=np.int64)  # (k, n)
+        for j, edges in enumerate(self.edges):
+            code = codes[:, j]
+            if len(edges):
+                nb = bin_index(edges, cols[j])  # 0 .. len(edges)
+                cells[j] = self.offsets[j] + np.where(code > 0, len(edges) + code, nb)
+            else:
+                cells[j] = self.offsets[j] + code
+        return cells.T
+
+    def fit(self, x0, x1):
+        import warnings
+
+        from scipy import sparse
+        from sklearn.linear_model import LogisticRegression
+
+        from ._features import quantile_edges, special_values, symbol_codes
+
+        a = as_2d(np.asarray(x0, float))[: self.max_fit]
+        b = as_2d(np.asarray(x1, float))[: self.max_fit]
+        pooled = np.concatenate([a, b])
+        self.specials = special_values(pooled)
+        codes = symbol_codes(pooled, self.specials)
+        self.edges, sizes = [], []
+        for j in range(pooled.shape[1]):
+            numbers = pooled[codes[:, j] == 0, j]
+            edges = quantile_edges(numbers, self.n_bins) if len(numbers) >= 2 * self.n_bins else np.empty(0)
+            self.edges.append(edges)
+            sizes.append(len(edges) + 1 + len(self.specials[j]))
+        self.offsets = np.cumsum(np.r_[0, sizes[:-1]]).astype(np.int64)
+        n_cells = int(sum(sizes))
+        cells = self._cells(pooled)
+        rows = np.repeat(np.arange(len(pooled)), cells.shape[1])
+        X = sparse.csr_matrix((np.ones(cells.size), (rows, cells.ravel())), shape=(len(pooled), n_cells))
+        y = np.r_[np.ones(len(a)), np.zeros(len(b))]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # an early stop is still a valid score
+            model = LogisticRegression(C=self.regularization, max_iter=500).fit(X, y)
+        self.weights = model.coef_.ravel()
+        return self
+
+    def score(self, x):
+        cells = self._cells(x)
+        out = np.zeros(len(cells))
+        for j in range(cells.shape[1]):
+            out += self.weights[cells[:, j]]
+        return out

@@ -6,7 +6,8 @@ import numpy as np
 
 from ...exceptions import ParameterValueError
 
-from .base import OutcomeIndex
+from ._features import KeyIndex, log_ratio, row_keys
+from .base import OutcomeIndex, as_2d
 
 __all__ = ["LikelihoodRatioScore"]
 
@@ -27,14 +28,59 @@ class LikelihoodRatioScore:
     name = "likelihood-ratio"
 
     def fit(self, x0, x1):
-        self.index = OutcomeIndex.from_samples(x0, x1)
-        m = len(self.index.outcomes)
-        c0 = np.bincount(self.index.lookup(x0), minlength=m)
-        c1 = np.bincount(self.index.lookup(x1), minlength=m)
-        self.log_ratio = np.log((c0 + 0.5) / (len(x0) + 0.5 * m)) - np.log((c1 + 0.5) / (len(x1) + 0.5 * m))
+        a, b = as_2d(np.asarray(x0)), as_2d(np.asarray(x1))
+        if a.shape[1] == 1:
+            # Scalars: the outcomes themselves, searched directly (``index.outcomes`` is public).
+            self.index = OutcomeIndex.from_samples(x0, x1)
+            self.levels = None
+            m = len(self.index.outcomes)
+            c0 = np.bincount(self.index.lookup(x0), minlength=m)
+            c1 = np.bincount(self.index.lookup(x1), minlength=m)
+        else:
+            # Rows become one int64 key each (per-column level codes in mixed radix,
+            # hashed when too wide): a sort of integers instead of a sort of rows
+            # (a structured view of rows was ~10x slower to search).
+            a, b = a.astype(float), b.astype(float)
+            self.levels = [np.unique(np.concatenate([a[:, j], b[:, j]])) for j in range(a.shape[1])]
+            self.radix = np.array([len(v) + 1 for v in self.levels], dtype=np.int64)
+            k0, k1 = self._keys(a), self._keys(b)
+            self.row_index = KeyIndex(np.concatenate([k0, k1]))
+            m = len(self.row_index.keys)
+            c0 = np.bincount(self.row_index.lookup(k0), minlength=m)
+            c1 = np.bincount(self.row_index.lookup(k1), minlength=m)
+        self.log_ratio = log_ratio(c0, len(a), c1, len(b))
         return self
 
-    def score(self, x):
-        ids = self.index.lookup(x)
-        return np.where(ids >= 0, self.log_ratio[np.maximum(ids, 0)], 0.0)
+    @classmethod
+    def from_counts(cls, outcomes: np.ndarray, count0: np.ndarray, count1: np.ndarray) -> "LikelihoodRatioScore":
+        """The score fitted to releases whose distinct ``outcomes`` (sorted) occur ``count0`` / ``count1``
+        times on each side: for callers that count faster than a search (small integer features).
 
+        >>> s = LikelihoodRatioScore.from_counts(np.array([0, 1]), np.array([1, 3]), np.array([3, 1]))
+        >>> bool(s.score(np.array([1]))[0] > 0 > s.score(np.array([0]))[0])
+        True
+        """
+        outcomes = np.asarray(outcomes)
+        return cls()._set(OutcomeIndex(outcomes.reshape(len(outcomes), -1)), np.asarray(count0), np.asarray(count1))
+
+    def _set(self, index: OutcomeIndex, c0: np.ndarray, c1: np.ndarray) -> "LikelihoodRatioScore":
+        self.index = index
+        self.levels = None
+        n0, n1 = int(c0.sum()), int(c1.sum())
+        self.log_ratio = log_ratio(c0, n0, c1, n1)
+        return self
+
+    def _keys(self, rows):
+        codes = np.empty(rows.shape, dtype=np.int64)
+        for j, vals in enumerate(self.levels):
+            col = rows[:, j]
+            pos = np.minimum(np.searchsorted(vals, col), len(vals) - 1)
+            codes[:, j] = np.where(vals[pos] == col, pos + 1, 0)  # 0: a value never seen when fitting
+        return row_keys(codes, self.radix)
+
+    def score(self, x):
+        if self.levels is None:
+            ids = self.index.lookup(x)
+        else:
+            ids = self.row_index.lookup(self._keys(as_2d(np.asarray(x, float))))
+        return np.where(ids >= 0, self.log_ratio[np.maximum(ids, 0)], 0.0)

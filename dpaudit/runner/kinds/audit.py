@@ -40,6 +40,7 @@ PARAMS = {
     "time_budget": Param("real", None, low=0, low_inclusive=False, nullable=True,
                          help="seconds a sequential audit may take per trial (null: no limit)"),
     "attack": Param("str", "auto", help="distinguisher (see `dpaudit list`)"),
+    "ideal": Param("bool", False, help="audit the distribution only: no floating-point attacks (dpaudit.audit's ideal)"),
 }
 
 
@@ -174,6 +175,7 @@ def run_trial(config: dict, mechanism: dict, seed) -> dict:
         confidence=est["confidence"],
         seed=seed_int(seed),
         attack=config["audit"]["attack"],
+        ideal=config["audit"]["ideal"],
         n_jobs=1,
     )
     report = audit(built.target, built.dataset, built.neighbor, **kwargs)

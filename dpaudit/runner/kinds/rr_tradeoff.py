@@ -1,24 +1,8 @@
 """Randomized response's privacy-accuracy trade-off (Warner 1965; Dwork and Roth 2014, section 3.2).
 
-Each of ``n`` respondents holds a bit ``x``.  With probability ``p`` they answer
-truthfully; otherwise they answer with a random coin: a fair one
-(``second_coin: fair``, the textbook survey) or a coin that shows 1 with
-probability ``p`` itself (``second_coin: p``).  With ``c`` the random coin's
-probability of 1, ``P[o = 1 | x] = p x + (1 - p) c``, so the debiased estimate
-of the fraction of ones is
-
-    pi_hat = (mean(o) - (1 - p) c) / p,
-
-unbiased, with exact standard deviation (respondents fixed, ``n1`` ones)
-
-    sd(pi_hat) = sqrt(n1 q1 (1 - q1) + n0 q0 (1 - q0)) / (n p),   q_x = p x + (1 - p) c,
-
-which is at most ``1 / (2 p sqrt(n))``: the error falls as ``1 / (p sqrt(n))``.
-The privacy of one answer is
-
-* fair coin: ``eps = ln((1 + p) / (1 - p))``, so ``p = tanh(eps / 2)``;
-* flip(p) coin: ``eps = ln(max((2 - p) / (1 - p), (1 - p + p^2) / (1 - p)^2))``,
-  which is ``ln 3`` at ``p = 1/2`` and never below ``ln 2``.
+The survey, its debiased estimate, the estimate's exact error and the privacy
+of one answer are in :mod:`dpaudit.mechanisms.rr_survey` (``second_coin:
+fair`` or ``p``: the random answer's coin).
 
 A trial simulates ``repetitions`` independent surveys with binomial draws and
 records the pooled squared errors, so the summary's RMSE and its confidence

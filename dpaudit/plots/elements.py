@@ -1,0 +1,171 @@
+"""Drawing pieces shared by the results figures and :func:`dpaudit.plots.plot_report`.
+
+An audit's evidence is a pair of rates on held-out samples, so every rate is
+drawn with its Clopper-Pearson interval in both coordinates, and a privacy
+claim is drawn as what it says: the (epsilon, delta)-DP region of the ROC
+plane, a point (or a curve) in the privacy-profile plane.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+__all__ = [
+    "EPS",
+    "DELTA",
+    "cp_interval",
+    "roc_points",
+    "draw_roc",
+    "dp_frontier",
+    "draw_frontier",
+    "draw_event",
+    "draw_profile_claim",
+]
+
+EPS = "\u03b5"
+DELTA = "\u03b4"
+
+
+def cp_interval(k, n, confidence: float = 0.95):
+    """Two-sided Clopper-Pearson interval for ``k`` successes out of ``n`` (arrays broadcast).
+
+    Examples
+    --------
+    >>> lo, hi = cp_interval([0, 5], 10)
+    >>> float(lo[0]), round(float(hi[0]), 4)   # exact: 1 - 0.025 ** (1 / 10)
+    (0.0, 0.3085)
+    """
+    from scipy.stats import beta
+
+    k = np.asarray(k, dtype=float)
+    n = np.asarray(n, dtype=float)
+    a = (1.0 - confidence) / 2.0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        lo = np.where(k > 0, beta.ppf(a, np.maximum(k, 1), np.maximum(n - k + 1, 1)), 0.0)
+        hi = np.where(k < n, beta.ppf(1 - a, k + 1, np.maximum(n - k, 1)), 1.0)
+    return lo, hi
+
+
+def roc_points(fpr, tpr, n, *, confidence: float = 0.95) -> dict:
+    """ROC points with a Clopper-Pearson interval on each rate, sorted by FPR.
+
+    ``fpr``/``tpr`` are rates on ``n`` held-out samples per side (D positive,
+    D' negative, as an audit records them).  Returns arrays ``x, x_lo, x_hi``
+    (FPR) and ``y, y_lo, y_hi`` (TPR).
+
+    Examples
+    --------
+    >>> p = roc_points([0.5, 0.001], [0.9, 0.003], 10_000)
+    >>> [float(v) for v in p["x"]], bool(p["x_lo"][0] < 0.001 < p["x_hi"][0])
+    ([0.001, 0.5], True)
+    """
+    f = np.asarray(fpr, dtype=float)
+    t = np.asarray(tpr, dtype=float)
+    n = max(1, int(n))
+    f_lo, f_hi = cp_interval(np.round(f * n), n, confidence)
+    t_lo, t_hi = cp_interval(np.round(t * n), n, confidence)
+    order = np.argsort(f, kind="stable")
+    return {k: np.asarray(v)[order] for k, v in
+            {"x": f, "x_lo": f_lo, "x_hi": f_hi, "y": t, "y_lo": t_lo, "y_hi": t_hi}.items()}
+
+
+def _box_union(pts: dict, grid: np.ndarray):
+    """Upper and lower edge, on ``grid``, of the union of the points' interval boxes."""
+    upper = np.full(grid.shape, -np.inf)
+    lower = np.full(grid.shape, np.inf)
+    for xl, xh, yl, yh in zip(pts["x_lo"], pts["x_hi"], pts["y_lo"], pts["y_hi"]):
+        inside = (grid >= xl) & (grid <= xh)
+        upper[inside] = np.maximum(upper[inside], yh)
+        lower[inside] = np.minimum(lower[inside], yl)
+    covered = np.isfinite(upper)
+    return upper, lower, covered
+
+
+def draw_roc(ax, pts: dict, *, style: dict, label: str | None, floor: float = 1e-12, zorder: float = 2.0) -> None:
+    """One ROC curve on log-log axes with the union of its points' 2-D interval boxes shaded.
+
+    Curves with few points (a discrete output) are drawn as markers at every
+    point; longer ones carry markers spaced along the curve so that two
+    coinciding curves stay distinguishable.
+    """
+    keep = (pts["x"] > 0) & (pts["y"] > 0)
+    if not keep.any():
+        return
+    sub = {k: v[keep] for k, v in pts.items()}
+    lo_x = max(floor, float(np.min(np.where(sub["x_lo"] > 0, sub["x_lo"], sub["x"]))))
+    grid = np.geomspace(lo_x, 1.0, 600)
+    upper, lower, covered = _box_union(sub, grid)
+    lower = np.maximum(lower, floor)
+    ax.fill_between(grid, np.where(covered, lower, np.nan), np.where(covered, upper, np.nan), color=style["color"],
+                    alpha=0.18, lw=0, zorder=zorder - 0.5)
+    many = len(sub["x"]) > 12
+    ax.plot(sub["x"], sub["y"], color=style["color"], ls=style["linestyle"], marker=style["marker"],
+            ms=3.2 if many else 4, markevery=0.12 if many else None, mfc="white" if many else style["color"],
+            mew=0.9, lw=1.1, label=label, zorder=zorder)
+
+
+def dp_frontier(x, epsilon: float, delta: float = 0.0):
+    """Largest TPR an (epsilon, delta)-DP mechanism allows at FPR ``x`` (both inequalities).
+
+    ``TPR <= e^eps FPR + delta`` and ``1 - FPR <= e^eps (1 - TPR) + delta``.
+
+    >>> float(dp_frontier(0.01, 1.0)), float(dp_frontier(1.0, 1.0))
+    (0.027182818284590453, 1.0)
+    """
+    x = np.asarray(x, dtype=float)
+    e = math.exp(min(float(epsilon), 700.0))
+    return np.clip(np.minimum(e * x + delta, 1.0 - (1.0 - delta - x) / e), 0.0, 1.0)
+
+
+def draw_frontier(ax, epsilon, delta, *, x_min: float, label: str | None, linestyle="-", color="0.35") -> None:
+    """The claimed (epsilon, delta) frontier: a curve above it is a violation."""
+    grid = np.geomspace(max(x_min, 1e-12), 1.0, 200)
+    ax.plot(grid, np.maximum(dp_frontier(grid, epsilon, delta or 0.0), 1e-300), color=color, ls=linestyle, lw=0.9,
+            label=label, zorder=1.5)
+
+
+def draw_event(ax, result: dict, *, style: dict, confidence: float = 0.95, label: str | None = None) -> bool:
+    """The audit's chosen event as a point with its interval box (a cross inside a rectangle).
+
+    ``result`` holds ``tp``, ``fp`` (the event's counts on D and D') and
+    ``n_test`` (held-out samples per side).  When the bound rests on the
+    event's complement the point sits at the top right, where the mirror
+    inequality of the frontier binds.  Returns False when a count is missing.
+    """
+    try:
+        n = int(result["n_test"])
+        tp, fp = int(result["tp"]), int(result["fp"])
+    except (KeyError, TypeError, ValueError):
+        return False
+    p = roc_points([fp / n], [tp / n], n, confidence=confidence)
+    x, y = float(p["x"][0]), float(p["y"][0])
+    if x <= 0 or y <= 0:
+        return False
+    from matplotlib.patches import Rectangle
+
+    x_lo = max(float(p["x_lo"][0]), x / 1e3)
+    ax.add_patch(Rectangle((x_lo, float(p["y_lo"][0])), float(p["x_hi"][0]) - x_lo,
+                           float(p["y_hi"][0] - p["y_lo"][0]), fill=False, ec=style["color"], lw=0.9, zorder=3))
+    ax.errorbar([x], [y], xerr=[[x - x_lo], [float(p["x_hi"][0]) - x]],
+                yerr=[[y - float(p["y_lo"][0])], [float(p["y_hi"][0]) - y]], color=style["color"], marker="+", ms=7,
+                mew=1.2, lw=0.9, capsize=0, ls="none", zorder=3, label=label)
+    return True
+
+
+def draw_profile_claim(ax, epsilon, delta, *, color, delta_range: tuple[float, float], label: str | None = None) -> None:
+    """The claim in the (delta, epsilon) plane, drawn as what it says.
+
+    An (epsilon, delta) claim with delta > 0 is one point (a star): it says
+    nothing about smaller deltas and, at larger ones, only what the point
+    already implies.  A pure claim (delta = 0) bounds epsilon(delta) at every
+    delta: a dashed horizontal line.
+    """
+    if epsilon is None:
+        return
+    if delta and delta > 0:
+        ax.plot([delta], [epsilon], ls="none", marker="*", ms=8, mfc=color, mec="black", mew=0.5, label=label,
+                zorder=4)
+    else:
+        ax.plot(list(delta_range), [epsilon] * 2, color=color, ls=(0, (5, 2)), lw=0.9, label=label, zorder=1.5)
