@@ -100,41 +100,6 @@ class AuditReport:
     def __str__(self) -> str:
         return self.summary()
 
-    def plot(self, *, size: str = "one-column"):
-        """The bound's trajectory: the certified epsilon lower bound against releases per side, one point a round.
-
-        The claimed epsilon is the dashed line; a violation is certified where
-        the trajectory crosses it.  A fixed-size audit has one point.
-        Returns a :class:`matplotlib.figure.Figure` (``fig.savefig(...)`` to keep it).
-
-        Examples
-        --------
-        >>> import dpaudit
-        >>> r = dpaudit.audit("unclipped_sum", epsilon=1.0, max_samples=20_000, seed=1)
-        >>> fig = r.plot()
-        >>> fig.axes[0].get_xlabel()
-        'releases per side'
-        """
-        from ..plots.style import colour, new_figure
-
-        fig, (ax,) = new_figure(size)
-        n = self.trajectory.get("samples") or [self.samples]
-        eps = self.trajectory.get("epsilon_lower_bound") or [self.epsilon_lower_bound]
-        ax.step(n, eps, where="post", color=colour(0), marker="o", markersize=3,
-                label=f"certified bound ({self.confidence:.0%})")
-        ax.axhline(self.claimed_epsilon, color=colour(1), linestyle="--", linewidth=1,
-                   label=f"claimed \u03b5 = {self.claimed_epsilon:g}")
-        ax.set_xscale("log")
-        from matplotlib.ticker import NullFormatter
-
-        ax.xaxis.set_minor_formatter(NullFormatter())  # 2x10^3, 3x10^3, ... collide at one-column width
-        ax.set_xlabel("releases per side")
-        ax.set_ylabel("\u03b5 lower bound")
-        ax.set_ylim(bottom=0)
-        ax.set_title(f"{self.target}: {self.stopping_reason} after {self.rounds} round(s)", fontsize="small")
-        ax.legend(loc="lower right", fontsize="small")
-        return fig
-
     def _repr_html_(self) -> str:
         return report_html(self)
     def plot(self, *, size: str = "two-column"):
