@@ -152,8 +152,8 @@ def _json(report) -> dict:
 
 @pytest.mark.parametrize("name, n, expected", [
     # samples=N must keep giving the same audit.  Recorded before sequential rounds ran on the statistics
-    # core (aaac02b) and unchanged by them; laplace's moved from 0.9621754871534527 when the attack-power
-    # merge (021672d) changed the distinguishers, which is not the sequential machinery's doing.
+    # core (aaac02b) and unchanged by them; laplace's moved from 0.9621754871534527 when the built-in
+    # moved to the DP-Sniper-compatible float-safe grid (the mechanism changed, not the audit).
     ("laplace", 50_000, 0.9633778148992963),
     ("randomized_response", 20_000, 1.0751252400409448),
 ])
