@@ -97,6 +97,19 @@ def test_attack_figures(tmp_path, fake_kinds):
     out = _run(tmp_path, cfg)
     assert sorted({p.stem for p in out.figures}) == ["reconstruction", "tracing"]
     _check_files(list(out.figures))
+    # n and the noise parameter's meaning are stated; legends sit off the data, inside the figure
+    from dpaudit.plots.style import paper_style
+    from dpaudit.results import load_results
+
+    from test_plots_structure import _assert_legends_placed
+
+    results = load_results(out.directory)
+    for name in ("reconstruction", "tracing"):
+        with paper_style():
+            fig = FIGURES[name](results, size="one-column")
+            fig.canvas.draw()
+        assert "n = 100" in fig.get_suptitle(), fig.get_suptitle()
+        _assert_legends_placed(fig)
 
 
 def test_rr_tradeoff_figure_and_two_column_size(tmp_path):
