@@ -51,6 +51,21 @@ class LikelihoodRatioScore:
         self.log_ratio = log_ratio(c0, len(a), c1, len(b))
         return self
 
+    #: Releases per outcome (on average, over the pool) above which fitting on the pool costs nothing.
+    POOLED_PER_OUTCOME = 1000
+
+    def pooled(self, n_pool: int) -> bool:
+        """Whether this score may be fitted on the same releases that choose its event.
+
+        With few outcomes, each seen about a thousand times or more, the
+        estimated ratios are as good as the truth for ordering them, and
+        choosing the event on the fitting releases adds no optimism worth the
+        half of the pool a separate split costs.  (The held-out releases are
+        never touched: the bound stays valid whatever the choice.)
+        """
+        m = len(self.log_ratio)
+        return m * self.POOLED_PER_OUTCOME <= n_pool
+
     @classmethod
     def from_counts(cls, outcomes: np.ndarray, count0: np.ndarray, count1: np.ndarray) -> "LikelihoodRatioScore":
         """The score fitted to releases whose distinct ``outcomes`` (sorted) occur ``count0`` / ``count1``

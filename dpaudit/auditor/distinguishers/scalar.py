@@ -21,6 +21,10 @@ class ThresholdScore:
     def fit(self, x0, x1):
         return self
 
+    def pooled(self, n_pool: int) -> bool:
+        """Nothing is fitted, so the whole calibration pool can choose the event (see ``pooled`` in the package)."""
+        return True
+
     def score(self, x):
         x = np.asarray(x)
         if x.ndim != 1:
