@@ -174,7 +174,9 @@ def _parse_true(value):
 
 
 def _published_label(key: str) -> str:
-    return "DP-Sniper (published)" if "sniper" in key.lower() else f"{key.replace('_', ' ')} (reference)"
+    if "sniper" in key.lower():
+        return "DP-Sniper (published)"
+    return "published bound" if key.lower() == "published" else f"{key.replace('_', ' ')} (reference)"
 
 
 _PUBLISHED_STYLES = [("#009E73", "X"), ("#CC79A7", "P"), ("#E69F00", "*")]
