@@ -634,8 +634,11 @@ def plot_reconstruction(results, *, size="one-column"):
         ax.set_ylabel(metric)
         ax.axhline(0.5, color="0.5", ls=(0, (1, 1.5)), lw=0.8)
         ax.set_ylim(0.4, 1.02)
+    games = params0.get("trials")
+    per_trial = f" of {games} databases each" if isinstance(games, numbers.Integral) and games > 1 else ""
     fig.suptitle(_notes([f"{n_text} secret bits", meaning,
-                         f"mean over {ntr} trials; bars: {_conf_text(conf)} t-interval; dotted: guessing"], size),
+                         f"mean over {ntr} trials{per_trial}; bars: {_conf_text(conf)} t-interval; dotted: guessing"],
+                        size),
                  fontsize=6.5, color="0.2")
     _legend_above(ax_noise, ncol=5, title=f"queries {qn}" if qn else None)
     _legend_above(ax_q, ncol=5, title=f"noise {sym} ({sym} / \u221an = "
@@ -695,7 +698,10 @@ def plot_tracing(results, *, size="one-column"):
     conf = (results.summary or {}).get("confidence")
     fig.suptitle(_notes([(f"n = {'/'.join(f'{v:,}' for v in ns)} people in the dataset" if ns else ""),
                          f"{sym}: {meaning}",
-                         f"mean over {ntr} trials; band: {_conf_text(conf)} t-interval"], size),
+                         f"mean over {ntr} trials" + (f" of {int(params0['n_targets']):,} member and "
+                                                      f"{int(params0['n_targets']):,} non-member games each"
+                                                      if isinstance(params0.get("n_targets"), numbers.Integral) else "")
+                         + f"; band: {_conf_text(conf)} t-interval"], size),
                  fontsize=6.5, color="0.2")
     _legend_above(ax, ncol=5)
     _title(fig, results)
