@@ -281,6 +281,7 @@ class SearchReport:
     search_seconds: float
     budget: float | None = None
     notes: list = field(default_factory=list)
+    deciding: int = 0
 
     def __getattr__(self, name: str) -> Any:
         # Only reached for names that are not fields: the audit's attributes.
@@ -307,6 +308,7 @@ class SearchReport:
             "finalist_confidence": self.finalist_confidence,
             "screen_samples": self.screen_samples,
             "stopping": self.stopping,
+            "deciding": self.deciding,
             "budget": self.budget,
             "search_seconds": self.search_seconds,
             "screening": self.screening,
@@ -598,6 +600,7 @@ def search(
     # difference shows if the final audit could see it.  Strong leaks are separated already and skip this.
     deciding = [] if early else _unseparated(pool, max(DECIDING_MAX, finalists))
     n_deciding = n_final // DECIDING_FRACTION
+    n_decided = 0
     if len(deciding) > 1 and n_deciding >= 2 * max(r["samples"] for r in deciding):
         again_rows = []
         for r in deciding:
@@ -605,6 +608,7 @@ def search(
                 break
             again = screen(r["origin"], r["dataset"], r["neighbor"], n_samples=n_deciding, stage="decide")
             again_rows.append(dict(r, score=again["score"], score_se=again["score_se"], first_score=r["score"]))
+        n_decided = len(again_rows)
         if len(again_rows) == len(deciding):
             rest = pool[len(deciding):]
             pool = sorted(again_rows, key=lambda r: -r["score"]) + rest
@@ -670,6 +674,7 @@ def search(
         search_seconds=round(search_seconds, 4),
         budget=budget,
         notes=notes,
+        deciding=n_decided,
     )
 
 
