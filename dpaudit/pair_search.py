@@ -59,12 +59,6 @@ SCREEN_CONFIDENCE = 0.8
 #: Successive halving of the leaders: (how many, sample factor) per level, each on fresh samples.
 #: Large budgets (final audit >= 100 screenings) take two levels, small ones one.
 REFINE_LEVELS = {"large": ((8, 4), (2, 12)), "small": ((3, 4),)}
-#: The deciding rung: when the leaders of the last level are within ``SEPARATION`` standard errors of the
-#: best, up to ``DECIDING_MAX`` of them are screened once more on ``1 / DECIDING_FRACTION`` of the final
-#: audit's releases each (fresh samples).
-DECIDING_MAX = 3
-DECIDING_FRACTION = 4
-SEPARATION = 2.0
 #: Seconds between progress lines on stderr.
 PROGRESS_EVERY = 5.0
 #: Fixed patterns that always reach the first level of successive halving (large budgets).
@@ -124,10 +118,7 @@ def screen_pair(target, dataset, neighbor, *, n_samples: int, delta: float = 0.0
     -------
     dict
         ``bound`` (at the screening's own size, >= 0), ``score`` (the ranking
-        statistic, >= bound), ``score_se`` (the standard error of the
-        estimated log ratio behind the score, at this sample's size: how far
-        the score may move on another sample of the same size) and ``attack``
-        (the distinguisher that scored best).
+        statistic, >= bound) and ``attack`` (the distinguisher that scored best).
 
     Examples
     --------
@@ -159,7 +150,7 @@ def screen_pair(target, dataset, neighbor, *, n_samples: int, delta: float = 0.0
         if kind != "scalar" and x0.ndim > 1:
             names = tuple(n for n in names if n != "threshold")
         plans = [(name, x0, x1) for name in names]
-    best = {"score": 0.0, "bound": 0.0, "score_se": math.inf, "attack": plans[0][0]}
+    best = {"score": 0.0, "bound": 0.0, "attack": plans[0][0]}
     for name, y0, y1 in plans:
         try:
             scorer = make_distinguisher(name).fit(y0[:half], y1[:half])
@@ -167,36 +158,19 @@ def screen_pair(target, dataset, neighbor, *, n_samples: int, delta: float = 0.0
         except (ValueError, FloatingPointError, np.linalg.LinAlgError):
             continue  # a distinguisher that cannot fit these releases simply scores nothing
         rates, projected = _screen_rates(a, b, project_to)
-        event = rates.choose(delta=delta)
-        value = rates.value(event, delta=delta)
+        value = rates.value(rates.choose(delta=delta), delta=delta)
         value = float(value) if math.isfinite(value) and value > 0 else 0.0
         # Ranking: the bound certified at the screening's own size, or, where larger, the bound that
         # well-populated events would give at the final audit's size (weak leaks, where every bound
         # at the screening's size is 0 but the final audit has the precision to see them).
         extra = 0.0
         if projected is not None:
-            projected_event = projected.choose(delta=delta)
-            extra = projected.value(projected_event, delta=delta)
+            extra = projected.value(projected.choose(delta=delta), delta=delta)
             extra = float(extra) if math.isfinite(extra) and extra > 0 else 0.0
-            if extra > value:
-                event = projected_event
         score = max(value, extra)
-        if score > best["score"] or (best["score"] == 0.0 and not math.isfinite(best["score_se"])):
-            best = {"score": score, "bound": value, "score_se": _log_ratio_se(a, b, event), "attack": name}
+        if score > best["score"]:
+            best = {"score": score, "bound": value, "attack": name}
     return best
-
-
-def _log_ratio_se(a: np.ndarray, b: np.ndarray, event) -> float:
-    """Standard error of the estimated log ratio of ``event`` and of its complement (the larger), on these counts.
-
-    The delta method on smoothed rates (+0.5): ``sqrt((1 - p) / (n p) + (1 - q) / (m q))``.
-    """
-    n0, n1 = len(a), len(b)
-    p = (event.count(np.asarray(a, dtype=float)) + 0.5) / (n0 + 1.0)
-    q = (event.count(np.asarray(b, dtype=float)) + 0.5) / (n1 + 1.0)
-    var_event = (1.0 - p) / (n0 * p) + (1.0 - q) / (n1 * q)
-    var_complement = p / (n0 * (1.0 - p)) + q / (n1 * (1.0 - q))
-    return float(math.sqrt(max(var_event, var_complement)))
 
 
 _PROBE = 2000
@@ -281,7 +255,6 @@ class SearchReport:
     search_seconds: float
     budget: float | None = None
     notes: list = field(default_factory=list)
-    deciding: int = 0
 
     def __getattr__(self, name: str) -> Any:
         # Only reached for names that are not fields: the audit's attributes.
@@ -308,7 +281,6 @@ class SearchReport:
             "finalist_confidence": self.finalist_confidence,
             "screen_samples": self.screen_samples,
             "stopping": self.stopping,
-            "deciding": self.deciding,
             "budget": self.budget,
             "search_seconds": self.search_seconds,
             "screening": self.screening,
@@ -378,7 +350,7 @@ class _Screener:
         n = n_samples if n_samples is not None else self.n_samples * factor
         res = screen_pair(self.target, a, b, n_samples=n, delta=self.delta, project_to=self.project_to, rng=seq)
         row = {"origin": origin, "stage": stage, "dataset": a, "neighbor": b, "score": res["score"],
-               "bound": res["bound"], "score_se": res["score_se"],
+               "bound": res["bound"],
                "attack": res["attack"], "samples": n}
         self.rows.append(row)
         self._maybe_report()
@@ -589,29 +561,10 @@ def search(
             if not screen.time_left():
                 break
             again = screen(r["origin"], r["dataset"], r["neighbor"], factor=factor, stage="refine")
-            again_rows.append(dict(r, score=again["score"], score_se=again["score_se"], first_score=r["score"]))
+            again_rows.append(dict(r, score=again["score"], first_score=r["score"]))
         if len(again_rows) < len(leaders):
             break  # out of time within a level: keep the previous level's ranking
         pool = sorted(again_rows, key=lambda r: -r["score"])
-    # 3b. The deciding rung.  A weak leak (a claim of 0.1 exceeded by a little, or not at all) can leave
-    # the leaders of the last level within their noise of each other: the ranking is then a coin toss,
-    # and the pair it picks may be far weaker than the runner-up.  Those leaders are screened once
-    # more on a sample scaled to the final audit (a quarter of its releases each, fresh), where their
-    # difference shows if the final audit could see it.  Strong leaks are separated already and skip this.
-    deciding = [] if early else _unseparated(pool, max(DECIDING_MAX, finalists))
-    n_deciding = n_final // DECIDING_FRACTION
-    n_decided = 0
-    if len(deciding) > 1 and n_deciding >= 2 * max(r["samples"] for r in deciding):
-        again_rows = []
-        for r in deciding:
-            if not screen.time_left():
-                break
-            again = screen(r["origin"], r["dataset"], r["neighbor"], n_samples=n_deciding, stage="decide")
-            again_rows.append(dict(r, score=again["score"], score_se=again["score_se"], first_score=r["score"]))
-        n_decided = len(again_rows)
-        if len(again_rows) == len(deciding):
-            rest = pool[len(deciding):]
-            pool = sorted(again_rows, key=lambda r: -r["score"]) + rest
     chosen = _distinct(early)[:finalists] if early else pool[:finalists]
     stopping = "budget" if screen.out_of_time else ("exceeded" if early else "candidates")
     search_seconds = screen.elapsed()
@@ -647,8 +600,7 @@ def search(
                    "screen_score": r["score"], "epsilon_lower_bound": rep.epsilon_lower_bound, "seed": rep.seed}
                   for r, rep in zip(chosen, reports)]
     table = [{"origin": r["origin"], "stage": r["stage"], "dataset": r["dataset"].tolist(),
-              "neighbor": r["neighbor"].tolist(), "score": r["score"], "bound": r["bound"],
-              "score_se": r["score_se"] if math.isfinite(r["score_se"]) else None, "attack": r["attack"],
+              "neighbor": r["neighbor"].tolist(), "score": r["score"], "bound": r["bound"], "attack": r["attack"],
               "samples": r["samples"]}
              for r in sorted(screen.rows, key=lambda r: -r["score"])[:TABLE_ROWS]]
     notes = []
@@ -674,26 +626,7 @@ def search(
         search_seconds=round(search_seconds, 4),
         budget=budget,
         notes=notes,
-        deciding=n_decided,
     )
-
-
-def _unseparated(ranked: list[dict], limit: int) -> list[dict]:
-    """The leaders (best first, at most ``limit``) whose score is within ``SEPARATION`` standard errors of the best.
-
-    >>> rows = [{"score": 0.10, "score_se": 0.02}, {"score": 0.07, "score_se": 0.02}, {"score": 0.0, "score_se": 0.01}]
-    >>> len(_unseparated(rows, 3)), len(_unseparated(rows[:1], 3))
-    (2, 1)
-    """
-    if not ranked:
-        return []
-    top = ranked[0]
-    out = [top]
-    for r in ranked[1:limit]:
-        gap = top["score"] - r["score"]
-        if gap <= SEPARATION * math.hypot(top.get("score_se", math.inf), r.get("score_se", math.inf)):
-            out.append(r)
-    return out
 
 
 def _distinct(rows: list[dict]) -> list[dict]:
