@@ -95,7 +95,9 @@ def _read_csv(path: Path, name: str) -> Any:
             bad = next(c for c in row if not is_number(c))
             raise DatasetError(f"{name}: {str(path)!r}: non-numeric value {bad!r} in row {lineno}") from None
     arr = np.array(out)
-    if arr.size and np.all(arr == np.rint(arr)):
+    # Whole numbers become integers; inf equals its own rint, and its cast to
+    # int64 would be a silent, finite garbage value, so only finite ones.
+    if arr.size and np.all(np.isfinite(arr)) and np.all(arr == np.rint(arr)):
         arr = arr.astype(np.int64)
     return arr[:, 0] if arr.ndim == 2 and arr.shape[1] == 1 else arr
 

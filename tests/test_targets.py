@@ -164,6 +164,22 @@ def test_misbehaviour_is_a_target_error_naming_the_target(fn, match):
     assert "'mod:f'" in str(info.value)
 
 
+@pytest.mark.parametrize("batch, match", [
+    ([1e308, 1e308, 1.0], None),  # finite, though their sum overflows: the exact check must clear them
+    ([1.0, -np.inf, np.inf], r"returned -inf in release 1"),  # the sum is NaN, not inf
+    ([np.float32(3e38)] * 3 + [np.float32(np.nan)], r"returned NaN in release 3"),
+])
+def test_batch_finiteness_is_exact(batch, match):
+    arr = np.array(batch)
+    f = lambda data, *, size: arr  # noqa: E731
+    t = Target(f, name="t")
+    if match is None:
+        assert t.sample(D, len(arr)).tolist() == arr.tolist()
+    else:
+        with pytest.raises(TargetError, match=match):
+            t.sample(D, len(arr))
+
+
 def test_shape_change_between_size_batches():
     calls = {"i": 0}
 

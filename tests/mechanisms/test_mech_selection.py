@@ -28,7 +28,7 @@ N = 40_000
 
 # -- randomized response ----------------------------------------------------------------
 def test_rr_seed_known_answers():
-    # Seed notes 000, section 3.2: p = 1/2 gives Pr[1 | x=1] = 3/4, Pr[1 | x=0] = 1/4, epsilon = ln 3.
+    # Dwork and Roth 2014, section 3.2: p = 1/2 gives Pr[1 | x=1] = 3/4, Pr[1 | x=0] = 1/4, epsilon = ln 3.
     rr = RandomizedResponse(p=0.5)
     assert rr.claim.epsilon == math.log(3)
     assert rr.output_probabilities(1) == (0.25, 0.75)
