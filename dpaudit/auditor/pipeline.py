@@ -137,15 +137,17 @@ def _choose(names, fit, sel, *, delta, confidence, full: bool) -> _Test | None:
     """Fit each named distinguisher on ``fit``, choose its event on ``sel``, keep the best.
 
     Candidates are scored by the bound their selection counts certify, with
-    intervals simultaneous over every (threshold, orientation) candidate at
-    the selection split's own size: what the event can be trusted to show,
-    not what it shows by luck.  (Rescaling the selection counts to the
-    held-out size read their noise as certainty once the held-out set was many
-    times larger than the split: at 10^7 releases per side, a capped pool and
-    an 18x scale, far-tail events of 30 against 15 releases were chosen and
-    certified 0 on ReportNoisyMax3, LaplaceParallel and NumericalSVT, where
-    10^6 releases had certified 0.21, 0.028 and 0.037.)  Distinguishers with
-    (almost) nothing to fit choose on the whole pool (``pooled``).
+    intervals at the selection split's own size, shared among the nested
+    candidate thresholds (``nested`` in
+    :func:`~dpaudit.stats.selection.calibration_rates`): what the event can be
+    trusted to show, not what it shows by luck.  (Rescaling the selection
+    counts to the held-out size read their noise as certainty once the
+    held-out set was many times larger than the split: at 10^7 releases per
+    side, a capped pool and an 18x scale, far-tail events of 30 against 15
+    releases were chosen and certified 0 on ReportNoisyMax3, LaplaceParallel
+    and NumericalSVT, where 10^6 releases had certified 0.21, 0.028 and
+    0.037.)  Distinguishers with (almost) nothing to fit choose on the whole
+    pool (``pooled``).
     """
     best = None
     for name in names:
@@ -161,7 +163,7 @@ def _choose(names, fit, sel, *, delta, confidence, full: bool) -> _Test | None:
             s0, s1 = scorer.score(sel[0]), scorer.score(sel[1])
         # One set of interval bounds per candidate threshold serves every event below.
         rates = calibration_rates(calibration_counts(s0, s1), n_test0=len(s0), n_test1=len(s1),
-                                  confidence=confidence)
+                                  confidence=confidence, nested=True)
         event = rates.choose(delta=delta)
         value = rates.value(event, delta=delta)
         if best is None or value > best[0].value:
