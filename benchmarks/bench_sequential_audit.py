@@ -1,7 +1,8 @@
 """Samples and time to a verdict: sequential audits against fixed-size ones, on broken mechanisms.
 
 Run: ``.venv/bin/python benchmarks/bench_sequential_audit.py`` (``--quick``: one seed per case
-and a fixed audit of 10^5 instead of 10^6 for vectorised targets; ``--seeds K`` for more).
+and a fixed audit of 10^5 instead of 10^6 for vectorised targets; ``--seeds K`` for more;
+``--only CASE``, repeatable: only the cases whose label contains CASE).
 
 Cases: every broken built-in of ``dpaudit list`` (its own pair and claim, default attack), and
 three user targets with a gross flaw (``tests/auditor/user_targets.py``: an unclipped sum, a wrong
@@ -65,6 +66,8 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--seeds", type=int, default=None, help="sequential audits per case (default 5, 1 with --quick)")
+    ap.add_argument("--only", action="append", default=None, metavar="CASE",
+                    help="run only the cases whose label contains CASE (repeatable), e.g. to add a new broken built-in")
     args = ap.parse_args(argv)
     seeds = args.seeds or (1 if args.quick else 5)
     import dpaudit
@@ -75,6 +78,8 @@ def main(argv=None) -> int:
     print(f"sequential: {seeds} seed(s) per case; fixed: one audit of the sequential budget\n{header}")
     all_n, failures = [], 0
     for label, target, d, d2, eps, delta, ideal, fixed_n in cases(args.quick):
+        if args.only and not any(key in label for key in args.only):
+            continue
         ns, ts, verdicts = [], [], 0
         for seed in range(1, seeds + 1):
             r, sec = run(target, d, d2, epsilon=eps, delta=delta, ideal=ideal, seed=seed)
