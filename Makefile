@@ -18,8 +18,9 @@ demo: install
 	$(VENV)/bin/dpaudit run configs/quickstart.yaml --out results
 
 # make test leaves out the many-seed soundness runs and the few slow checks; make soundness runs them.
+# Two pytest-xdist workers: the suite is CPU-bound and the machines it runs on have two cores.
 test: install
-	$(PY) -m pytest -q -m "not soundness and not slow"
+	$(PY) -m pytest -q -n 2 -m "not soundness and not slow"
 
 test-fast: test
 

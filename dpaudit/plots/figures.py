@@ -123,6 +123,15 @@ def _notes(notes, size) -> str:
     return "\n".join(textwrap.fill(n, width) for n in notes if n)
 
 
+def _samples_text(rows, key="samples", what="samples") -> str:
+    """``"200,000 samples per side"`` (or a range), or "" when the rows do not say."""
+    ns = sorted({int(r[key]) for r in rows if isinstance(r.get(key), numbers.Integral) and r[key] > 0})
+    if not ns:
+        return ""
+    text = f"{ns[0]:,}" if len(ns) == 1 else f"{ns[0]:,} to {ns[-1]:,}"
+    return f"{text} {what} per side"
+
+
 def _conf_text(conf) -> str:
     return f"{conf:.0%}" if _finite(conf) else "stated"
 
@@ -166,7 +175,9 @@ def _parse_true(value):
 
 
 def _published_label(key: str) -> str:
-    return "DP-Sniper (published)" if "sniper" in key.lower() else f"{key.replace('_', ' ')} (reference)"
+    if "sniper" in key.lower():
+        return "DP-Sniper (published)"
+    return "published bound" if key.lower() == "published" else f"{key.replace('_', ' ')} (reference)"
 
 
 _PUBLISHED_STYLES = [("#009E73", "X"), ("#CC79A7", "P"), ("#E69F00", "*")]
@@ -366,7 +377,7 @@ def _bound_vs_claim_chart(results, groups, size):
     conf = groups[0].get("confidence")
     ax.set_ylabel(f"{EPS} lower bound ({_conf_text(conf)} conf.)")
     ntr = max(g["n_trials"] for g in groups)
-    notes.insert(0, f"bars: range over {ntr} trials" if ntr > 1 else "1 trial per point")
+    notes[:0] = [f"bars: range over {ntr} trials" if ntr > 1 else "1 trial per point", _samples_text(groups)]
     if any(_finite(g.get("true_epsilon")) and abs(g["true_epsilon"] - g["claimed_epsilon"]) > 1e-9 for g in groups):
         notes.append(f"open: true {EPS}")
     if any(g.get("broken") for g in groups):
@@ -419,7 +430,7 @@ def plot_roc(results, *, size="one-column"):
             floor = min(floor, float(pos.min()), float(np.min(pts["x_lo"][pts["x_lo"] > 0], initial=1.0)))
         eps, delta = r.get("claimed_epsilon"), r.get("claimed_delta") or 0.0
         if _finite(eps):
-            frontiers.setdefault((round(float(eps), 12), float(delta)), []).append(g["mechanism"])
+            frontiers.setdefault((round(float(eps), 6), float(delta)), []).append(g["mechanism"])
     floor = max(floor, 1e-12)
     for j, ((eps, delta), _) in enumerate(sorted(frontiers.items())):
         claim = f"{EPS} = {eps:g}" + (f", {DELTA} = {delta:g}" if delta else "")
@@ -433,7 +444,9 @@ def plot_roc(results, *, size="one-column"):
     ax.set_ylim(floor / 2, 1.4)
     ax.set_xlabel("false positive rate")
     ax.set_ylabel("true positive rate")
-    notes = ["shaded: 95% Clopper-Pearson box on both rates, per point"]
+    held_out = [{"n": _roc_n(r)} for _, r, _ in curves]
+    notes = ["shaded: 95% Clopper-Pearson box on both rates, per point",
+             _samples_text(held_out, key="n", what="held-out samples")]
     ntr = max(n for _, _, n in curves)
     if ntr > 1:
         notes.append(f"trial 1 of {ntr}")
@@ -470,7 +483,8 @@ def plot_privacy_profile(results, *, size="one-column"):
     all_delta = np.concatenate([np.asarray(r["privacy_profile"]["delta"], dtype=float) for r in results_of]
                                + [[r.get("claimed_delta") or 0.0 for r in results_of]])
     d_range = (all_delta[all_delta > 0].min() / 2, all_delta.max() * 2)
-    pure = {float(r["claimed_epsilon"]) for r in results_of
+    # Claims equal to 6 decimals are one claim (randomized response's p is given to 8 digits).
+    pure = {round(float(r["claimed_epsilon"]), 6) for r in results_of
             if _finite(r.get("claimed_epsilon")) and not r.get("claimed_delta")}
     top = max(pure, default=0.0)
     shared = None
@@ -494,7 +508,7 @@ def plot_privacy_profile(results, *, size="one-column"):
         if _finite(claim_eps):
             kinds.add("point" if claim_delta else "line")
             top = max(top, float(claim_eps))
-            if claim_delta or float(claim_eps) in pure:
+            if claim_delta or round(float(claim_eps), 6) in pure:
                 draw_profile_claim(ax, claim_eps, claim_delta, color=st["color"], delta_range=d_range)
         true = r.get("true_profile")
         if isinstance(true, dict) and true.get("delta"):
@@ -521,7 +535,7 @@ def plot_privacy_profile(results, *, size="one-column"):
     ntr = max(len(ts) for _, ts in series)
     conf = results_of[0]["privacy_profile"].get("confidence") or results_of[0].get("confidence")
     notes = [f"markers: lower bounds, simultaneous over {DELTA} at {_conf_text(conf)} confidence"
-             + (f"; line: median, band: range over {ntr} trials" if ntr > 1 else "")]
+             + (f"; line: median, band: range over {ntr} trials" if ntr > 1 else ""), _samples_text(results_of)]
     if point_note:
         notes.append(point_note)
     legend = legend_below(fig, ncol=2, title=_notes(notes, size), title_fontsize=6)
@@ -608,7 +622,12 @@ def plot_reconstruction(results, *, size="one-column"):
     for i, ((s, raw), rows) in enumerate(sorted(by_noise.items())):
         _errbar_series(ax_q, rows, len(by_q) + i, f"{sym} = {raw:g}")
     metric = pts[0][3].replace("_", " ")
-    ax_noise.set_xlabel(f"noise {sym} / \u221an")
+    scales = [s for s, _ in by_noise if s > 0]
+    if scales and max(scales) / min(scales) >= 10:  # a decade or more: evenly spaced on a log axis
+        ax_noise.set_xscale("log")
+        ax_noise.set_xticks(sorted(scales), [f"{v:.2g}" for v in sorted(scales)])
+        ax_noise.minorticks_off()
+    ax_noise.set_xlabel(f"noise {sym} / \u221an" + (" (log scale)" if ax_noise.get_xscale() == "log" else ""))
     ax_q.set_xlabel(f"number of queries {qn}" if qn else "n")
     ntr = max(g["n_trials"] for g, _, _, _ in pts)
     conf = (results.summary or {}).get("confidence")
@@ -616,8 +635,11 @@ def plot_reconstruction(results, *, size="one-column"):
         ax.set_ylabel(metric)
         ax.axhline(0.5, color="0.5", ls=(0, (1, 1.5)), lw=0.8)
         ax.set_ylim(0.4, 1.02)
+    games = params0.get("trials")
+    per_trial = f" of {games} databases each" if isinstance(games, numbers.Integral) and games > 1 else ""
     fig.suptitle(_notes([f"{n_text} secret bits", meaning,
-                         f"mean over {ntr} trials; bars: {_conf_text(conf)} t-interval; dotted: guessing"], size),
+                         f"mean over {ntr} trials{per_trial}; bars: {_conf_text(conf)} t-interval; dotted: guessing"],
+                        size),
                  fontsize=6.5, color="0.2")
     _legend_above(ax_noise, ncol=5, title=f"queries {qn}" if qn else None)
     _legend_above(ax_q, ncol=5, title=f"noise {sym} ({sym} / \u221an = "
@@ -677,7 +699,10 @@ def plot_tracing(results, *, size="one-column"):
     conf = (results.summary or {}).get("confidence")
     fig.suptitle(_notes([(f"n = {'/'.join(f'{v:,}' for v in ns)} people in the dataset" if ns else ""),
                          f"{sym}: {meaning}",
-                         f"mean over {ntr} trials; band: {_conf_text(conf)} t-interval"], size),
+                         f"mean over {ntr} trials" + (f" of {int(params0['n_targets']):,} member and "
+                                                      f"{int(params0['n_targets']):,} non-member games each"
+                                                      if isinstance(params0.get("n_targets"), numbers.Integral) else "")
+                         + f"; band: {_conf_text(conf)} t-interval"], size),
                  fontsize=6.5, color="0.2")
     _legend_above(ax, ncol=5)
     _title(fig, results)

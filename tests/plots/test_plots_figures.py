@@ -75,7 +75,9 @@ def _check_files(paths):
 
 
 def test_audit_figures_and_redraw_from_results_alone(tmp_path, fake_kinds):
-    cfg = {"name": "figs", "seed": 4, "trials": 3, "attack": {"name": "fake_audit"},
+    # 100 dpi: what is checked is that every figure is written and redrawn, not the 300-dpi raster (the
+    # rr_tradeoff test below checks that); it takes a third of the time.
+    cfg = {"name": "figs", "seed": 4, "trials": 3, "attack": {"name": "fake_audit"}, "plot": {"dpi": 100},
            "sweep": {"parameters": {"attack.params.epsilon": [0.5, 1.0, 2.0]}}}
     out = _run(tmp_path, cfg)
     names = sorted(p.stem for p in out.figures)
@@ -91,7 +93,7 @@ def test_audit_figures_and_redraw_from_results_alone(tmp_path, fake_kinds):
 
 
 def test_attack_figures(tmp_path, fake_kinds):
-    cfg = {"name": "att", "seed": 5, "trials": 3, "attack": {"name": "fake_attack"},
+    cfg = {"name": "att", "seed": 5, "trials": 3, "attack": {"name": "fake_attack"}, "plot": {"dpi": 100},
            "sweep": {"parameters": {"attack.params.noise_scale": [0.5, 2.0], "attack.params.k": [100, 400],
                                     "attack.params.d": [100, 1000, 10000], "attack.params.alpha": [0.2, 0.8]}}}
     out = _run(tmp_path, cfg)

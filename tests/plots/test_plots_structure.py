@@ -230,3 +230,47 @@ def test_report_plot_never_shows(monkeypatch):
     d = json.loads(json.dumps(_audit_result(1.0, 0.0, np.random.default_rng(1))))
     d.update(target="t", epsilon_lower_bound=0.9)
     assert plot_report(d).axes
+
+
+def test_every_audit_figure_states_its_sample_size(tmp_path):
+    # A reviewer reads n off the figure: samples per side (the bound, the profile), held-out ones (the ROC).
+    results = _write_results(tmp_path, mechanisms=["laplace", "gaussian"], claims=[(0.5, 0.0), (1.0, 0.0)])
+    expected = {"epsilon_vs_claimed": "100,000 samples per side", "privacy_profile": "100,000 samples per side",
+                "roc": "50,000 held-out samples per side"}
+    for name, text in expected.items():
+        titles = " ".join(leg.get_title().get_text() for leg in _draw(name, results).legends).replace("\n", " ")
+        assert text in titles, (name, titles)
+
+
+def test_pure_claims_equal_to_six_decimals_are_one_grey_line(tmp_path):
+    # randomized response's p is written to 8 digits, so its claim is 2.0000000x, not 2: still one claim
+    results = _write_results(tmp_path, mechanisms=["laplace", "rr"], claims=[(2.0, 0.0)])
+    records = [json.loads(line) for line in (tmp_path / "trials.jsonl").read_text().splitlines()]
+    for r in records:
+        if r["mechanism"] == "rr":
+            r["result"]["claimed_epsilon"] = 2.00000003
+    (tmp_path / "trials.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    fig = _draw("privacy_profile", load_results(tmp_path))
+    flat = [ln for ln in fig.axes[0].lines if len(ln.get_ydata()) == 2 and np.allclose(ln.get_ydata(), 2.0)]
+    assert len(flat) == 1 and to_hex(flat[0].get_color()) == to_hex("0.35")
+    labels = [t.get_text() for leg in fig.legends for t in leg.get_texts()]
+    assert any(lab.startswith("claim \u03b5 = 2 (pure") for lab in labels), labels
+
+
+def test_reconstruction_noise_spanning_a_decade_is_on_a_log_axis(tmp_path):
+    scales = [0.5, 1.0, 2.5, 5.0, 10.0]
+    cfg = {"name": "r", "attack": {"name": "reconstruction", "params": {"n": 100, "noise": "laplace", "k": 200}},
+           "sweep": {"mode": "grid", "parameters": {"attack.params.noise_scale": scales}}}
+    metric = {"mean": 0.8, "ci_low": 0.7, "ci_high": 0.9}
+    groups = [{"point": i, "sweep": {"attack.params.noise_scale": s}, "mechanism": None, "n_trials": 3,
+               "metrics": {"fraction_recovered": metric}} for i, s in enumerate(scales)]
+    (tmp_path / "config.resolved.yaml").write_text(yaml.safe_dump(cfg))
+    (tmp_path / "trials.jsonl").write_text("")
+    (tmp_path / "summary.json").write_text(json.dumps({"groups": groups, "confidence": 0.95,
+                                                       "sweep": {"parameters": ["attack.params.noise_scale"]}}))
+    fig = _draw("reconstruction", load_results(tmp_path))
+    ax_noise = fig.axes[0]
+    assert ax_noise.get_xscale() == "log"
+    assert [t.get_text() for t in ax_noise.get_xticklabels()] == ["0.05", "0.1", "0.25", "0.5", "1"]
+    assert "n = 100 secret bits" in fig.get_suptitle() and "Laplace noise of scale b" in fig.get_suptitle()
+    _assert_legends_placed(fig)

@@ -203,6 +203,17 @@ def test_module_entry_point_errors_are_one_line_exit_2(tmp_path):
     assert len(lines) == 1 and "attack.params.queries: unknown key" in lines[0]
 
 
+def test_run_prints_where_results_went(tmp_path, tiny_yaml, capsys):
+    # In process, the same command as the subprocess check below (which `make soundness` runs).
+    from dpaudit.runner.__main__ import main
+
+    assert main(["run", str(tiny_yaml()), "--out", str(tmp_path)]) == 0
+    out, err = capsys.readouterr()
+    assert f"results: {tmp_path / 'tiny'}/" in out and "rr_tradeoff.pdf" in out
+    assert "trials" not in err  # no progress bar when stderr is not a terminal
+
+
+@pytest.mark.slow  # a fresh interpreter and two loky workers: several seconds; the in-process check above stays
 def test_module_entry_point_prints_where_results_went(tmp_path, tiny_yaml):
     proc = _run_module("run", str(tiny_yaml()), "--out", str(tmp_path), "--jobs", "2")
     out, err = proc.communicate(timeout=120)
