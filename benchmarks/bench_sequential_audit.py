@@ -1,7 +1,8 @@
 """Samples and time to a verdict: sequential audits against fixed-size ones, on broken mechanisms.
 
 Run: ``.venv/bin/python benchmarks/bench_sequential_audit.py`` (``--quick``: one seed per case
-and a fixed audit of 10^5 instead of 10^6 for vectorised targets; ``--seeds K`` for more).
+and a fixed audit of 10^5 instead of 10^6 for vectorised targets; ``--seeds K`` for more;
+``--only CASE``, repeatable: only the cases whose label contains CASE).
 
 Cases: every broken built-in of ``dpaudit list`` (its own pair and claim, default attack), and
 three user targets with a gross flaw (``tests/auditor/user_targets.py``: an unclipped sum, a wrong
@@ -65,16 +66,23 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--seeds", type=int, default=None, help="sequential audits per case (default 5, 1 with --quick)")
+    ap.add_argument("--only", action="append", default=None, metavar="CASE",
+                    help="run only the cases whose label contains CASE (repeatable), e.g. to add a new broken built-in")
     args = ap.parse_args(argv)
     seeds = args.seeds or (1 if args.quick else 5)
     import dpaudit
 
     dpaudit.audit("laplace", epsilon=1.0, max_samples=2000, seed=0)  # imports and warm-up outside the timings
+    # The classifier distinguishers import scikit-learn on first use (seconds, far more under load): without
+    # this, the first case that needs one (svt34_parallel) charged the import to its sequential audits only.
+    import sklearn.linear_model  # noqa: F401
     header = (f"{'case':40s} {'seq n (median)':>14s} {'seq s':>7s} {'verdicts':>9s} {'fixed n':>9s} {'fixed s':>8s} "
               f"{'fixed':>9s} {'n ratio':>8s} {'t ratio':>8s}")
     print(f"sequential: {seeds} seed(s) per case; fixed: one audit of the sequential budget\n{header}")
     all_n, failures = [], 0
     for label, target, d, d2, eps, delta, ideal, fixed_n in cases(args.quick):
+        if args.only and not any(key in label for key in args.only):
+            continue
         ns, ts, verdicts = [], [], 0
         for seed in range(1, seeds + 1):
             r, sec = run(target, d, d2, epsilon=eps, delta=delta, ideal=ideal, seed=seed)

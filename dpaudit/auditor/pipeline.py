@@ -426,7 +426,8 @@ def audit(
         # The tracker follows the main event (its counts add up while it stays);
         # a certified float leak is a violation too.
         tracker = tracker.update(tp=rd.main.tp, fp=rd.main.fp, samples=step.cumulative, counted=rd.n_test,
-                                 same_event=previous is not None)
+                                 same_event=previous is not None,
+                                 projected=sequential.held_out_at_budget(plan, r, rd.n_test))
         if max(_round_bound(x) for x in rounds) > epsilon:
             reason = "violation"
             break

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 from ..stats.sequential import round_schedule
 
-__all__ = ["RoundPlan", "schedule", "FIRST_ROUND"]
+__all__ = ["RoundPlan", "schedule", "held_out_at_budget", "FIRST_ROUND"]
 
 #: Releases per side in the first round (vectorised targets, per-call targets).
 FIRST_ROUND = {True: 2_000, False: 200}
@@ -68,3 +68,27 @@ def schedule(max_samples: int, *, vectorised: bool, calibration_fraction: float 
         pool += n_cal
         previous = size
     return sched, plan
+
+
+def held_out_at_budget(plan, r: int, counted: int) -> int:
+    """Held-out releases per side the event of round ``r`` (0-based) would be counted on at the end of the budget.
+
+    Once no later round calibrates, the event stays and every later release is
+    held out: ``counted`` plus all later rounds' releases.  While calibration
+    goes on the event will be re-chosen, so only this round's ``counted`` is
+    certain (and the pipeline does not stop as "converged" then).  This is the
+    ``projected`` count of :meth:`~dpaudit.stats.SequentialBound.update`; the
+    core's default (the same share as now) would read the 2,000 held-out
+    releases of a round in which half went to calibration as 4,000 at the
+    end of a 16,000 budget, where 10,000 are counted.
+
+    >>> sched, plan = schedule(16_000, vectorised=True)
+    >>> [(p.cumulative, p.n_calibration, p.n_test) for p in plan]
+    [(2000, 1000, 1000), (4000, 1000, 1000), (8000, 2000, 2000), (16000, 0, 8000)]
+    >>> held_out_at_budget(plan, 2, 2000), held_out_at_budget(plan, 3, 10_000), held_out_at_budget(plan, 1, 1000)
+    (10000, 10000, 1000)
+    """
+    later = plan[r + 1:]
+    if any(p.n_calibration for p in later):
+        return counted
+    return counted + sum(p.n_test for p in later)

@@ -11,6 +11,7 @@ Figures (names usable in a config's ``plot.figures``):
 ``reconstruction``      reconstruction accuracy vs noise/sqrt(n) and vs queries
 ``tracing``             tracing TPR at fixed FPR vs d, one curve per noise level
 ``rr_tradeoff``         randomized response error vs epsilon for several n
+``trajectory``          a sequential audit's certified bound vs the releases drawn, per round
 
 :func:`plot_report` draws one audit (``AuditReport.plot()``).
 """
@@ -26,13 +27,14 @@ from .figures import (
     plot_roc,
     plot_rr_tradeoff,
     plot_tracing,
+    plot_trajectory,
 )
 from .report import plot_report
 from .style import OKABE_ITO, WIDTHS, paper_style, save_figure
 
 __all__ = ["FIGURES", "draw_figures", "OKABE_ITO", "WIDTHS"] + [
     "plot_epsilon_vs_claimed", "plot_roc", "plot_privacy_profile", "plot_reconstruction", "plot_tracing",
-    "plot_rr_tradeoff", "plot_report",
+    "plot_rr_tradeoff", "plot_trajectory", "plot_report",
 ]
 
 FIGURES = {
@@ -42,6 +44,7 @@ FIGURES = {
     "reconstruction": plot_reconstruction,
     "tracing": plot_tracing,
     "rr_tradeoff": plot_rr_tradeoff,
+    "trajectory": plot_trajectory,
 }
 
 

@@ -26,6 +26,7 @@ __all__ = [
     "plot_reconstruction",
     "plot_tracing",
     "plot_rr_tradeoff",
+    "plot_trajectory",
 ]
 
 # Height of the axes area (inches) before legends and notes are added under or over it.
@@ -749,5 +750,90 @@ def plot_rr_tradeoff(results, *, size="one-column"):
     frac = groups[0]["metrics"]["true_fraction"]["mean"]
     title = f"true fraction {frac:g}" + (f"; {surveys:,} surveys per point" if isinstance(surveys, int) else "")
     _legend_above(ax, ncol=4, title=_notes([title, "bars: 95% interval; dashed: exact s.d. ~ 1/(p\u221an)"], size))
+    _title(fig, results)
+    return fig
+
+
+# 7 ----------------------------------------------------------------------------------------------
+def _sequential_trajectory(result: dict):
+    """``(samples, certified bounds, stopping reason)`` of a sequential audit's record, else None.
+
+    Fixed-size audits (``stopping_reason`` "fixed") have one point and no
+    trajectory to show.
+    """
+    traj = result.get("trajectory")
+    if not isinstance(traj, dict) or result.get("stopping_reason") in (None, "fixed"):
+        return None
+    samples = np.asarray(traj.get("samples") or [], dtype=float)
+    bounds = np.asarray(traj.get("epsilon_lower_bound") or [], dtype=float)
+    if samples.size == 0 or samples.size != bounds.size:
+        return None
+    return samples, bounds, result.get("stopping_reason")
+
+
+def plot_trajectory(results, *, size="one-column"):
+    """Sequential audits: the certified epsilon lower bound against the releases drawn per side.
+
+    One step line per trial (the bound after each round; it never goes
+    down), ending where the audit stopped, with the stopping reason counted
+    in the legend; the claim is a dashed line.  The first trial of each
+    mechanism is drawn solid, the others faint.  One sweep point is drawn.
+    Records of fixed-size audits (``--samples N``) have no trajectory: with
+    none sequential, there is nothing to draw (None).
+    """
+    chosen, point_note = _one_point(results, _groups(results))
+    series = []
+    for g in chosen:
+        rows = [tr for tr in (_sequential_trajectory(t["result"]) for t in results.trials_at(g["point"], g["mechanism"]))
+                if tr is not None]
+        if rows:
+            series.append((g, results.trials_at(g["point"], g["mechanism"])[0]["result"], rows))
+    if not series:
+        return None
+    paths = _differing_paths(results, [g for g, _, _ in series])
+    series = series[:12]
+    fig, (ax,) = new_figure(size, height=WIDTH_HEIGHT[size] + 0.75 + 0.13 * math.ceil((len(series) + 3) / 2))
+    claims: dict = {}
+    lo, hi, top = math.inf, 0.0, 0.0
+    for i, (g, first, rows) in enumerate(series):
+        st = _style_of(results, g["mechanism"], i)
+        reasons: dict = {}
+        for j, (samples, bounds, reason) in enumerate(rows):
+            reasons[reason] = reasons.get(reason, 0) + 1
+            ax.plot(samples, bounds, color=st["color"], drawstyle="steps-post", lw=1.1 if j == 0 else 0.6,
+                    alpha=1.0 if j == 0 else 0.35, marker=st["marker"] if j == 0 else None, ms=3, zorder=3 - (j > 0))
+            # The stop: where the audit ended.
+            ax.plot(samples[-1:], bounds[-1:], ls="none", marker="|", ms=7, color=st["color"],
+                    alpha=1.0 if j == 0 else 0.35, zorder=3)
+            lo, hi, top = min(lo, float(samples.min())), max(hi, float(samples.max())), max(top, float(bounds.max()))
+        stops = ", ".join(f"{r} {n}" if len(rows) > 1 else r for r, n in sorted(reasons.items()))
+        # A search kind's groups have no mechanism: its target names the series.
+        name = _series_label(g, paths) if g.get("mechanism") or paths else str(first.get("target") or "audit")
+        ax.plot([], [], color=st["color"], marker=st["marker"], ms=3, lw=1.1, label=f"{name} (stopped: {stops})")
+        eps, delta = first.get("claimed_epsilon"), first.get("claimed_delta") or 0.0
+        if _finite(eps):
+            claims.setdefault((float(eps), float(delta)), []).append((st["color"], name))
+            top = max(top, float(eps))
+    for (eps, delta), owners in sorted(claims.items()):
+        # A claim of one mechanism among several takes its colour; a shared one is grey and names its owners.
+        colour = owners[0][0] if len(owners) == 1 and len(claims) > 1 else "0.35"
+        claim = f"{EPS} = {eps:g}" + (f", {DELTA} = {delta:g}" if delta else "")
+        whose = f": {', '.join(n for _, n in owners)}" if len(claims) > 1 else ""
+        ax.axhline(eps, color=colour, ls=(0, (5, 2)), lw=0.9, zorder=2, label=f"claim ({claim}){whose}")
+    if hi / max(lo, 1.0) > 30:
+        ax.set_xscale("log")
+    ax.set_ylim(0, top * 1.12 if top > 0 else 1.0)
+    ax.set_xlabel("releases drawn per side (cumulative)")
+    ax.set_ylabel(f"certified {EPS} lower bound")
+    ntr = max(len(rows) for _, _, rows in series)
+    conf = series[0][1].get("confidence")
+    notes = [f"steps: the bound certified after each round, valid at {_conf_text(conf)} confidence whichever "
+             "round the audit stopped in; |: the stop"
+             + (f"; trial 1 solid, the other {ntr - 1} faint" if ntr > 2 else "; trial 1 solid, trial 2 faint"
+                if ntr == 2 else "")]
+    if point_note:
+        notes.append(point_note)
+    legend = legend_below(fig, ncol=1, title=_notes(notes, size), title_fontsize=6)
+    legend.get_title().set_color("0.3")
     _title(fig, results)
     return fig

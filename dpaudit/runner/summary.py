@@ -34,13 +34,17 @@ def describe(values, confidence: float = 0.95) -> dict:
 
     >>> d = describe([1.0, 2.0, 3.0]); d["mean"], d["median"], d["n"]
     (2.0, 2.0, 3)
+    >>> d = describe([math.inf, math.inf]); d["mean"], math.isnan(d["std"])   # a broken mechanism's true epsilon
+    (inf, True)
     """
     from scipy.stats import t as student_t
 
     x = np.asarray(values, dtype=float)
     n = x.size
     mean = float(np.mean(x))
-    std = float(np.std(x, ddof=1)) if n > 1 else 0.0
+    # An infinite value (a broken mechanism's true epsilon) makes the spread NaN; say so without a warning.
+    with np.errstate(invalid="ignore"):
+        std = float(np.std(x, ddof=1)) if n > 1 else 0.0
     sem = std / math.sqrt(n) if n > 1 else 0.0
     half = float(student_t.ppf(0.5 + confidence / 2, n - 1)) * sem if n > 1 and sem > 0 else 0.0
     return {

@@ -125,6 +125,20 @@ def test_same_seed_same_json_for_any_jobs():
     assert out[0] == out[1]
 
 
+def test_sequential_audit_gives_the_same_json_for_any_jobs():
+    """Without --samples the audit runs in rounds; rounds past 2^18 releases span two chunks, which --jobs 2
+    draws in two worker processes.  Rounds, stop and trajectory must not depend on it."""
+    out = []
+    for jobs in ("1", "2"):
+        code, rep, _ = audit_json("laplace_vec", "[1]", "[0]", 1, "--max-samples", "600000", "--seed", "11",
+                                  "--jobs", jobs)
+        rep.pop("elapsed_seconds")
+        out.append(rep)
+    assert out[0] == out[1]
+    assert out[0]["stopping_reason"] in ("converged", "budget") and out[0]["rounds"] >= 9
+    assert out[0]["trajectory"]["samples"][-1] == out[0]["samples"] > 2 ** 18
+
+
 def test_dataset_from_files(tmp_path):
     import numpy as np
 

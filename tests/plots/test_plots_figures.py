@@ -147,4 +147,46 @@ def test_plot_command_redraws(tmp_path):
 
 def test_palette_is_okabe_ito_and_registry_is_complete():
     assert OKABE_ITO[:3] == ["#0072B2", "#D55E00", "#009E73"]
-    assert set(FIGURES) == {"epsilon_vs_claimed", "roc", "privacy_profile", "reconstruction", "tracing", "rr_tradeoff"}
+    assert set(FIGURES) == {"epsilon_vs_claimed", "roc", "privacy_profile", "reconstruction", "tracing", "rr_tradeoff",
+                            "trajectory"}
+
+
+def test_sequential_audits_draw_their_trajectory_and_dpaudit_plot_redraws_it(tmp_path):
+    """``audit.samples: auto``: the run draws the bound against the samples, and ``dpaudit plot`` redraws it.
+
+    Real audits, small budget (16,000 per side): laplace runs its rounds, the unclipped sum stops at its
+    first.  A fixed-size run of the same mechanisms has no trajectory, so the figure is skipped.
+    """
+    from dpaudit.plots.style import paper_style
+    from dpaudit.results import load_results
+
+    from test_plots_structure import _assert_legends_placed
+
+    mechs = [{"mechanism": "laplace"}, {"mechanism": "unclipped_sum"}]
+    cfg = {"name": "seq", "seed": 2, "trials": 2, "mechanisms": mechs,
+           "audit": {"samples": "auto", "max_samples": 16_000}}
+    out = _run(tmp_path, cfg)
+    assert sorted(p.stem for p in out.figures) == ["epsilon_vs_claimed"] * 2 + ["trajectory"] * 2
+    traj = [p for p in out.figures if p.stem == "trajectory"]
+    _check_files(traj)
+    for p in traj:
+        p.unlink()
+    env = dict(os.environ, PYTHONWARNINGS="ignore")
+    proc = subprocess.run([sys.executable, "-m", "dpaudit", "plot", str(out.directory), "--figure", "trajectory"],
+                          env=env, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    _check_files(traj)
+    with paper_style():
+        fig = FIGURES["trajectory"](load_results(out.directory), size="one-column")
+        fig.canvas.draw()
+    (ax,) = fig.axes
+    steps = [line for line in ax.lines if line.get_drawstyle() == "steps-post"]
+    assert len(steps) == 4  # one per trial
+    xs = sorted({tuple(line.get_xdata()) for line in steps})
+    assert xs == [(2000.0,), (2000.0, 4000.0, 8000.0, 16000.0)]  # the violation stops after one round
+    labels = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert "laplace (stopped: budget 2)" in labels and "unclipped_sum (stopped: violation 2)" in labels
+    _assert_legends_placed(fig)
+
+    fixed = _run(tmp_path / "fixed", dict(cfg, audit={"samples": 4000}))
+    assert sorted(p.stem for p in fixed.figures) == ["epsilon_vs_claimed"] * 2

@@ -46,7 +46,18 @@ TINY = {
                     {"rmse"}),
     "search": ({"attack": {"name": "search", "params": {"target": "laplace", "size": 3, "low": 0, "high": 10,
                                                         "max_samples": 2000}}},
-               {"epsilon_lower_bound", "dataset", "neighbor", "candidates_screened"}),
+               {"epsilon_lower_bound", "dataset", "neighbor", "candidates_screened", "stopping_reason",
+                "trajectory"}),
+}
+# Kinds with a second shape worth running (a dict literal would silently keep only one entry per kind):
+# a sequential audit beside the fixed one, the search kind's fixed-size final audit beside its sequential one.
+TINY_MORE = {
+    "audit (sequential)": ({"mechanisms": [{"mechanism": "laplace"}], "audit": {"samples": "auto", "max_samples": 4000}},
+                           {"epsilon_lower_bound", "stopping_reason", "trajectory", "rounds", "max_samples"}),
+    "search (fixed)": ({"attack": {"name": "search", "params": {"target": "laplace", "epsilon": 1.0, "size": 3,
+                                                                "low": 0, "high": 1, "samples": 4000,
+                                                                "screen_samples": 1000, "relation": "replace-one"}}},
+                       {"epsilon_lower_bound", "dataset", "neighbor", "stopping_reason"}),
 }
 
 
@@ -54,9 +65,10 @@ def test_every_kind_has_a_runner_test():
     assert set(TINY) == {name for name, _ in list_kinds()}
 
 
-@pytest.mark.parametrize("kind", sorted(TINY))
-def test_each_kind_runs_and_summarises(kind, tmp_path):
-    body, keys = TINY[kind]
+@pytest.mark.parametrize("case", sorted({**TINY, **TINY_MORE}))
+def test_each_kind_runs_and_summarises(case, tmp_path):
+    body, keys = {**TINY, **TINY_MORE}[case]
+    kind = case.split(" ")[0]
     cfg = {"name": f"tiny_{kind}", "seed": 5, "trials": 2, **body}
     out = run_experiment(cfg, out=tmp_path, **QUIET)
     assert out.summary["complete"] and out.summary["kind"] == kind

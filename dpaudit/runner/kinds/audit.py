@@ -224,7 +224,7 @@ register_kind(
         section="audit",
         params=PARAMS,
         run_trial=run_trial,
-        figures=("epsilon_vs_claimed",),
+        figures=("epsilon_vs_claimed", "trajectory"),  # trajectory: skipped when every audit is fixed-size
         uses_mechanisms=True,
         extra={"aggregate": aggregate, "check_config": _check_config},
     )

@@ -161,7 +161,7 @@ register_kind(
         section="attack",
         params=PARAMS,
         run_trial=run_trial,
-        figures=(),
+        figures=("trajectory",),  # the final audits' rounds; skipped when they are fixed-size
         extra={"check": check, "aggregate": aggregate},
     )
 )
