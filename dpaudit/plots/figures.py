@@ -238,7 +238,6 @@ def _per_mechanism_chart(results, groups, size):
     ax.set_xlim(lo_lim, hi_lim)
     edge_lo, edge_hi = (lo_lim * 1.15, hi_lim / 1.15) if log else (lo_lim, hi_lim * 0.985)
 
-    samples = rows[0].get("samples")
     legend_items: dict = {}
 
     def point(x, y, label, **kw):
@@ -310,8 +309,10 @@ def _per_mechanism_chart(results, groups, size):
     ax.set_xlabel(EPS + (" (log scale)" if log else ""))
     notes = [f"lower bounds at {_conf_text(conf)} confidence; {n_trials} trial{'s' * (n_trials > 1)} per mechanism"
              + ("; bar: range over trials" if n_trials > 1 else "")]
-    if isinstance(samples, int):
-        notes.append(f"{samples:,} samples per side")
+    sample_text = _samples_text(rows)
+    if sample_text:
+        # every row's own size: one figure may hold several (a sweep over samples)
+        notes.append(sample_text)
     if any(g.get("broken") for g in rows):
         notes.append("\u2020 known not to satisfy its claim")
     if ceilings and not ceiling_on_axis:
