@@ -123,6 +123,14 @@ def _notes(notes, size) -> str:
     return "\n".join(textwrap.fill(n, width) for n in notes if n)
 
 
+def _finish(fig, results, notes, size, *, ncol):
+    """The figures' common ending: the notes as the title of a legend below the axes (in grey), the title."""
+    legend = legend_below(fig, ncol=ncol, title=_notes(notes, size), title_fontsize=6)
+    legend.get_title().set_color("0.3")
+    _title(fig, results)
+    return fig
+
+
 def _samples_text(rows, key="samples", what="samples") -> str:
     """``"200,000 samples per side"`` (or a range), or "" when the rows do not say."""
     ns = sorted({int(r[key]) for r in rows if isinstance(r.get(key), numbers.Integral) and r[key] > 0})
@@ -319,10 +327,7 @@ def _per_mechanism_chart(results, groups, size):
         notes.append(f"ceiling {min(ceilings):.3g} (off scale)")
     if at_zero:
         notes.append("bounds below the axis drawn at its left edge, value above")
-    legend = legend_below(fig, ncol=1 if size == "one-column" else 2, title=_notes(notes, size), title_fontsize=6)
-    legend.get_title().set_color("0.3")
-    _title(fig, results)
-    return fig
+    return _finish(fig, results, notes, size, ncol=1 if size == "one-column" else 2)
 
 
 def _bound_vs_claim_chart(results, groups, size):
@@ -383,10 +388,7 @@ def _bound_vs_claim_chart(results, groups, size):
         notes.append(f"open: true {EPS}")
     if any(g.get("broken") for g in groups):
         notes.append("\u2020 known not to satisfy its claim")
-    legend = legend_below(fig, ncol=2, title=_notes(notes, size), title_fontsize=6)
-    legend.get_title().set_color("0.3")
-    _title(fig, results)
-    return fig
+    return _finish(fig, results, notes, size, ncol=2)
 
 
 
@@ -453,10 +455,7 @@ def plot_roc(results, *, size="one-column"):
         notes.append(f"trial 1 of {ntr}")
     if point_note:
         notes.append(point_note)
-    legend = legend_below(fig, ncol=2, title=_notes(notes, size), title_fontsize=6)
-    legend.get_title().set_color("0.3")
-    _title(fig, results)
-    return fig
+    return _finish(fig, results, notes, size, ncol=2)
 
 
 # 3 ----------------------------------------------------------------------------------------------
@@ -539,10 +538,7 @@ def plot_privacy_profile(results, *, size="one-column"):
              + (f"; line: median, band: range over {ntr} trials" if ntr > 1 else ""), _samples_text(results_of)]
     if point_note:
         notes.append(point_note)
-    legend = legend_below(fig, ncol=2, title=_notes(notes, size), title_fontsize=6)
-    legend.get_title().set_color("0.3")
-    _title(fig, results)
-    return fig
+    return _finish(fig, results, notes, size, ncol=2)
 
 
 # 4 ----------------------------------------------------------------------------------------------
@@ -834,7 +830,4 @@ def plot_trajectory(results, *, size="one-column"):
                 if ntr == 2 else "")]
     if point_note:
         notes.append(point_note)
-    legend = legend_below(fig, ncol=1, title=_notes(notes, size), title_fontsize=6)
-    legend.get_title().set_color("0.3")
-    _title(fig, results)
-    return fig
+    return _finish(fig, results, notes, size, ncol=1)
