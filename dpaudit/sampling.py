@@ -78,16 +78,21 @@ def _draw_parts(target, dataset: Any, n: int, *, rng: RNGLike = None, chunk_size
     return parts
 
 
-def _chunk(target, data, n, entropy, key, timeout, inner_jobs) -> np.ndarray:
+def _chunk_parts(target, data, n, entropy, key, timeout, inner_jobs) -> list[np.ndarray]:
+    """The checked parts of chunk ``key``, drawn from its own seed."""
     gen = np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=key))
-    return draw_releases(target, data, n, rng=gen, n_jobs=inner_jobs, timeout=timeout)
+    return _draw_parts(target, data, n, rng=gen, n_jobs=inner_jobs, timeout=timeout)
+
+
+def _chunk(target, data, n, entropy, key, timeout, inner_jobs) -> np.ndarray:
+    # Calibration releases are kept, so they are always copied out of what the target returned.
+    return np.concatenate(_chunk_parts(target, data, n, entropy, key, timeout, inner_jobs), axis=0)
 
 
 def _count_chunk(target, data, n, entropy, key, timeout, inner_jobs, scorers, thresholds, shape) -> list:
     # Held-out releases are scored and dropped at once, so a vectorised
     # target's single part needs no copy (a 10-d chunk's copy cost 6% of its draw).
-    gen = np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=key))
-    parts = _draw_parts(target, data, n, rng=gen, n_jobs=inner_jobs, timeout=timeout)
+    parts = _chunk_parts(target, data, n, entropy, key, timeout, inner_jobs)
     x = parts[0] if len(parts) == 1 else np.concatenate(parts, axis=0)
     if tuple(x.shape[1:]) != tuple(shape):
         raise TargetError(f"target {target.name!r} changed its output shape from {tuple(shape)} to "

@@ -133,8 +133,8 @@ class _Test:
         return [e for e in (self.event, self.gdp_event, *self.profile_events, *self.roc_events) if e is not None]
 
 
-def _choose(names, fit, sel, *, delta, confidence, full: bool) -> _Test | None:
-    """Fit each named distinguisher on ``fit``, choose its event on ``sel``, keep the best.
+def _choose(names, pool, *, delta, confidence, full: bool) -> _Test | None:
+    """Fit each named distinguisher on the pool's first half, choose its event on the second, keep the best.
 
     Candidates are scored by the bound their selection counts certify, with
     intervals at the selection split's own size, shared among the nested
@@ -149,16 +149,15 @@ def _choose(names, fit, sel, *, delta, confidence, full: bool) -> _Test | None:
     0.037.)  Distinguishers with (almost) nothing to fit choose on the whole
     pool (``pooled``).
     """
+    fit, sel = _halves(pool)
     best = None
     for name in names:
         scorer = make_distinguisher(name).fit(fit[0], fit[1])
-        pool_size = len(fit[0]) + len(sel[0])
-        if getattr(scorer, "pooled", lambda n: False)(pool_size):
+        if getattr(scorer, "pooled", lambda n: False)(len(pool[0])):
             # A distinguisher with (almost) nothing to fit chooses its event on the
             # whole pool: half the selection noise, no optimism worth counting.
-            both = (np.concatenate([fit[0], sel[0]]), np.concatenate([fit[1], sel[1]]))
-            scorer = make_distinguisher(name).fit(both[0], both[1])
-            s0, s1 = scorer.score(both[0]), scorer.score(both[1])
+            scorer = make_distinguisher(name).fit(pool[0], pool[1])
+            s0, s1 = scorer.score(pool[0]), scorer.score(pool[1])
         else:
             s0, s1 = scorer.score(sel[0]), scorer.score(sel[1])
         # One set of interval bounds per candidate threshold serves every event below.
@@ -198,11 +197,15 @@ class _Round:
     counts: list  # held-out counts, kept to add the next round's when the events stay
 
 
+def _halves(pool):
+    """(fitting half, selection half) of the calibration pool, each a (D, D') pair of views."""
+    n_fit = len(pool[0]) // 2
+    return (pool[0][:n_fit], pool[1][:n_fit]), (pool[0][n_fit:], pool[1][n_fit:])
+
+
 def _calibrate(pool, *, attack, ideal, kind, delta, confidence):
     """Fit and choose on the calibration pool: the distribution test and, when it adds something, a float test."""
-    n_fit = len(pool[0]) // 2
-    fit = (pool[0][:n_fit], pool[1][:n_fit])
-    sel = (pool[0][n_fit:], pool[1][n_fit:])
+    fit, _ = _halves(pool)
     if attack == "auto":
         names = auto_choices(kind, fit[0])
         if kind != "scalar" and "threshold" in names and np.asarray(fit[0]).ndim > 1:
@@ -210,8 +213,8 @@ def _calibrate(pool, *, attack, ideal, kind, delta, confidence):
     else:
         names = (attack,)
     fnames = () if (ideal or attack != "auto") else float_choices(fit[0])
-    test = _choose(names, fit, sel, delta=delta, confidence=confidence, full=True)
-    float_test = _choose(fnames, fit, sel, delta=delta, confidence=confidence, full=False)
+    test = _choose(names, pool, delta=delta, confidence=confidence, full=True)
+    float_test = _choose(fnames, pool, delta=delta, confidence=confidence, full=False)
     if float_test is not None and float_test.value <= test.value:
         # The float family adds nothing the distribution attack does not show:
         # do not spend failure probability on it.
