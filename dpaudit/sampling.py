@@ -89,7 +89,7 @@ def _chunk(target, data, n, entropy, key, timeout, inner_jobs) -> np.ndarray:
     return np.concatenate(_chunk_parts(target, data, n, entropy, key, timeout, inner_jobs), axis=0)
 
 
-def _count_chunk(target, data, n, entropy, key, timeout, inner_jobs, scorers, thresholds, shape) -> list:
+def _count_chunk(target, data, n, entropy, key, timeout, inner_jobs, scorers, thresholds, shape, cut=None) -> list:
     # Held-out releases are scored and dropped at once, so a vectorised
     # target's single part needs no copy (a 10-d chunk's copy cost 6% of its draw).
     parts = _chunk_parts(target, data, n, entropy, key, timeout, inner_jobs)
@@ -97,7 +97,12 @@ def _count_chunk(target, data, n, entropy, key, timeout, inner_jobs, scorers, th
     if tuple(x.shape[1:]) != tuple(shape):
         raise TargetError(f"target {target.name!r} changed its output shape from {tuple(shape)} to "
                           f"{tuple(x.shape[1:])} on the {SIDES[key[0]]}")
-    return [count_at_least(scorer.score(x), t) for scorer, t in zip(scorers, thresholds)]
+    scores = [scorer.score(x) for scorer in scorers]
+    full = [count_at_least(sc, t) for sc, t in zip(scores, thresholds)]
+    if cut is None:
+        return full
+    # The chunk that holds the end of a Poisson-sized prefix also counts that prefix.
+    return full, [count_at_least(np.asarray(sc)[:cut], t) for sc, t in zip(scores, thresholds)]
 
 
 class Sampler:
@@ -165,21 +170,57 @@ class Sampler:
         self.shape = tuple(shape)
         return out[0], out[1]
 
-    def count(self, phase: tuple, n: int, scorers, thresholds, *, desc: str = "audit") -> list[HeldOutCounts]:
+    def count(self, phase: tuple, n: int, scorers, thresholds, *, prefix=None,
+              desc: str = "audit") -> list[HeldOutCounts] | tuple[list[HeldOutCounts], list[HeldOutCounts]]:
         """Draw ``n`` releases per side for ``phase`` and count each scorer's scores >= its thresholds.
 
         Only counts leave the workers: memory is one chunk per worker.
         Returns one :class:`HeldOutCounts` per scorer.
+
+        ``prefix=(N0, N1)`` also counts the first ``N0`` releases on D and
+        ``N1`` on D' (Poisson-sized held-out sets,
+        :func:`~dpaudit.stats.bounds.poisson_epsilon_bound`), drawing beyond
+        ``n`` when a prefix is longer; the result is then ``(counts of the
+        n, counts of the prefixes)``.  The first ``n`` releases are the same
+        either way.
         """
         thresholds = [np.unique(np.asarray(t, dtype=float)) for t in thresholds]
-        chunks = self._chunks(n)
+        base = self._chunks(n)
+        plan = []  # (side, chunk key index, size, start)
+        for side in (0, 1):
+            total = n if prefix is None else max(n, int(prefix[side]))
+            start = 0
+            for i, m in base:
+                plan.append((side, i, m, start))
+                start += m
+            # Releases beyond n, for a Poisson prefix longer than n: further chunks of the same stream.
+            for j, (_, m) in enumerate(self._chunks(total - n)):
+                plan.append((side, len(base) + j, m, start))
+                start += m
+
+        def cut(side, m, start):
+            if prefix is None:
+                return None
+            c = int(prefix[side]) - start
+            return c if 0 < c < m else None
+
         tasks = [(self.target, self.pair[side], m, self.entropy, (side, *phase, i), self.timeout, self.inner_jobs,
-                  scorers, thresholds, self.shape) for side in (0, 1) for i, m in chunks]
+                  scorers, thresholds, self.shape, cut(side, m, start)) for side, i, m, start in plan]
         parts = run_ordered(_count_chunk, tasks, n_jobs=self.outer_jobs, progress=self.progress, desc=desc)
-        k = len(chunks)
-        out = []
-        for j, t in enumerate(thresholds):
-            ge0 = np.sum([p[j] for p in parts[:k]], axis=0)
-            ge1 = np.sum([p[j] for p in parts[k:]], axis=0)
-            out.append(HeldOutCounts(t, np.asarray(ge0, dtype=np.int64), np.asarray(ge1, dtype=np.int64), n, n))
-        return out
+        full = [[np.zeros(len(t), dtype=np.int64) for t in thresholds] for _ in (0, 1)]
+        pre = [[np.zeros(len(t), dtype=np.int64) for t in thresholds] for _ in (0, 1)]
+        for (side, i, m, start), part in zip(plan, parts):
+            whole, head = (part, None) if cut(side, m, start) is None else part
+            for j in range(len(thresholds)):
+                if i < len(base):
+                    full[side][j] += whole[j]
+                if prefix is not None:
+                    if start + m <= int(prefix[side]):
+                        pre[side][j] += whole[j]
+                    elif head is not None:
+                        pre[side][j] += head[j]
+        out = [HeldOutCounts(t, full[0][j], full[1][j], n, n) for j, t in enumerate(thresholds)]
+        if prefix is None:
+            return out
+        n0, n1 = int(prefix[0]), int(prefix[1])
+        return out, [HeldOutCounts(t, pre[0][j], pre[1][j], n0, n1) for j, t in enumerate(thresholds)]

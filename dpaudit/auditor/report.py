@@ -67,6 +67,11 @@ class AuditReport:
     floating_point: dict | None = None
     distribution_epsilon_lower_bound: float | None = None
     ideal: bool = False
+    #: How the bound was certified from held-out counts: "clopper-pearson"
+    #: (two one-sided intervals on all ``n_test`` releases per side) or
+    #: "poisson-conditional" (one exact test on Poisson-sized held-out sets of
+    #: ``tp + fn`` and ``fp + tn`` releases).
+    certificate: str = "clopper-pearson"
     version: str = ""
     elapsed_seconds: float = 0.0
 
@@ -140,7 +145,9 @@ class AuditReport:
             f"attack      {self.attack} [{self.estimator}]; event: {self.event}",
             f"rates       TPR {self.tpr:.5g} in [{self.tpr_interval[0]:.5g}, {self.tpr_interval[1]:.5g}], "
             f"FPR {self.fpr:.5g} in [{self.fpr_interval[0]:.5g}, {self.fpr_interval[1]:.5g}] "
-            f"({self.n_test} held-out samples per side)",
+            + (f"({self.n_test} held-out samples per side)" if self.certificate != "poisson-conditional" else
+               f"({self.tp + self.fn} and {self.fp + self.tn} held-out samples, a Poisson number per side: "
+               "certified by the exact conditional test of their ratio)"),
             f"GDP         mu >= {self.gdp_mu_lower_bound:.4f}",
             f"meaning     {self.explanation}",
         ]

@@ -137,9 +137,11 @@ def draw_event(ax, result: dict, *, style: dict, confidence: float = 0.95, label
     try:
         n = int(result["n_test"])
         tp, fp = int(result["tp"]), int(result["fp"])
+        # The counts' own sizes: a Poisson-certified event is counted on slightly fewer than n_test.
+        n0, n1 = int(result.get("fn", n - tp)) + tp, int(result.get("tn", n - fp)) + fp
     except (KeyError, TypeError, ValueError):
         return False
-    p = roc_points([fp / n], [tp / n], n, confidence=confidence)
+    p = roc_points([fp / max(n1, 1)], [tp / max(n0, 1)], n, confidence=confidence)
     x, y = float(p["x"][0]), float(p["y"][0])
     if x <= 0 or y <= 0:
         return False

@@ -6,6 +6,8 @@ probability stated for a statistical assertion is that of an unlucky seed.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -168,13 +170,27 @@ def test_float_family_soundness_on_float_safe_samplers(label, target, d, d2, cla
 def test_default_audit_flags_leaky_float_samplers_and_ideal_audits_the_distribution(sampler, d, d2, attack):
     """At the default settings (auto) and 20,000 samples per side the float leak is certified, reported in
     ``floating_point`` and counted in the verdict; ``ideal=True`` leaves the float family out and certifies
-    what the distribution gives (the ideal mechanisms have epsilon <= 1 here except the Gaussian, whose
-    distribution bound at this size stays below 1: seeded, deterministic)."""
+    what the distribution gives: about its true epsilon (the shift over the Laplace scale: 1, or 0.1 for the
+    snapped pair 0.3 vs 0.4; the Gaussian has none at delta = 0).
+
+    The ideal bound is a 95% lower bound on that epsilon, so one seed may exceed it (a Laplace tail event
+    has a ratio of exactly e, and the Poisson certificate is exact: 6 of 400 seeded ideal audits of
+    numpy's Laplace exceeded 1, 1.5%; seed 1 was one of them).  So 20 seeds are audited: more than 3 above
+    the true epsilon has probability P[Bin(20, 0.025) > 3] = 0.0014 for a valid bound, and their mean must
+    reach half of it (seeded, deterministic)."""
     r = dpaudit.audit(sampler, d, d2, epsilon=1.0, samples=20_000, seed=1)
     assert r.verdict == "violation" and r.floating_point is not None
     assert r.floating_point["attack"] in FLOAT_NAMES and r.floating_point["epsilon_lower_bound"] > 3.0
-    ideal = dpaudit.audit(sampler, d, d2, epsilon=1.0, samples=20_000, seed=1, ideal=True)
-    assert ideal.floating_point is None and ideal.epsilon_lower_bound <= 1.0
+    ideal = [dpaudit.audit(sampler, d, d2, epsilon=1.0, samples=20_000, seed=seed, ideal=True)
+             for seed in range(1, 21)]
+    bounds = np.array([x.epsilon_lower_bound for x in ideal])
+    assert all(x.floating_point is None for x in ideal)
+    true_eps = math.inf if sampler is numpy_normal_plus_loc else abs(d[0] - d2[0])
+    assert np.sum(bounds > true_eps) <= 3, bounds
+    if math.isfinite(true_eps):
+        assert 0.5 * true_eps <= bounds.mean() <= true_eps, bounds
+    else:  # the distribution's bound, far below what the float leak certifies
+        assert bounds.max() < r.floating_point["epsilon_lower_bound"], bounds
 
 
 @pytest.mark.parametrize("name", ["laplace", "gaussian_analytic", "noisy_histogram", "geometric"])
