@@ -78,7 +78,8 @@ register_attack("naive-bayes", NaiveBayesScore, outputs="vector",
                 description="sum of per-coordinate binned log likelihood ratios, then a threshold")
 register_attack("mixed", MixedScore, outputs="vector",
                 description="special values (abort, below, bottom) and numbers: log ratio of the pattern of "
-                            "specials plus per-coordinate binned log ratios of the numbers")
+                            "specials (part by part over independent groups of coordinates) plus per-coordinate "
+                            "binned log ratios of the numbers")
 register_attack("sign-sum", SignSumScore, outputs="vector",
                 description="signed count of coordinates on D's side of their median: the far tail of a sum of "
                             "small per-coordinate leaks")

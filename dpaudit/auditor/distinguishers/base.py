@@ -21,6 +21,8 @@ class Distinguisher(Protocol):
 
 
 def as_2d(x: np.ndarray) -> np.ndarray:
+    if x.size == 0:  # no releases: -1 cannot be inferred from size 0
+        return x.reshape(len(x), int(np.prod(x.shape[1:], dtype=np.int64)))
     return x.reshape(len(x), -1)
 
 

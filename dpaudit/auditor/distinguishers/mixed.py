@@ -15,14 +15,21 @@ assumes them independent given the pattern.
 
 Rows of numbers only reduce to naive Bayes with a significance filter;
 rows of markers only reduce to the likelihood ratio over whole rows.
+
+When the coordinates with markers fall into independent groups (two
+mechanisms run side by side, the bits of a randomised response: see
+:func:`~dpaudit.auditor.distinguishers._features.dependence_blocks`), the
+pattern's probability is the product of the groups' and each group's log
+ratio is estimated on its own: two parts of 56 patterns each cost 112
+estimated ratios instead of 3,136, each seen ~28 times more often.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ._features import (KeyIndex, bin_index, columns, log_ratio, monotone, quantile_edges, tail_edges, row_keys, significant, special_values,
-                        symbol_codes)
+from ._features import (KeyIndex, bin_index, columns, dependence_blocks, log_ratio, monotone, quantile_edges, row_keys,
+                        significant, special_values, symbol_codes, tail_edges)
 from .base import as_2d
 
 __all__ = ["MixedScore"]
@@ -42,7 +49,12 @@ class MixedScore:
     z : float
         A coordinate's numbers enter the score only when their binned counts
         differ between the sides by more than ``z`` standard deviations of a
-        chi-square (noise coordinates would only blur the tails).
+        chi-square (noise coordinates would only blur the tails); with several
+        independent groups of markers, the same filter keeps a group's patterns.
+    factorise : bool
+        Split the pattern into independent groups of coordinates when a test
+        of independence on the fitting releases finds them (one group, the
+        whole row, otherwise).
 
     Examples
     --------
@@ -62,8 +74,9 @@ class MixedScore:
     name = "mixed"
 
     def __init__(self, *, max_bins: int = 32, per_bin: int = 2000, z: float = 3.0, tails: bool = True,
-                 tail_count: int = 400, smooth: bool = True):
+                 tail_count: int = 400, smooth: bool = True, factorise: bool = True):
         self.smooth = smooth
+        self.factorise = factorise
         self.max_bins = max_bins
         self.per_bin = per_bin
         self.z = z
@@ -76,12 +89,23 @@ class MixedScore:
         self.specials = special_values(probe)
         self.radix = np.array([len(v) + 1 for v in self.specials], dtype=np.int64)
         codes0, codes1 = symbol_codes(a, self.specials), symbol_codes(b, self.specials)
-        k0, k1 = row_keys(codes0, self.radix), row_keys(codes1, self.radix)
-        self.index = KeyIndex(np.concatenate([k0, k1]))
-        m = len(self.index.keys)
-        c0 = np.bincount(self.index.lookup(k0), minlength=m)
-        c1 = np.bincount(self.index.lookup(k1), minlength=m)
-        self.pattern_log_ratio = log_ratio(c0, len(a), c1, len(b)) if m > 1 else np.zeros(m)
+        # The pattern's probability, part by part when the coordinates with specials
+        # fall into independent groups (see dependence_blocks); one group otherwise.
+        groups = dependence_blocks(codes0, codes1, self.radix) if self.factorise else []
+        if len(groups) <= 1:
+            groups = [np.arange(a.shape[1])]
+        self.blocks = []  # (coordinates, radix, KeyIndex, log ratio per pattern)
+        for cols in groups:
+            radix = self.radix[cols]
+            k0, k1 = row_keys(codes0[:, cols], radix), row_keys(codes1[:, cols], radix)
+            index = KeyIndex(np.concatenate([k0, k1]))
+            m = len(index.keys)
+            c0 = np.bincount(index.lookup(k0), minlength=m)
+            c1 = np.bincount(index.lookup(k1), minlength=m)
+            if len(groups) > 1 and not significant(c0, c1, z=self.z):
+                continue  # an independent part that does not leak would only blur the others
+            lr = log_ratio(c0, len(a), c1, len(b)) if m > 1 else np.zeros(m)
+            self.blocks.append((cols, radix, index, lr))
         self.numeric = []  # (coordinate, inner edges, log ratio per bin)
         for j in range(a.shape[1]):
             v0, v1 = a[codes0[:, j] == 0, j], b[codes1[:, j] == 0, j]
@@ -105,48 +129,58 @@ class MixedScore:
                 self.numeric.append((j, edges, lr))
         return self
 
+    @property
+    def pattern_log_ratio(self) -> np.ndarray:
+        """Log ratio per pattern of the first (with one group: the only) group of coordinates."""
+        return self.blocks[0][3] if self.blocks else np.zeros(0)
+
+    def _code(self, col: np.ndarray, j: int) -> np.ndarray:
+        """Float code of one coordinate: 0 for a number, i + 1 for its i-th special value."""
+        vals = self.specials[j]
+        if len(vals) <= 4:
+            code = np.zeros(len(col))
+            for i, v in enumerate(vals):
+                code += (col == v) * float(i + 1)
+            return code
+        pos = np.minimum(np.searchsorted(vals, col), len(vals) - 1)
+        return np.where(vals[pos] == col, pos + 1.0, 0.0)
+
     def score(self, x):
         cols = columns(x)
         n = cols.shape[1]
+        out = np.zeros(n)
+        is_number = {}  # coordinate -> mask of rows where it holds a number (only where it has specials)
         numeric_at = {j for j, _, _ in self.numeric}
-        if len(self.pattern_log_ratio) <= 1:
-            # One pattern (numbers only, or one constant marker): no key to look up.
-            out = np.full(n, float(self.pattern_log_ratio[0]) if len(self.pattern_log_ratio) else 0.0)
-            for j, edges, lr in self.numeric:
-                part = lr[bin_index(edges, cols[j])]
-                if len(self.specials[j]):
-                    part *= ~np.isin(cols[j], self.specials[j])
-                out += part
-            return out
-        if float(np.prod(self.radix.astype(float))) < 2.0 ** 52:
-            # One pass per coordinate: its code goes straight into the row's key
-            # (the same exact float sum as :func:`row_keys`), no (n, k) code matrix.
-            mult = np.cumprod(np.r_[1.0, self.radix[:-1].astype(float)])
-            keys = np.zeros(n)
-            is_number = {}
-            for j, vals in enumerate(self.specials):
-                if len(vals) == 0:
-                    continue
-                col = cols[j]
-                if len(vals) <= 4:
-                    code = np.zeros(n)
-                    for i, v in enumerate(vals):
-                        code += (col == v) * float(i + 1)
-                else:
-                    pos = np.minimum(np.searchsorted(vals, col), len(vals) - 1)
-                    code = np.where(vals[pos] == col, pos + 1.0, 0.0)
-                keys += code * mult[j]
-                if j in numeric_at:
-                    is_number[j] = code == 0
-            keys = keys.astype(np.int64)
-        else:
-            codes = symbol_codes(cols.T, self.specials)
-            keys = row_keys(codes, self.radix)
-            is_number = {j: codes[:, j] == 0 for j in numeric_at}
-        ids = self.index.lookup(keys)
-        out = np.where(ids >= 0, self.pattern_log_ratio[np.maximum(ids, 0)], 0.0) if n else np.zeros(0)
+        for block, radix, index, lr in self.blocks:
+            if len(lr) <= 1:
+                # One pattern (numbers only, or one constant marker): no key to look up.
+                out += float(lr[0]) if len(lr) else 0.0
+                continue
+            if float(np.prod(radix.astype(float))) < 2.0 ** 52:
+                # One pass per coordinate: its code goes straight into the row's key
+                # (the same exact float sum as :func:`row_keys`), no (n, k) code matrix.
+                mult = np.cumprod(np.r_[1.0, radix[:-1].astype(float)])
+                keys = np.zeros(n)
+                for j, mj in zip(block, mult):
+                    if len(self.specials[j]) == 0:
+                        continue
+                    code = self._code(cols[j], j)
+                    keys += code * mj
+                    if j in numeric_at:
+                        is_number[j] = code == 0
+                keys = keys.astype(np.int64)
+            else:
+                codes = symbol_codes(cols[block].T, [self.specials[j] for j in block])
+                keys = row_keys(codes, radix)
+                for i, j in enumerate(block):
+                    if j in numeric_at:
+                        is_number[j] = codes[:, i] == 0
+            ids = index.lookup(keys)
+            out += np.where(ids >= 0, lr[np.maximum(ids, 0)], 0.0)
         for j, edges, lr in self.numeric:
             part = lr[bin_index(edges, cols[j])]
+            if j not in is_number and len(self.specials[j]):
+                is_number[j] = self._code(cols[j], j) == 0
             if j in is_number:
                 part *= is_number[j]
             out += part
