@@ -49,3 +49,13 @@ def test_ceiling_of_identical_distributions_is_zero_and_grows_with_samples():
     q = np.array([0.45, 0.3, 0.25])  # the largest privacy loss of any event: ln(0.25 / 0.2) = 0.223
     small, large = (ceiling.best_event_bound(p, q, n, 0.9) for n in (10**5, 10**8))
     assert 0.0 < small < large < np.log(0.25 / 0.2)
+
+
+def test_the_audits_certificate_is_the_better_of_its_two_per_event():
+    ceiling = _ceiling_module()
+    p, q = np.array([0.5, 0.3, 0.2]), np.array([0.45, 0.3, 0.25])
+    both, cp, pois = (ceiling.best_event_bound(p, q, 10**6, 0.9, c) for c in ("both", "intervals", "poisson"))
+    assert both == max(cp, pois) and cp > 0 and pois > 0
+    # A rare outcome: the Poisson test certifies more than two intervals at the same share.
+    p, q = np.array([0.999, 0.001]), np.array([0.9995, 0.0005])
+    assert ceiling.best_event_bound(q, p, 10**6, 0.9, "poisson") > ceiling.best_event_bound(q, p, 10**6, 0.9, "intervals")

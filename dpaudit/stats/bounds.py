@@ -355,21 +355,23 @@ def poisson_log_ratio(x_num, x_den, alpha, exposure_ratio=1.0):
     return val if val.ndim else float(val)
 
 
-def poisson_epsilon_bound(tp, fn, fp, tn, *, swap=False, confidence=0.95, details=None) -> EpsilonBound:
+def poisson_epsilon_bound(tp, fn, fp, tn, *, inequality="event", confidence=0.95, details=None) -> EpsilonBound:
     """Epsilon lower bound from one event's counts on Poisson-sized held-out sets, exact at ``confidence``.
 
     The held-out sets hold ``N0 = tp + fn`` and ``N1 = fp + tn`` releases
     with ``N0``, ``N1`` independent Poisson(lambda) draws of one mean, made
-    before any release was seen.  The event's counts are then independent
+    before any release was seen.  An event's counts are then independent
     Poisson variables with means ``lambda P_D(E)`` and ``lambda P_D'(E)``,
-    and the conditional test of :func:`poisson_log_ratio` certifies
-    ``ln(P_D(E) / P_D'(E))`` (``swap``: ``ln(P_D'(E) / P_D(E))``) with the
-    whole failure probability ``1 - confidence``, where the two intervals of
-    :func:`epsilon_lower_bound` split it and bound each rate separately.
-    For rare events its loss is about half the two intervals' (a delta of 0 only:
-    the test is about a ratio, not a difference).
+    and the conditional test of :func:`poisson_log_ratio` certifies one of
+    the two inequalities the intervals of :func:`epsilon_lower_bound` cover:
+    ``ln(P_D(E) / P_D'(E))`` (``inequality="event"``, from ``tp`` and
+    ``fp``) or ``ln(P_D'(E^c) / P_D(E^c))`` (``"complement"``, from ``tn``
+    and ``fn``), with the whole failure probability ``1 - confidence``, where
+    the intervals split it between two rates and bound each separately.
+    For rare events its loss is about half the two intervals' (a delta of 0
+    only: the test is about a ratio, not a difference).
 
-    The event and ``swap`` must be fixed before the counts are seen
+    The event and the inequality must be fixed before the counts are seen
     (chosen on calibration data).
 
     Examples
@@ -380,8 +382,9 @@ def poisson_epsilon_bound(tp, fn, fp, tn, *, swap=False, confidence=0.95, detail
     """
     tp, fn, fp, tn = _check_counts(tp, fn, fp, tn)
     confidence = check_confidence(confidence)
+    check_choice(inequality, "inequality", ("event", "complement"))
     alpha = 1.0 - confidence
-    num, den, n_num = (fp, tp, fp + tn) if swap else (tp, fp, tp + fn)
+    num, den, n_num = (tn, fn, fp + tn) if inequality == "complement" else (tp, fp, tp + fn)
     bound = poisson_log_ratio(num, den, alpha)
     return EpsilonBound(
         epsilon_lower_bound=float(bound),
@@ -389,6 +392,6 @@ def poisson_epsilon_bound(tp, fn, fp, tn, *, swap=False, confidence=0.95, detail
         delta=0.0, confidence=confidence,
         ceiling=float(poisson_log_ratio(n_num, 0, alpha)),
         method="poisson-conditional", directions="forward",
-        direction="D' over D" if swap else "D over D'", event="event",
+        direction="D' over D" if inequality == "complement" else "D over D'", event=inequality,
         details=dict(details or {}),
     )

@@ -193,14 +193,13 @@ class CalibrationRates:
         """The best event for this objective (see :func:`choose_event`)."""
         return _pick(self.candidates, *self.objective(delta=delta, gdp=gdp))
 
-    def poisson_value(self, event: ThresholdEvent) -> tuple[ThresholdEvent, bool, float]:
-        """The Poisson certificate's score for the inequalities ``event`` stands for.
+    def poisson_value(self, event: ThresholdEvent) -> tuple[str, float]:
+        """Which inequality of ``event`` the Poisson certificate would test, and its score.
 
         The interval certificate of ``event`` covers two inequalities: ``P_D(E)
-        / P_D'(E)`` for the event and ``P_D'(E^c) / P_D(E^c)`` for its
-        complement.  The Poisson test certifies one of them, on the event it
-        is about; this returns that event (``event`` or its complement), the
-        direction (``swap``: D' over D) and the better score, computed by
+        / P_D'(E)`` (``"event"``) and ``P_D'(E^c) / P_D(E^c)``
+        (``"complement"``).  The Poisson test certifies one of them; this
+        returns the better and its score, computed by
         :func:`~dpaudit.stats.bounds.poisson_log_ratio` on the calibration
         counts at ``poisson_alpha``, the failure probability of one of the
         candidate's intervals: the audit runs the Poisson test at the share
@@ -220,9 +219,7 @@ class CalibrationRates:
         (in0, in1), (out0, out1) = ((lt0, lt1), (ge0, ge1)) if event.reverse else ((ge0, ge1), (lt0, lt1))
         on_event = float(poisson_log_ratio(in0, in1, a, 1.0 / r))  # P_D(E) / P_D'(E)
         on_complement = float(poisson_log_ratio(out1, out0, a, r))  # P_D'(E^c) / P_D(E^c)
-        if on_event >= on_complement:
-            return event, False, on_event
-        return ThresholdEvent(event.threshold, reverse=not event.reverse), True, on_complement
+        return ("event", on_event) if on_event >= on_complement else ("complement", on_complement)
 
     def value(self, event: ThresholdEvent, *, delta: float = 0.0) -> float:
         """The projected bound of one candidate event (to compare distinguishers)."""

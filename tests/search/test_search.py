@@ -57,7 +57,16 @@ def test_scalar_targets_flagged_with_defaults_iff_broken(name):
 def test_vector_targets_flagged_iff_broken(name):
     # 100,000 releases per side keep the normal suite short; the defaults run in the soundness suite.
     report = _run(name, seed=102, max_samples=100_000)
-    assert report.violation == U.DOMAINS[name][-1], report.summary()
+    broken = U.DOMAINS[name][-1]
+    if broken:
+        assert report.violation, report.summary()
+    else:
+        # A correct target at the edge of its claim (randomized response's outcomes have a ratio of
+        # exactly e^eps) is flagged by a valid 95% bound in up to 5% of searches; the audit's exact
+        # Poisson test spends up to 2.5% there (seed 102 is one such search).  So three seeds: two
+        # or more flagged has probability 3 * 0.025^2 < 0.002 for a sound search.
+        reports = [report] + [_run(name, seed=s, max_samples=100_000) for s in (104, 105)]
+        assert sum(r.violation for r in reports) <= 1, [r.epsilon_lower_bound for r in reports]
     _check_pair(name, report)
 
 

@@ -56,14 +56,20 @@ def test_a_rare_event_certifies_more_than_two_intervals_at_the_same_share():
 
 
 def test_epsilon_bound_fields_and_direction():
-    b = poisson_epsilon_bound(100, 900, 300, 700, swap=True, confidence=0.95)
-    assert b.method == "poisson-conditional" and b.direction == "D' over D" and b.event == "event"
-    assert b.epsilon_lower_bound == pytest.approx(poisson_log_ratio(300, 100, 0.05))
-    assert (b.tp, b.fn, b.fp, b.tn) == (100, 900, 300, 700)
+    # The complement's inequality: P_D'(E^c) / P_D(E^c) from tn = 700 against fn = 400.
+    b = poisson_epsilon_bound(600, 400, 300, 700, inequality="complement", confidence=0.95)
+    assert b.method == "poisson-conditional" and b.direction == "D' over D" and b.event == "complement"
+    assert b.epsilon_lower_bound == pytest.approx(poisson_log_ratio(700, 400, 0.05)) and b.epsilon_lower_bound > 0
+    assert (b.tp, b.fn, b.fp, b.tn) == (600, 400, 300, 700)
     assert b.ceiling == pytest.approx(poisson_log_ratio(1000, 0, 0.05)) and b.ceiling > b.epsilon_lower_bound
+    e = poisson_epsilon_bound(600, 400, 300, 700, confidence=0.95)
+    assert e.direction == "D over D'" and e.event == "event"
+    assert e.epsilon_lower_bound == pytest.approx(poisson_log_ratio(600, 300, 0.05))
     assert poisson_epsilon_bound(100, 900, 300, 700, confidence=0.95).epsilon_lower_bound == 0.0
     with pytest.raises(ParameterValueError):
         poisson_epsilon_bound(0, 0, 3, 4)
+    with pytest.raises(ParameterValueError):
+        poisson_epsilon_bound(1, 2, 3, 4, inequality="both")
 
 
 def test_held_out_mean_leaves_room_for_the_poisson_draw():
@@ -80,8 +86,8 @@ def test_poisson_value_takes_the_better_of_event_and_complement():
     rates = calibration_rates(calibration_counts(s0, s1, [0.0, 3.0]), n_test0=50_000, n_test1=50_000,
                               confidence=0.95, nested=True)
     # score >= 3 (0.068 against 0.025): the event itself, D over D'.
-    ev, swap, value = rates.poisson_value(ThresholdEvent(3.0))
-    assert ev == ThresholdEvent(3.0) and swap is False and 0.8 < value < 1.0
-    ev, swap, value = rates.poisson_value(ThresholdEvent(0.0))
-    # score >= 0 holds 0.82 against 0.5: its complement (score < 0: 0.18 against 0.5, D' over D) is the leak.
-    assert ev == ThresholdEvent(0.0, reverse=True) and swap is True and 0.8 < value < 1.0
+    inequality, value = rates.poisson_value(ThresholdEvent(3.0))
+    assert inequality == "event" and 0.8 < value < 1.0
+    inequality, value = rates.poisson_value(ThresholdEvent(0.0))
+    # score >= 0 holds 0.82 against 0.5: its complement (score < 0: 0.5 on D' against 0.18) is the leak.
+    assert inequality == "complement" and 0.8 < value < 1.0
