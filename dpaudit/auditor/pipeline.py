@@ -173,21 +173,20 @@ def _choose(names, pool, *, delta, confidence, full: bool) -> _Test | None:
                                   confidence=confidence, nested=True)
         event = rates.choose(delta=delta)
         value = rates.value(event, delta=delta)
-        poisson = None
-        if delta == 0:
-            # The Poisson certificate, when it would certify more: one exact test of the
-            # ratio in place of two intervals (see _certify).  Distinguishers are still
-            # ranked by the intervals' value: the Poisson test's smaller penalty on rare
-            # events let calibration noise pick the distinguisher (binned-logistic over
-            # mixed on NoisyHist1 at 10^7: 0.0944 where mixed certifies 0.0983).
-            inequality, p_value = rates.poisson_value(event)
-            if p_value > value:
-                poisson = inequality
         if best is None or value > best[0].value:
-            best = (_Test(name, scorer, event, value, poisson), rates, s1)
+            best = (_Test(name, scorer, event, value), rates, s1)
     if best is None:
         return None
     test, rates, s1 = best
+    if delta == 0:
+        # The Poisson certificate for the chosen event, when it would certify more: one
+        # exact test of the ratio in place of two intervals (see _certify).  Distinguishers
+        # are ranked by the intervals' value: the Poisson test's smaller penalty on rare
+        # events let calibration noise pick the distinguisher (binned-logistic over mixed
+        # on NoisyHist1 at 10^7: 0.0944 where mixed certifies 0.0983).
+        inequality, p_value = rates.poisson_value(test.event)
+        if p_value > test.value:
+            test.poisson = inequality
     if full:
         test.gdp_event = rates.choose(gdp=True)
         test.profile_events = [rates.choose(delta=d) for d in DEFAULT_DELTAS]

@@ -212,7 +212,7 @@ class CalibrationRates:
         """
         if self.c0 is None:
             raise ParameterValueError("these rates were built without their counts; use calibration_rates")
-        i = min(int(np.searchsorted(self.candidates, event.threshold)), len(self.candidates) - 1)
+        i = self._index(event)
         a, r = self.poisson_alpha, self.n0 / self.n1  # exposure ratio: lambda_den / lambda_num
         ge0, ge1 = float(self.c0[i]), float(self.c1[i])
         lt0, lt1 = self.n0 - ge0, self.n1 - ge1
@@ -221,10 +221,13 @@ class CalibrationRates:
         on_complement = float(poisson_log_ratio(out1, out0, a, r))  # P_D'(E^c) / P_D(E^c)
         return ("event", on_event) if on_event >= on_complement else ("complement", on_complement)
 
+    def _index(self, event: ThresholdEvent) -> int:
+        """The position of ``event``'s threshold among the candidates."""
+        return min(int(np.searchsorted(self.candidates, event.threshold)), len(self.candidates) - 1)
+
     def value(self, event: ThresholdEvent, *, delta: float = 0.0) -> float:
         """The projected bound of one candidate event (to compare distinguishers)."""
-        i = int(np.searchsorted(self.candidates, event.threshold))
-        i = min(i, len(self.candidates) - 1)
+        i = self._index(event)
         fwd, rev = self.objective(delta=delta)
         return float((rev if event.reverse else fwd)[i])
 

@@ -115,25 +115,25 @@ def test_constant_target_gives_zero():
     assert code == 0 and rep["epsilon_lower_bound"] == 0.0
 
 
-def test_same_seed_same_json_for_any_jobs():
+def _json_for_each_jobs(*args):
+    """The audit's JSON (timing aside) with --jobs 1 and with --jobs 2."""
     out = []
     for jobs in ("1", "2"):
-        code, rep, _ = audit_json("laplace_vec", "[1]", "[0]", 1, "--samples", "600000", "--seed", "11",
-                                  "--jobs", jobs)
+        _, rep, _ = audit_json("laplace_vec", "[1]", "[0]", 1, *args, "--seed", "11", "--jobs", jobs)
         rep.pop("elapsed_seconds")
         out.append(rep)
+    return out
+
+
+def test_same_seed_same_json_for_any_jobs():
+    out = _json_for_each_jobs("--samples", "600000")
     assert out[0] == out[1]
 
 
 def test_sequential_audit_gives_the_same_json_for_any_jobs():
     """Without --samples the audit runs in rounds; rounds past 2^18 releases span two chunks, which --jobs 2
     draws in two worker processes.  Rounds, stop and trajectory must not depend on it."""
-    out = []
-    for jobs in ("1", "2"):
-        code, rep, _ = audit_json("laplace_vec", "[1]", "[0]", 1, "--max-samples", "600000", "--seed", "11",
-                                  "--jobs", jobs)
-        rep.pop("elapsed_seconds")
-        out.append(rep)
+    out = _json_for_each_jobs("--max-samples", "600000")
     assert out[0] == out[1]
     assert out[0]["stopping_reason"] in ("converged", "budget") and out[0]["rounds"] >= 9
     assert out[0]["trajectory"]["samples"][-1] == out[0]["samples"] > 2 ** 18
