@@ -17,7 +17,9 @@ way can report at that held-out size, whatever its distinguisher: a ceiling for
 the audit's bound (up to the estimation noise of the probabilities, about
 0.002 at 10^7 releases per side), to set beside DP-Sniper's published bound,
 which used 2 x 10^8 held-out releases.  For the sparse-vector rows with cutoff 1 the
-probabilities are exact (an integral over the threshold noise), not estimated.
+probabilities are exact (an integral over the threshold noise), not estimated; so are RAPPOR's
+(a product over the bits whose filters differ) and those of a scalar release whose mechanism
+gives its CDF (report-noisy-max's released value, in 200,000 fine bins).
 
 The held-out sizes default to those of fixed-size audits of 10^7 and 2 x 10^7
 releases per side (the calibration pool of 10^6 per side is not counted).
@@ -89,6 +91,52 @@ def exact_svt_probabilities(mech, d, d2) -> tuple[np.ndarray, np.ndarray] | None
     return out[0], out[1]
 
 
+def exact_bit_probabilities(mech, d, d2) -> tuple[np.ndarray, np.ndarray] | None:
+    """Exact outcome probabilities of RAPPOR's reports over the bits whose probabilities differ.
+
+    Every bit is independent given the filter (``_prepare`` gives each bit's
+    probability of a 1); bits with the same probability on both values have
+    the same law on both sides and cannot change a likelihood ratio, so the
+    outcomes are the 2^k patterns of the k bits that differ.  None for other mechanisms.
+    """
+    from dpaudit.mechanisms.rappor import Rappor, OneTimeRappor
+
+    if not isinstance(mech, (Rappor, OneTimeRappor)):
+        return None
+    a, b = np.asarray(mech._prepare(d), float), np.asarray(mech._prepare(d2), float)
+    idx = np.flatnonzero(a != b)
+    patterns = (np.arange(2 ** len(idx))[:, None] >> np.arange(len(idx))) & 1
+    out = []
+    for pr in (a[idx], b[idx]):
+        out.append(np.prod(np.where(patterns == 1, pr, 1.0 - pr), axis=1))
+    return out[0], out[1]
+
+
+def exact_cdf_probabilities(mech, d, d2, n_bins: int = 200_000) -> tuple[np.ndarray, np.ndarray] | None:
+    """Exact probabilities of fine bins of a scalar release whose mechanism gives its CDF (``cdf``).
+
+    The bins span the union of both releases' 10^-12 to 1 - 10^-12 quantiles
+    (found on a coarse grid), plus the two tails; the best events of a release
+    with a monotone likelihood ratio are thresholds, which these bins resolve
+    to a width of 1/200,000 of the span.  None when the mechanism has no ``cdf``.
+    """
+    cdf = getattr(mech, "cdf", None)
+    if cdf is None:
+        return None
+    coarse = np.linspace(-1e4, 1e4, 2_000_001)
+    inside = np.zeros(len(coarse), dtype=bool)
+    for data in (d, d2):
+        c = cdf(data, coarse)
+        inside |= (c > 1e-12) & (c < 1 - 1e-12)
+    lo, hi = coarse[np.argmax(inside)] - 0.01, coarse[len(coarse) - 1 - np.argmax(inside[::-1])] + 0.01
+    edges = np.linspace(lo, hi, n_bins + 1)
+    out = []
+    for data in (d, d2):
+        c = np.r_[0.0, cdf(data, edges), 1.0]
+        out.append(np.maximum(np.diff(c), 0.0))
+    return out[0], out[1]
+
+
 def best_event_bound(p0: np.ndarray, p1: np.ndarray, n_test: int, confidence: float,
                      certificate: str = "both") -> float:
     """The largest bound of a likelihood-ratio-ordered event, both directions, at expected counts.
@@ -142,8 +190,9 @@ def main(argv=None) -> None:
             continue
         mech = get_mechanism(entry["mechanism"], **entry["params"])
         d, d2 = mech.neighbouring_pair()
-        probs = exact_svt_probabilities(mech, d, d2) or outcome_probabilities(mech, d, d2, int(args.estimate),
-                                                                                args.seed)
+        probs = (exact_svt_probabilities(mech, d, d2) or exact_bit_probabilities(mech, d, d2)
+                 or exact_cdf_probabilities(mech, d, d2)
+                 or outcome_probabilities(mech, d, d2, int(args.estimate), args.seed))
         cells = [entry["label"], f"{entry['reference']['published']:.4f}"]
         if probs is None:
             cells += ["(not discrete)"] * len(args.held_out)
