@@ -139,3 +139,24 @@ def test_sign_sum_chooses_on_the_pool_only_when_its_count_is_decisive():
     assert null.evidence < 6.0 and not null.pooled(10_000)
     flat = make_distinguisher("sign-sum").fit(np.ones((50, 3)), np.ones((50, 3)))
     assert not flat.pooled(100) and np.all(flat.score(np.ones((2, 3))) == 0)
+
+
+def test_sign_sum_scores_voting_coordinates_in_the_release_dtype():
+    """The fast score (voting coordinates only, no float copy) equals the vote count read column by column."""
+    from dpaudit.auditor.distinguishers.vector import SignSumScore
+
+    rng = np.random.default_rng(11)
+    n = 30_000
+    bits0 = (rng.random((n, 12)) < np.r_[[0.6] * 3, [0.4] * 3, [0.5] * 6]).astype(np.int64)
+    bits1 = (rng.random((n, 12)) < 0.5).astype(np.int64)
+    cont0, cont1 = rng.laplace(0.3, 1.0, size=(n, 4)), rng.laplace(0.0, 1.0, size=(n, 4))
+    for x0, x1 in ((bits0, bits1), (cont0, cont1), (np.c_[bits0, cont0], np.c_[bits1, cont1])):
+        s = SignSumScore().fit(x0, x1)
+        assert np.any(s.weights > 0) and (x0 is cont0 or np.any(s.weights < 0))
+        for x in (x0, x1):
+            want = np.zeros(len(x))
+            for j in np.flatnonzero(s.weights):
+                col = np.asarray(x[:, j], float)
+                above = col >= s.median[j] if s.inclusive[j] else col > s.median[j]
+                want += s.weights[j] * above
+            assert np.array_equal(s.score(x), want)

@@ -190,9 +190,23 @@ class SignSumScore:
         return col >= self.median[j] if self.inclusive[j] else col > self.median[j]
 
     def score(self, x):
+        voting = np.flatnonzero(self.weights)
+        if self.transform == "raw":
+            # Only the voting coordinates are read, in the release's own dtype and layout: a
+            # transposed float copy of every coordinate cost twice the mechanism's draw on
+            # RAPPOR's 20 integer bits, of which 6 vote.  "x > m" is "x >= the next float after m".
+            x = as_2d(np.asarray(x))
+            if len(voting) == 0:
+                return np.zeros(len(x))
+            med = self.median[voting]
+            cut = np.where(self.inclusive[voting], med, np.nextafter(med, np.inf))
+            above = x[:, voting] >= cut  # the votes are signs: count the +1s, subtract the -1s
+            up = self.weights[voting] > 0
+            return (above[:, up].sum(axis=1, dtype=np.int64)
+                    - above[:, ~up].sum(axis=1, dtype=np.int64)).astype(float)
         cols = self._features(x)
         out = np.zeros(cols.shape[1])
-        for j in np.flatnonzero(self.weights):
+        for j in voting:
             if self.weights[j] > 0:
                 out += self._above(cols[j], j)
             else:
