@@ -59,3 +59,68 @@ def test_the_audits_certificate_is_the_better_of_its_two_per_event():
     # A rare outcome: the Poisson test certifies more than two intervals at the same share.
     p, q = np.array([0.999, 0.001]), np.array([0.9995, 0.0005])
     assert ceiling.best_event_bound(q, p, 10**6, 0.9, "poisson") > ceiling.best_event_bound(q, p, 10**6, 0.9, "intervals")
+
+
+def test_exact_svt_value_probabilities_match_the_releases():
+    """Algorithm 3 releases the first above answer's noisy value: position and value cells against releases."""
+    ceiling = _ceiling_module()
+    mech = get_mechanism("svt_lyu_alg3", epsilon=0.1, c=1, threshold=1.0, n_queries=10, answers=True)
+    d, d2 = mech.neighbouring_pair()
+    cells = 4000
+    p0, p1 = ceiling.exact_svt_value_probabilities(mech, d, d2, cells=cells)
+    assert p0.sum() == pytest.approx(1.0) and p1.sum() == pytest.approx(1.0)
+    half = 40 * max(mech.rho_scale, mech.nu_scale)
+    grid = np.linspace(-half, half, 400_001) + mech.threshold  # the values v = T + rho of the integral
+    starts = grid[np.linspace(0, len(grid), cells, endpoint=False).astype(int)]
+    n, m = 200_000, mech.n_queries
+    for data, p, seed in ((d, p0, 3), (d2, p1, 4)):
+        out = np.asarray(mech(data, size=n, rng=seed))
+        above = out[:, :m] == 1
+        first = np.where(above.any(axis=1), above.argmax(axis=1), m)
+        value = out[np.arange(n), m + np.minimum(first, m - 1)]
+        cell = np.clip(np.searchsorted(starts, value, side="right") - 1, 0, cells - 1)
+        # Pool the fine cells into deciles of each position's value so every expected count is large.
+        outcome = np.where(first < m, first * 10, 10 * m)
+        expected = np.zeros(10 * m + 1)
+        observed = np.zeros(10 * m + 1)
+        for i in range(m):
+            pi = p[i * cells:(i + 1) * cells]
+            edges = np.searchsorted(np.cumsum(pi) / pi.sum(), np.linspace(0.1, 0.9, 9))
+            group = np.searchsorted(edges, np.arange(cells), side="right")
+            np.add.at(expected, i * 10 + group, pi * n)
+            mask = first == i
+            np.add.at(observed, i * 10 + group[cell[mask]], 1)
+        expected[-1], observed[-1] = p[-1] * n, np.sum(first == m)
+        keep = expected > 20
+        assert stats.chisquare(observed[keep], expected[keep] * observed[keep].sum() / expected[keep].sum()).pvalue > ALPHA
+
+
+def test_exact_rappor_and_cdf_probabilities_match_the_releases():
+    ceiling = _ceiling_module()
+    rappor = get_mechanism("rappor", epsilon=0.1)
+    d, d2 = rappor.neighbouring_pair()
+    p0, p1 = ceiling.exact_bit_probabilities(rappor, d, d2)
+    a, b = np.asarray(rappor._prepare(d)), np.asarray(rappor._prepare(d2))
+    idx = np.flatnonzero(a != b)
+    n = 200_000
+    for data, p, seed in ((d, p0, 5), (d2, p1, 6)):
+        bits = np.asarray(rappor(data, size=n, rng=seed))[:, idx]
+        code = bits @ (1 << np.arange(len(idx)))
+        assert stats.chisquare(np.bincount(code, minlength=len(p)), p * n).pvalue > ALPHA
+    mech = get_mechanism("noisy_max_value_laplace", epsilon=0.1, n_candidates=5, answers=True)
+    d, d2 = mech.neighbouring_pair()
+    q0, q1 = ceiling.exact_cdf_probabilities(mech, d, d2, n_bins=2000)
+    for data, p, seed in ((d, q0, 7), (d2, q1, 8)):
+        x = np.asarray(mech(data, size=n, rng=seed))
+        cum = np.cumsum(p)
+        edges = np.searchsorted(cum, np.linspace(0.05, 0.95, 19))  # 20 groups of bins, ~5% each
+        group = np.searchsorted(edges, np.arange(len(p)), side="right")
+        expected = np.bincount(group, weights=p * n)
+        # Bin b covers (edge[b-1], edge[b]] of the same grid ceiling.py uses; recover it from the CDF.
+        lo_hi = [float(v) for v in (mech.cdf(data, -1e4), mech.cdf(data, 1e4))]
+        assert lo_hi[0] < 1e-9 and lo_hi[1] > 1 - 1e-9
+        values = np.sort(x)
+        cdf_at = mech.cdf(data, values)
+        bin_of = np.searchsorted(cum, cdf_at, side="left")
+        observed = np.bincount(group[np.minimum(bin_of, len(p) - 1)], minlength=len(expected))
+        assert stats.chisquare(observed, expected).pvalue > ALPHA

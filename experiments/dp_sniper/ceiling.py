@@ -91,6 +91,43 @@ def exact_svt_probabilities(mech, d, d2) -> tuple[np.ndarray, np.ndarray] | None
     return out[0], out[1]
 
 
+def exact_svt_value_probabilities(mech, d, d2, n_grid: int = 400_001, cells: int = 4000):
+    """Exact outcome probabilities of a sparse-vector variant with cutoff 1 that releases the noisy
+    value of its above answer (Lyu et al.'s Algorithm 3): the position i of the first above and the
+    value v = q_i + nu_i in fine cells, or none above; None for other mechanisms.
+
+    P(i, v) = f_nu(v - q_i) * integral over rho <= v - T of f_rho(rho) prod_{j<i} F_nu(T + rho - q_j),
+    on one grid of rho (and v = T + rho), summed into ``cells`` cells of v per position.
+    """
+    needed = ("rho_scale", "nu_scale", "threshold", "_prepare")
+    if getattr(mech, "c", None) != 1 or not all(hasattr(mech, a) for a in needed):
+        return None
+    if not getattr(mech, "_releases_values", False) or not getattr(mech, "_has_cutoff", False):
+        return None
+    from scipy.integrate import cumulative_trapezoid
+    from scipy.stats import laplace
+
+    b_rho, b_nu = mech.rho_scale, mech.nu_scale
+    half = 40 * max(b_rho, b_nu)
+    r = np.linspace(-half, half, n_grid)
+    step = r[1] - r[0]
+    w = laplace.pdf(r, scale=b_rho)
+    out = []
+    for data in (d, d2):
+        q = np.asarray(mech._prepare(data), dtype=float)
+        cdf = laplace.cdf((mech.threshold + r[None, :] - q[:, None]) / b_nu)
+        below_before = np.vstack([np.ones_like(r), np.cumprod(cdf, axis=0)])
+        probs = []
+        for i in range(len(q)):
+            h = cumulative_trapezoid(w * below_before[i], r, initial=0.0)  # rho <= r, earlier queries below
+            dens = laplace.pdf(mech.threshold + r - q[i], scale=b_nu) * h * step  # v = T + r
+            probs.append(np.add.reduceat(dens, np.linspace(0, len(r), cells, endpoint=False).astype(int)))
+        probs.append([np.trapezoid(w * below_before[-1], r)])
+        p = np.concatenate(probs)
+        out.append(p / p.sum())
+    return out[0], out[1]
+
+
 def exact_bit_probabilities(mech, d, d2) -> tuple[np.ndarray, np.ndarray] | None:
     """Exact outcome probabilities of RAPPOR's reports over the bits whose probabilities differ.
 
@@ -190,7 +227,8 @@ def main(argv=None) -> None:
             continue
         mech = get_mechanism(entry["mechanism"], **entry["params"])
         d, d2 = mech.neighbouring_pair()
-        probs = (exact_svt_probabilities(mech, d, d2) or exact_bit_probabilities(mech, d, d2)
+        probs = (exact_svt_probabilities(mech, d, d2) or exact_svt_value_probabilities(mech, d, d2)
+                 or exact_bit_probabilities(mech, d, d2)
                  or exact_cdf_probabilities(mech, d, d2)
                  or outcome_probabilities(mech, d, d2, int(args.estimate), args.seed))
         cells = [entry["label"], f"{entry['reference']['published']:.4f}"]
