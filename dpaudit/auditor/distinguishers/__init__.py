@@ -24,7 +24,7 @@ from .base import Distinguisher, OutcomeIndex, as_2d
 from ._features import max_abs_correlation, n_distinct_rows, special_values
 from .classifier import BinnedLogisticScore, ClassifierScore
 from .discrete import LikelihoodRatioScore
-from .mixed import MixedScore
+from .mixed import MixedScore, PatternCellsScore
 from .scalar import ThresholdScore
 from .vector import CoordinateScore, MeanDifferenceScore, NaiveBayesScore, SignSumScore
 
@@ -40,6 +40,7 @@ __all__ = [
     "ClassifierScore",
     "BinnedLogisticScore",
     "MixedScore",
+    "PatternCellsScore",
     "SignSumScore",
     "CoordinateScore",
     "ATTACKS",
@@ -80,6 +81,9 @@ register_attack("mixed", MixedScore, outputs="vector",
                 description="special values (abort, below, bottom) and numbers: log ratio of the pattern of "
                             "specials (part by part over independent groups of coordinates) plus per-coordinate "
                             "binned log ratios of the numbers")
+register_attack("pattern-cells", PatternCellsScore, outputs="vector",
+                description="special values and numbers as one pattern, each number coarsened to a quantile bin "
+                            "of its coordinate: log ratio of whole patterns (where in the row a value sits)")
 register_attack("sign-sum", SignSumScore, outputs="vector",
                 description="signed count of coordinates on D's side of their median: the far tail of a sum of "
                             "small per-coordinate leaks")
@@ -123,9 +127,10 @@ def auto_choices(kind: str, x: np.ndarray) -> tuple[str, ...]:
     Vectors: the mean difference (a linear leak), the best single coordinate
     (a leak in one coordinate's tail), the sign-sum (many small leaks that
     add up), the mixed score (special values such as abort or "below" next to
-    numbers) and a DP-Sniper-style logistic regression on binned cells; when
-    coordinates are correlated and hold numbers only (prefix sums), the
-    sign-sum on innovations too.
+    numbers) and a DP-Sniper-style logistic regression on binned cells; with
+    special values, the pattern of specials and binned numbers as one
+    pattern too; when coordinates are correlated and hold numbers only
+    (prefix sums), the sign-sum on innovations too.
     Releases that repeat exactly (many draws share a value) get the
     likelihood-ratio outcome sets too, whatever their kind: a leak in *which*
     values occur (Mironov's floating-point attack) shows only there.
@@ -140,7 +145,10 @@ def auto_choices(kind: str, x: np.ndarray) -> tuple[str, ...]:
     if kind == "discrete" and x.ndim > 1:
         return AUTO_CHOICES["discrete-vector"]
     names = list(AUTO_CHOICES[kind])
-    if kind == "vector" and max_abs_correlation(x[:20_000]) > CORRELATED and not _has_specials(x[:20_000]):
+    specials = kind == "vector" and _has_specials(x[:20_000])
+    if specials:
+        names.append("pattern-cells")
+    if kind == "vector" and max_abs_correlation(x[:20_000]) > CORRELATED and not specials:
         names.append("innovation-sign-sum")
     if kind != "discrete" and repeats(x):
         names.append("likelihood-ratio")
@@ -173,8 +181,8 @@ def list_attacks() -> list[tuple[str, str]]:
     """(name, one line) for ``dpaudit list``."""
     return [("auto", "by output, best on the selection split: scalar -> threshold; discrete -> likelihood-ratio "
                      "or threshold (rows: + mean-difference, naive-bayes, sign-sum); vector -> mean-difference, naive-bayes, "
-                     "coordinate, sign-sum, mixed, binned-logistic (+ innovation-sign-sum when coordinates "
-                     "correlate); + likelihood-ratio when values repeat")] + [
+                     "coordinate, sign-sum, mixed, binned-logistic (+ pattern-cells with special values, "
+                     "innovation-sign-sum when coordinates correlate); + likelihood-ratio when values repeat")] + [
         (name, f"[{spec.outputs}] {spec.description}") for name, spec in ATTACKS.items()]
 
 

@@ -32,7 +32,7 @@ from ._features import (KeyIndex, bin_index, columns, dependence_blocks, log_rat
                         significant, special_values, symbol_codes, tail_edges)
 from .base import as_2d
 
-__all__ = ["MixedScore"]
+__all__ = ["MixedScore", "PatternCellsScore"]
 
 
 class MixedScore:
@@ -184,4 +184,93 @@ class MixedScore:
             if j in is_number:
                 part *= is_number[j]
             out += part
+        return out
+
+
+class PatternCellsScore:
+    """Special values and numbers as one pattern: each number coarsened to a quantile bin of its coordinate.
+
+    :class:`MixedScore` adds the numbers' log ratio to the pattern's, per
+    coordinate, and drops a coordinate whose numbers do not differ overall.
+    When the numbers' leak depends on *where* in the row they sit (Lyu et
+    al.'s Algorithm 3 releases the first above answer's noisy value: the value
+    leaks most when it is low and late in the row, while the same value early
+    in the row leaks little), that sum misses it.  Here every number becomes a
+    symbol (its coordinate's quantile bin, about ``per_cell`` fitting numbers
+    per bin, at most ``max_bins``) and the log ratio of whole patterns is
+    estimated from counts, part by part over independent groups of
+    coordinates as in :class:`MixedScore`.  On SVT3's witness pair the best
+    event over (position, one of 8 value bins) certifies 0.22 at 9 x 10^6
+    held-out releases per side, where the position alone certifies 0.14
+    (``experiments/dp_sniper/ceiling.py``'s exact probabilities).
+    Coordinates without special values (numbers only) are left out.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> def draw(n, late_shift):
+    ...     pos = rng.integers(0, 2, size=n)               # which coordinate holds the number
+    ...     v = rng.laplace(np.where(pos == 1, late_shift, 0.0), 1.0)
+    ...     x = np.full((n, 2), -1.0)
+    ...     x[np.arange(n), pos] = v
+    ...     return x
+    >>> s = PatternCellsScore().fit(draw(40_000, 1.0), draw(40_000, 0.0))
+    >>> lo, hi = s.score(np.array([[-1.0, -3.0], [-1.0, 3.0]]))
+    >>> bool(hi > lo)
+    True
+    """
+
+    name = "pattern-cells"
+
+    def __init__(self, *, per_cell: int = 3000, max_bins: int = 16, z: float = 3.0):
+        self.per_cell = per_cell
+        self.max_bins = max_bins
+        self.z = z
+
+    def _codes(self, x: np.ndarray) -> np.ndarray:
+        codes = symbol_codes(x, self.specials)
+        for j, edges in self.edges.items():
+            number = codes[:, j] == 0
+            codes[number, j] = len(self.specials[j]) + 1 + bin_index(edges, x[number, j])
+        return codes
+
+    def fit(self, x0, x1):
+        a, b = as_2d(np.asarray(x0, float)), as_2d(np.asarray(x1, float))
+        self.specials = special_values(np.concatenate([a[:100_000], b[:100_000]]))
+        codes0, codes1 = symbol_codes(a, self.specials), symbol_codes(b, self.specials)
+        self.edges = {}
+        radix = np.ones(a.shape[1], dtype=np.int64)
+        for j, vals in enumerate(self.specials):
+            if len(vals) == 0:
+                continue  # numbers only: left out
+            numbers = np.concatenate([a[codes0[:, j] == 0, j], b[codes1[:, j] == 0, j]])
+            n_bins = int(np.clip(len(numbers) // self.per_cell, 1, self.max_bins))
+            self.edges[j] = quantile_edges(numbers, n_bins)
+            radix[j] = len(vals) + 2 + len(self.edges[j])
+        codes0, codes1 = self._codes(a), self._codes(b)
+        groups = [g for g in dependence_blocks(codes0, codes1, radix) if len(g)]
+        if not groups:
+            groups = [np.flatnonzero(radix > 1)]
+        self.blocks = []
+        for cols in groups:
+            k0, k1 = row_keys(codes0[:, cols], radix[cols]), row_keys(codes1[:, cols], radix[cols])
+            index = KeyIndex(np.concatenate([k0, k1]))
+            m = len(index.keys)
+            c0 = np.bincount(index.lookup(k0), minlength=m)
+            c1 = np.bincount(index.lookup(k1), minlength=m)
+            if len(groups) > 1 and not significant(c0, c1, z=self.z):
+                continue
+            lr = log_ratio(c0, len(a), c1, len(b)) if m > 1 else np.zeros(m)
+            self.blocks.append((cols, radix[cols], index, lr))
+        return self
+
+    def score(self, x):
+        x = as_2d(np.asarray(x, float))
+        codes = self._codes(x)
+        out = np.zeros(len(x))
+        for cols, radix, index, lr in self.blocks:
+            if len(lr) == 0:
+                continue
+            ids = index.lookup(row_keys(codes[:, cols], radix))
+            out += np.where(ids >= 0, lr[np.maximum(ids, 0)], 0.0)
         return out
