@@ -65,6 +65,8 @@ PROGRESS_EVERY = 5.0
 MAX_PATTERNS_REFINED = 12
 #: Screening counts an event needs (event and complement, both sides) before it is projected.
 MIN_PROJECTED_COUNT = 200
+#: The same for distinguishers fitted on one half and scored on the other (vector releases).
+MIN_SPLIT_PROJECTED_COUNT = 50
 #: Standard errors (of the event's log ratio at the screening's size) taken off a projected score.
 SCREEN_PENALTY = 1.0
 #: Screening releases per outcome (both sides) for a likelihood ratio fitted on the whole sample.
@@ -180,7 +182,10 @@ def screen_pair(target, dataset, neighbor, *, n_samples: int, delta: float = 0.0
                 extra = _projected_score(*lr_pooled, project_to, delta)
         elif project_to is not None and project_to > half:
             pooled = _pooled_scores(name, y0, y1, n_samples)
-            extra = _projected_score(*(pooled if pooled is not None else (a, b)), project_to, delta)
+            if pooled is not None:
+                extra = _projected_score(*pooled, project_to, delta)
+            else:
+                extra = _split_projected_score(a, b, project_to, delta)
         score = max(value, extra)
         if score > best["score"]:
             best = {"score": score, "bound": value, "attack": name}
@@ -244,8 +249,8 @@ def _pooled_scores(name: str, y0: np.ndarray, y1: np.ndarray, n: int):
     """
     from .auditor.distinguishers import make_distinguisher
 
-    if name not in ("threshold", "likelihood-ratio"):
-        return None
+    if name not in ("threshold", "likelihood-ratio") or np.ndim(y0) > 1:
+        return None  # (rows with many distinct values: the likelihood ratio over them needs its split)
     try:
         scorer = make_distinguisher(name).fit(y0, y1)
         if name == "likelihood-ratio" and len(scorer.log_ratio) * POOL_PER_OUTCOME > 2 * n:
@@ -253,6 +258,30 @@ def _pooled_scores(name: str, y0: np.ndarray, y1: np.ndarray, n: int):
         return scorer.score(y0), scorer.score(y1)
     except (ValueError, FloatingPointError, np.linalg.LinAlgError):
         return None
+
+
+def _split_projected_score(a: np.ndarray, b: np.ndarray, project_to: int, delta: float) -> float:
+    """Projected score of a distinguisher fitted on the first half, from its scores on the second.
+
+    The 8 thresholds with the largest smoothed ratio among those whose four
+    counts reach ``MIN_SPLIT_PROJECTED_COUNT``, their rates projected to
+    ``project_to`` releases per side at ``SCREEN_CONFIDENCE`` (a share each).
+    """
+    from .stats.selection import calibration_rates
+
+    grid, k0, n0, k1, n1 = _grid_counts(a, b)
+    full = np.minimum.reduce([k0, k1, n0 - k0, n1 - k1]) >= MIN_SPLIT_PROJECTED_COUNT
+    if not full.any():
+        return 0.0
+    ge = np.abs(np.log((k0 + 1.0) / (n0 + 1.0)) - np.log((k1 + 1.0) / (n1 + 1.0)))
+    lt = np.abs(np.log((n0 - k0 + 1.0) / (n0 + 1.0)) - np.log((n1 - k1 + 1.0) / (n1 + 1.0)))
+    score = np.where(full, np.maximum(ge, lt), -np.inf)
+    pick = np.unique(np.argsort(-score, kind="stable")[:8])
+    pick = pick[full[pick]]
+    projected = calibration_rates((grid[pick], k0[pick], n0, k1[pick], n1), n_test0=project_to,
+                                  n_test1=project_to, confidence=SCREEN_CONFIDENCE)
+    extra = projected.value(projected.choose(delta=delta), delta=delta)
+    return float(extra) if math.isfinite(extra) and extra > 0 else 0.0
 
 
 def _projected_score(a: np.ndarray, b: np.ndarray, project_to: int, delta: float) -> float:
