@@ -18,7 +18,8 @@ before they test, and it is what this module does, in three steps:
 2. **Keep the best** ``finalists`` pairs (default 1).
 3. **Audit them on fresh samples**: each finalist gets one full
    :func:`dpaudit.audit` seeded from a stream the search never drew from
-   (``SeedSequence(seed, spawn_key=(1, j))``; screening uses ``(0, i)``).
+   (``SeedSequence(seed, spawn_key=(1, j))``; screening uses ``(0, stage, level)``, one stream
+   shared by every pair of a stage: common random numbers).
 
 Why the bound holds whatever the search did: the screening samples only choose
 *which* pair is audited; given that choice, the final audit's samples are
