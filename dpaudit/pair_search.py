@@ -18,7 +18,8 @@ before they test, and it is what this module does, in three steps:
 2. **Keep the best** ``finalists`` pairs (default 1).
 3. **Audit them on fresh samples**: each finalist gets one full
    :func:`dpaudit.audit` seeded from a stream the search never drew from
-   (``SeedSequence(seed, spawn_key=(1, j))``; screening uses ``(0, i)``).
+   (``SeedSequence(seed, spawn_key=(1, j))``; screening uses ``(0, stage, level)``, one stream
+   shared by every pair of a stage: common random numbers).
 
 Why the bound holds whatever the search did: the screening samples only choose
 *which* pair is audited; given that choice, the final audit's samples are
@@ -58,13 +59,19 @@ __all__ = ["search", "SearchReport", "screen_pair"]
 SCREEN_CONFIDENCE = 0.8
 #: Successive halving of the leaders: (how many, sample factor) per level, each on fresh samples.
 #: Large budgets (final audit >= 100 screenings) take two levels, small ones one.
-REFINE_LEVELS = {"large": ((8, 4), (2, 12)), "small": ((3, 4),)}
+REFINE_LEVELS = {"large": ((8, 4), (2, 16)), "small": ((3, 4),)}
 #: Seconds between progress lines on stderr.
 PROGRESS_EVERY = 5.0
 #: Fixed patterns that always reach the first level of successive halving (large budgets).
 MAX_PATTERNS_REFINED = 12
 #: Screening counts an event needs (event and complement, both sides) before it is projected.
-MIN_PROJECTED_COUNT = 50
+MIN_PROJECTED_COUNT = 200
+#: The same for distinguishers fitted on one half and scored on the other (vector releases).
+MIN_SPLIT_PROJECTED_COUNT = 50
+#: Standard errors (of the event's log ratio at the screening's size) taken off a projected score.
+SCREEN_PENALTY = 1.0
+#: Screening releases per outcome (both sides) for a likelihood ratio fitted on the whole sample.
+POOL_PER_OUTCOME = 200
 #: Releases per side of the quick first look at the patterns (sequential searches only).
 QUICK_SAMPLES = 1000
 #: Rows of the screening table kept in the report (best first).
@@ -151,22 +158,35 @@ def screen_pair(target, dataset, neighbor, *, n_samples: int, delta: float = 0.0
             names = tuple(n for n in names if n != "threshold")
         plans = [(name, x0, x1) for name in names]
     best = {"score": 0.0, "bound": 0.0, "attack": plans[0][0]}
+    # With few distinct outcomes the likelihood ratio fitted on the whole sample gives the best events
+    # of any distinguisher (every event is a set of outcomes, and its prefixes by ratio are the best
+    # sets, Neyman-Pearson): then it alone gives the projected score, and the vector scores, whose
+    # hundreds of thresholds add only chances for noise to win, give only their own-size bound.
+    lr_pooled = None
+    if project_to is not None and project_to > half and plans[0][0] == "likelihood-ratio":
+        lr_pooled = _pooled_scores("likelihood-ratio", plans[0][1], plans[0][2], n_samples)
     for name, y0, y1 in plans:
         try:
             scorer = make_distinguisher(name).fit(y0[:half], y1[:half])
             a, b = scorer.score(y0[half:]), scorer.score(y1[half:])
         except (ValueError, FloatingPointError, np.linalg.LinAlgError):
             continue  # a distinguisher that cannot fit these releases simply scores nothing
-        rates, projected = _screen_rates(a, b, project_to)
+        rates = _screen_rates(a, b)
         value = rates.value(rates.choose(delta=delta), delta=delta)
         value = float(value) if math.isfinite(value) and value > 0 else 0.0
         # Ranking: the bound certified at the screening's own size, or, where larger, the bound that
         # well-populated events would give at the final audit's size (weak leaks, where every bound
         # at the screening's size is 0 but the final audit has the precision to see them).
         extra = 0.0
-        if projected is not None:
-            extra = projected.value(projected.choose(delta=delta), delta=delta)
-            extra = float(extra) if math.isfinite(extra) and extra > 0 else 0.0
+        if lr_pooled is not None:
+            if name == "likelihood-ratio":
+                extra = _projected_score(*lr_pooled, project_to, delta)
+        elif project_to is not None and project_to > half:
+            pooled = _pooled_scores(name, y0, y1, n_samples)
+            if pooled is not None:
+                extra = _projected_score(*pooled, project_to, delta)
+            else:
+                extra = _split_projected_score(a, b, project_to, delta)
         score = max(value, extra)
         if score > best["score"]:
             best = {"score": score, "bound": value, "attack": name}
@@ -190,40 +210,127 @@ def _row_codes(x0: np.ndarray, x1: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return codes[: len(x0)], codes[len(x0):]
 
 
-def _screen_rates(a: np.ndarray, b: np.ndarray, project_to: int | None = None):
-    """Rates of scores ``a`` (on D) and ``b`` at a few thresholds: (own-size rates, projected rates or None).
+def _screen_rates(a: np.ndarray, b: np.ndarray):
+    """Clopper-Pearson rates of scores ``a`` (on D) and ``b`` at a few thresholds, at their own size.
 
     The interval bounds are most of the cost of screening a pair, so they are
     computed only for the 8 thresholds per orientation with the largest
     smoothed log ratio (counts + 1), a cheap pre-ranking; the final audit
-    uses the full grid.  The projected rates keep only thresholds whose four
-    counts (event and complement, both sides) reach ``MIN_PROJECTED_COUNT``
-    and project them to ``project_to`` releases per side.
+    uses the full grid.
     """
-    from .stats.selection import calibration_rates, counts_at_least, threshold_candidates
+    from .stats.selection import calibration_rates
+
+    grid, k0, n0, k1, n1 = _grid_counts(a, b)
+    ge = np.abs(np.log((k0 + 1.0) / (n0 + 1.0)) - np.log((k1 + 1.0) / (n1 + 1.0)))
+    lt = np.abs(np.log((n0 - k0 + 1.0) / (n0 + 1.0)) - np.log((n1 - k1 + 1.0) / (n1 + 1.0)))
+    top = np.unique(np.r_[np.argsort(-ge, kind="stable")[:8], np.argsort(-lt, kind="stable")[:8]])
+    return calibration_rates((grid[top], k0[top], n0, k1[top], n1), n_test0=n0, n_test1=n1,
+                             confidence=SCREEN_CONFIDENCE)
+
+
+def _grid_counts(a: np.ndarray, b: np.ndarray):
+    """(thresholds, counts >= each on D, n0, the same on D', n1) on the screening's coarse grid."""
+    from .stats.selection import counts_at_least, threshold_candidates
 
     sa = np.sort(np.asarray(a, dtype=float))
     sb = np.sort(np.asarray(b, dtype=float))
     grid = threshold_candidates(np.sort(np.concatenate([sa, sb]), kind="stable"), n_grid=128, n_tail=32,
                                 max_unique=1024)
-    k0, k1 = counts_at_least(sa, grid), counts_at_least(sb, grid)
-    n0, n1 = len(sa), len(sb)
+    return grid, counts_at_least(sa, grid), len(sa), counts_at_least(sb, grid), len(sb)
+
+
+def _pooled_scores(name: str, y0: np.ndarray, y1: np.ndarray, n: int):
+    """Scores of every screening release when the distinguisher may be fitted on all of them, else None.
+
+    The threshold fits nothing, and the likelihood ratio over a few outcomes
+    (at least ``POOL_PER_OUTCOME`` releases per outcome) orders its outcomes
+    by ratios nearly as well on the releases that choose the event: then the
+    projected score uses the whole sample instead of its second half, which
+    halves the variance that decides the ranking.
+    """
+    from .auditor.distinguishers import make_distinguisher
+
+    if name not in ("threshold", "likelihood-ratio") or np.ndim(y0) > 1:
+        return None  # (rows with many distinct values: the likelihood ratio over them needs its split)
+    try:
+        scorer = make_distinguisher(name).fit(y0, y1)
+        if name == "likelihood-ratio" and len(scorer.log_ratio) * POOL_PER_OUTCOME > 2 * n:
+            return None
+        return scorer.score(y0), scorer.score(y1)
+    except (ValueError, FloatingPointError, np.linalg.LinAlgError):
+        return None
+
+
+def _split_projected_score(a: np.ndarray, b: np.ndarray, project_to: int, delta: float) -> float:
+    """Projected score of a distinguisher fitted on the first half, from its scores on the second.
+
+    The 8 thresholds with the largest smoothed ratio among those whose four
+    counts reach ``MIN_SPLIT_PROJECTED_COUNT``, their rates projected to
+    ``project_to`` releases per side at ``SCREEN_CONFIDENCE`` (a share each).
+    """
+    from .stats.selection import calibration_rates
+
+    grid, k0, n0, k1, n1 = _grid_counts(a, b)
+    full = np.minimum.reduce([k0, k1, n0 - k0, n1 - k1]) >= MIN_SPLIT_PROJECTED_COUNT
+    if not full.any():
+        return 0.0
     ge = np.abs(np.log((k0 + 1.0) / (n0 + 1.0)) - np.log((k1 + 1.0) / (n1 + 1.0)))
     lt = np.abs(np.log((n0 - k0 + 1.0) / (n0 + 1.0)) - np.log((n1 - k1 + 1.0) / (n1 + 1.0)))
-    top = np.unique(np.r_[np.argsort(-ge, kind="stable")[:8], np.argsort(-lt, kind="stable")[:8]])
-    own = calibration_rates((grid[top], k0[top], n0, k1[top], n1), n_test0=n0, n_test1=n1,
-                            confidence=SCREEN_CONFIDENCE)
-    if project_to is None or project_to <= max(n0, n1):
-        return own, None
-    full = np.minimum.reduce([k0, k1, n0 - k0, n1 - k1]) >= MIN_PROJECTED_COUNT
-    if not full.any():
-        return own, None
     score = np.where(full, np.maximum(ge, lt), -np.inf)
     pick = np.unique(np.argsort(-score, kind="stable")[:8])
     pick = pick[full[pick]]
     projected = calibration_rates((grid[pick], k0[pick], n0, k1[pick], n1), n_test0=project_to,
                                   n_test1=project_to, confidence=SCREEN_CONFIDENCE)
-    return own, projected
+    extra = projected.value(projected.choose(delta=delta), delta=delta)
+    return float(extra) if math.isfinite(extra) and extra > 0 else 0.0
+
+
+def _projected_score(a: np.ndarray, b: np.ndarray, project_to: int, delta: float) -> float:
+    """The bound the best well-populated event of scores ``a``, ``b`` would give at ``project_to``, less its noise.
+
+    For each threshold whose four counts (event and complement, both sides)
+    reach ``MIN_PROJECTED_COUNT``, and each of the four inequalities it
+    offers (``P_D(E) / P_D'(E)``, the complement's, both orientations), the
+    Clopper-Pearson bound its rates would give at ``project_to`` releases
+    per side, minus ``SCREEN_PENALTY`` standard errors of its log ratio at
+    the screening's own size.  The penalty is what makes the score rank
+    pairs rather than luck: without it the best of a few hundred noisy
+    events wins, and rare events (a hundred releases, a standard error of
+    0.14) win most often, whatever the pair.  Returns 0 when nothing is
+    well populated or nothing is positive.
+    """
+    from .stats.bounds import log_ratio_bound
+    from .stats.clopper_pearson import cp_lower, cp_upper
+
+    grid, k0, n0, k1, n1 = _grid_counts(a, b)
+    full = np.minimum.reduce([k0, k1, n0 - k0, n1 - k1]) >= MIN_PROJECTED_COUNT
+    if not full.any():
+        return 0.0
+    k0, k1 = k0[full].astype(float), k1[full].astype(float)
+    p0, p1 = k0 / n0, k1 / n1
+    # Standard errors of the log ratios on the event (>= t) and on its complement (< t).
+    se_ge = np.sqrt((1.0 - p0) / k0 + (1.0 - p1) / k1)
+    se_lt = np.sqrt(p0 / (n0 - k0) + p1 / (n1 - k1))
+    # A cheap pre-ranking by the penalised point estimate, then exact intervals for the best few.
+    with np.errstate(divide="ignore"):
+        l_ge, l_lt = np.log(p0) - np.log(p1), np.log1p(-p0) - np.log1p(-p1)
+    rough = np.maximum(np.abs(l_ge) - SCREEN_PENALTY * se_ge, np.abs(l_lt) - SCREEN_PENALTY * se_lt)
+    pick = np.unique(np.argsort(-rough, kind="stable")[:8])
+    # The intervals of one event at the final audit's size, as the final audit computes them for the
+    # event it chose (no share for the other candidates: they are ranked here, not certified).
+    alpha = (1.0 - SCREEN_CONFIDENCE) / 4.0
+    c0, c1 = k0[pick] * (project_to / n0), k1[pick] * (project_to / n1)
+    tpr_lo, tpr_hi = cp_lower(c0, project_to, alpha), cp_upper(c0, project_to, alpha)
+    fpr_lo, fpr_hi = cp_lower(c1, project_to, alpha), cp_upper(c1, project_to, alpha)
+    ge, lt = se_ge[pick] * SCREEN_PENALTY, se_lt[pick] * SCREEN_PENALTY
+    values = np.concatenate([
+        log_ratio_bound(tpr_lo, fpr_hi, delta) - ge,              # P_D(E) / P_D'(E)
+        log_ratio_bound(1.0 - fpr_hi, 1.0 - tpr_lo, delta) - lt,  # P_D'(E^c) / P_D(E^c)
+        log_ratio_bound(1.0 - tpr_hi, 1.0 - fpr_lo, delta) - lt,  # P_D(E^c) / P_D'(E^c)
+        log_ratio_bound(fpr_lo, tpr_hi, delta) - ge,              # P_D'(E) / P_D(E)
+    ])
+    best = float(np.max(values))
+    return best if math.isfinite(best) and best > 0 else 0.0
 
 
 # ----------------------------------------------------------------------------- the report
@@ -310,6 +417,9 @@ class SearchReport:
         return self.summary()
 
 
+#: Seed stream of each screening stage (with the level of successive halving): ``(0, stream, level)``.
+_STREAMS = {"quick": 0, "screen": 1, "local": 1, "refine": 2}
+
 _STOPPING = {"candidates": "every planned candidate screened", "budget": "stopped by the time budget",
              "exceeded": "stopped early: a pattern already exceeded the claim"}
 
@@ -344,9 +454,14 @@ class _Screener:
             self.out_of_time = True
         return not self.out_of_time
 
-    def __call__(self, origin, a, b, *, factor: int = 1, n_samples: int | None = None, stage: str = "screen") -> dict:
-        index = len(self.rows)
-        seq = np.random.SeedSequence(self.entropy, spawn_key=(0, index))
+    def __call__(self, origin, a, b, *, factor: int = 1, n_samples: int | None = None, stage: str = "screen",
+                 level: int = 0) -> dict:
+        # Common random numbers: every pair of one stage (and level) is screened on the same seed
+        # stream, so that two pairs are compared on the same noise and their scores differ by what the
+        # pairs do, not by luck (for a mechanism that draws its noise independently of the data the
+        # releases of two pairs then differ only where the data moves them).  Each stage and level has
+        # its own stream, so successive halving still ranks on fresh releases.
+        seq = np.random.SeedSequence(self.entropy, spawn_key=(0, _STREAMS[stage], level))
         n = n_samples if n_samples is not None else self.n_samples * factor
         res = screen_pair(self.target, a, b, n_samples=n, delta=self.delta, project_to=self.project_to, rng=seq)
         row = {"origin": origin, "stage": stage, "dataset": a, "neighbor": b, "score": res["score"],
@@ -560,7 +675,7 @@ def search(
         for r in leaders:
             if not screen.time_left():
                 break
-            again = screen(r["origin"], r["dataset"], r["neighbor"], factor=factor, stage="refine")
+            again = screen(r["origin"], r["dataset"], r["neighbor"], factor=factor, stage="refine", level=level)
             again_rows.append(dict(r, score=again["score"], first_score=r["score"]))
         if len(again_rows) < len(leaders):
             break  # out of time within a level: keep the previous level's ranking
