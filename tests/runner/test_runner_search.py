@@ -1,9 +1,11 @@
 """The ``search`` experiment kind and configs/search.yaml (issue 13).
 
-The run checks verdicts of a correct and a broken sum: the broken one leaks
-100x its claim on the outlier pairs the search tries first (missing it would
-take a many-sigma deviation); the correct one is flagged with probability
-<= 5% per trial by construction (seed fixed in advance).
+The run checks verdicts of a correct and a broken sum over three trials: the
+broken one leaks 100x its claim on the outlier pairs the search tries first
+(missing it would take a many-sigma deviation); the correct one is flagged
+with probability <= 5% per trial by construction, so two or more flags of
+three happen with probability <= 0.0073 (a single trial, at 5%, was flagged
+at seed 5 once the search chose a different worst-case pair: 1.024 > 1).
 """
 
 from pathlib import Path
@@ -22,7 +24,7 @@ QUIET = {"progress": False, "echo": lambda *_: None}
 def _config(**params):
     base = {"target": "laplace", "size": 4, "low": 0, "high": 100, "max_samples": 20000}
     base.update(params)
-    return {"name": "search-test", "seed": 5, "trials": 1, "attack": {"name": "search", "params": base},
+    return {"name": "search-test", "seed": 5, "trials": 3, "attack": {"name": "search", "params": base},
             "sweep": {"parameters": {"attack.params.target": ["laplace", "unclipped_sum"]}}}
 
 
@@ -35,8 +37,8 @@ def test_shipped_config_validates():
 def test_search_kind_runs_and_flags_the_broken_sum(tmp_path):
     out = run_experiment(_config(), out=tmp_path, draw=False, **QUIET)
     groups = {g["sweep"]["attack.params.target"]: g for g in out.summary["groups"]}
-    assert groups["unclipped_sum"]["violations"] == 1
-    assert groups["laplace"]["violations"] == 0
+    assert groups["unclipped_sum"]["violations"] == 3
+    assert groups["laplace"]["violations"] <= 1
     dataset, neighbor = groups["unclipped_sum"]["pairs"][0]
     assert len(dataset) == 4 and len(neighbor) == 3  # add/remove: the built-in's own relation
     trial = [t for t in (tmp_path / "search-test" / "trials.jsonl").read_text().splitlines()][0]
