@@ -196,18 +196,19 @@ def _choose(names, pool, *, delta, confidence, full: bool, n_test: int = 0) -> _
         else:
             s0, s1 = scorer.score(sel[0]), scorer.score(sel[1])
         # One set of interval bounds per candidate threshold serves every event below.
-        rates = calibration_rates(calibration_counts(s0, s1), n_test0=len(s0), n_test1=len(s1),
-                                  confidence=confidence, nested=True)
+        cal = calibration_counts(s0, s1)
+        rates = calibration_rates(cal, n_test0=len(s0), n_test1=len(s1), confidence=confidence, nested=True)
         event = rates.choose(delta=delta)
         value = rates.value(event, delta=delta)
         if best is None or value > best[0].value:
-            best = (_Test(name, scorer, event, value), rates, s0, s1)
+            best = (_Test(name, scorer, event, value), rates, cal, s1)
     if best is None:
         return None
-    test, rates, s0, s1 = best
-    if n_test >= TRUST_FROM * len(s0):
-        trusted = calibration_rates(calibration_counts(s0, s1), n_test0=SELECTION_TRUST * len(s0),
-                                    n_test1=SELECTION_TRUST * len(s1), confidence=confidence, nested=True)
+    test, rates, cal, s1 = best
+    n_sel0, n_sel1 = cal[2], cal[4]
+    if n_test >= TRUST_FROM * n_sel0:
+        trusted = calibration_rates(cal, n_test0=SELECTION_TRUST * n_sel0, n_test1=SELECTION_TRUST * n_sel1,
+                                    confidence=confidence, nested=True)
         test.event = trusted.choose(delta=delta)
         test.value = rates.value(test.event, delta=delta)
     if delta == 0:

@@ -35,6 +35,28 @@ from .base import as_2d
 __all__ = ["MixedScore", "PatternCellsScore"]
 
 
+def pattern_blocks(groups, codes0, codes1, radix, *, z):
+    """Per group of coordinates, ``(coordinates, radix, KeyIndex, log ratio per pattern)`` from both sides' codes.
+
+    With several groups, one whose patterns do not differ significantly
+    (:func:`~._features.significant` at ``z``) is left out: an independent
+    part that does not leak would only blur the others.
+    """
+    blocks = []
+    for cols in groups:
+        r = radix[cols]
+        k0, k1 = row_keys(codes0[:, cols], r), row_keys(codes1[:, cols], r)
+        index = KeyIndex(np.concatenate([k0, k1]))
+        m = len(index.keys)
+        c0 = np.bincount(index.lookup(k0), minlength=m)
+        c1 = np.bincount(index.lookup(k1), minlength=m)
+        if len(groups) > 1 and not significant(c0, c1, z=z):
+            continue
+        lr = log_ratio(c0, len(codes0), c1, len(codes1)) if m > 1 else np.zeros(m)
+        blocks.append((cols, r, index, lr))
+    return blocks
+
+
 class MixedScore:
     """Log ratio of the pattern of special values plus per-coordinate binned log ratios of the numbers.
 
@@ -94,18 +116,7 @@ class MixedScore:
         groups = dependence_blocks(codes0, codes1, self.radix) if self.factorise else []
         if len(groups) <= 1:
             groups = [np.arange(a.shape[1])]
-        self.blocks = []  # (coordinates, radix, KeyIndex, log ratio per pattern)
-        for cols in groups:
-            radix = self.radix[cols]
-            k0, k1 = row_keys(codes0[:, cols], radix), row_keys(codes1[:, cols], radix)
-            index = KeyIndex(np.concatenate([k0, k1]))
-            m = len(index.keys)
-            c0 = np.bincount(index.lookup(k0), minlength=m)
-            c1 = np.bincount(index.lookup(k1), minlength=m)
-            if len(groups) > 1 and not significant(c0, c1, z=self.z):
-                continue  # an independent part that does not leak would only blur the others
-            lr = log_ratio(c0, len(a), c1, len(b)) if m > 1 else np.zeros(m)
-            self.blocks.append((cols, radix, index, lr))
+        self.blocks = pattern_blocks(groups, codes0, codes1, self.radix, z=self.z)
         self.numeric = []  # (coordinate, inner edges, log ratio per bin)
         for j in range(a.shape[1]):
             v0, v1 = a[codes0[:, j] == 0, j], b[codes1[:, j] == 0, j]
@@ -251,17 +262,7 @@ class PatternCellsScore:
         groups = [g for g in dependence_blocks(codes0, codes1, radix) if len(g)]
         if not groups:
             groups = [np.flatnonzero(radix > 1)]
-        self.blocks = []
-        for cols in groups:
-            k0, k1 = row_keys(codes0[:, cols], radix[cols]), row_keys(codes1[:, cols], radix[cols])
-            index = KeyIndex(np.concatenate([k0, k1]))
-            m = len(index.keys)
-            c0 = np.bincount(index.lookup(k0), minlength=m)
-            c1 = np.bincount(index.lookup(k1), minlength=m)
-            if len(groups) > 1 and not significant(c0, c1, z=self.z):
-                continue
-            lr = log_ratio(c0, len(a), c1, len(b)) if m > 1 else np.zeros(m)
-            self.blocks.append((cols, radix[cols], index, lr))
+        self.blocks = pattern_blocks(groups, codes0, codes1, radix, z=self.z)
         return self
 
     def score(self, x):
