@@ -226,3 +226,29 @@ def test_auto_soundness_over_many_seeds(name, target, d, d2, true_eps):
         over += r.epsilon_lower_bound > true_eps
     assert over <= 18, (name, over)
     assert sps.binom.sf(18, n_seeds, 0.05) < 0.03
+
+
+def test_position_codes_match_a_binary_search():
+    """The dense-table lookup gives exactly the codes of ``searchsorted`` (integers, fractions, NaN, inf, ints)."""
+    from dpaudit.auditor.distinguishers._features import KeyIndex, position_codes
+
+    rng = np.random.default_rng(7)
+    for trial in range(40):
+        vals = np.unique(rng.integers(-50, 50, size=rng.integers(1, 30))).astype(float)
+        if trial % 4 == 1:
+            vals = vals + 0.5  # not integers: the binary search path
+        if trial % 4 == 2:
+            vals = vals * 1e6  # a span too wide for a table
+        x = np.r_[rng.choice(vals, 500), np.round(rng.normal(0, 60, 500)), rng.normal(0, 60, 200),
+                  [np.nan, np.inf, -np.inf, vals[0] - 1, vals[-1] + 1, vals[0] - 0.5]]
+        pos = np.minimum(np.searchsorted(vals, x), len(vals) - 1)
+        expected = np.where(vals[pos] == x, pos + 1, 0)
+        assert np.array_equal(position_codes(vals, x), expected)
+        ints = np.round(x[np.isfinite(x)]).astype(np.int64)
+        assert np.array_equal(position_codes(vals, ints), position_codes(vals, ints.astype(float)))
+    keys = rng.integers(0, 1000, size=300)
+    index = KeyIndex(keys)
+    probe = rng.integers(-10, 1010, size=2000)
+    found = index.lookup(probe)
+    assert np.array_equal(found >= 0, np.isin(probe, keys))
+    assert np.array_equal(index.keys[found[found >= 0]], probe[found >= 0])
