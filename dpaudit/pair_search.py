@@ -93,7 +93,7 @@ def _default_final_samples(vectorised: bool) -> int:
 
 # ----------------------------------------------------------------------------- screening
 def screen_pair(target, dataset, neighbor, *, n_samples: int, delta: float = 0.0, project_to: int | None = None,
-                rng=None) -> dict:
+                rng=None, coupled: bool = False) -> dict:
     """Score one pair on a small sample: the projected bound of the best cheap distinguisher.
 
     Each side draws ``n_samples`` releases; the first half fits the
@@ -120,6 +120,15 @@ def screen_pair(target, dataset, neighbor, *, n_samples: int, delta: float = 0.0
     project_to : int, optional
         Held-out releases per side of the audit the score should anticipate.
     rng : int, SeedSequence, Generator or None
+    coupled : bool
+        Draw both sides from the same seed stream (a coupling): each side's
+        releases are still distributed as the mechanism's, but a mechanism
+        whose randomness does not depend on the data then differs between
+        the sides only where the data moves its output, and the difference of
+        the two sides' rates is estimated far more precisely than from
+        independent samples (for sparse vector at epsilon 0.1, scores vary
+        4-5x less).  Screening only ranks pairs, so this costs nothing in
+        validity: the final audit draws its two sides independently.
 
     Returns
     -------
@@ -142,6 +151,8 @@ def screen_pair(target, dataset, neighbor, *, n_samples: int, delta: float = 0.0
     tgt = load_target(target)
     seq = as_seed_sequence(rng)
     s0, s1 = seq.spawn(2)
+    if coupled:
+        s1 = np.random.SeedSequence(s0.entropy, spawn_key=s0.spawn_key)
     x0 = np.asarray(tgt.sample(np.asarray(dataset), n_samples, rng=s0))
     x1 = np.asarray(tgt.sample(np.asarray(neighbor), n_samples, rng=s1))
     half = n_samples // 2
@@ -465,10 +476,13 @@ class _Screener:
         # stream, so that two pairs are compared on the same noise and their scores differ by what the
         # pairs do, not by luck (for a mechanism that draws its noise independently of the data the
         # releases of two pairs then differ only where the data moves them).  Each stage and level has
-        # its own stream, so successive halving still ranks on fresh releases.
+        # its own stream, so successive halving still ranks on fresh releases.  Within a pair the two
+        # sides are coupled (one stream): a weak leak is then ranked by what the pair does, where
+        # independent sides leave the score's noise several times the gap between pairs.
         seq = np.random.SeedSequence(self.entropy, spawn_key=(0, _STREAMS[stage], level))
         n = n_samples if n_samples is not None else self.n_samples * factor
-        res = screen_pair(self.target, a, b, n_samples=n, delta=self.delta, project_to=self.project_to, rng=seq)
+        res = screen_pair(self.target, a, b, n_samples=n, delta=self.delta, project_to=self.project_to, rng=seq,
+                          coupled=True)
         row = {"origin": origin, "stage": stage, "dataset": a, "neighbor": b, "score": res["score"],
                "bound": res["bound"],
                "attack": res["attack"], "samples": n}

@@ -131,6 +131,47 @@ def test_screen_pair_scores_leaks_not_noise():
     assert same < 0.3 < 4 < leak
 
 
+def test_coupled_screening_draws_both_sides_from_one_stream():
+    """Coupled, an additive mechanism's two sides differ by the data change alone; uncoupled they do not."""
+    seen = []
+
+    def recording_sum(dataset, size=None, rng=None):
+        out = float(np.sum(dataset)) + rng.laplace(0.0, 1.0, size=size)
+        seen.append(np.array(out, copy=True))
+        return out
+
+    for coupled in (True, False):
+        seen.clear()
+        screen_pair(recording_sum, [0.0, 0.0], [1.0, 0.0], n_samples=400, rng=3, coupled=coupled)
+        x0, x1 = np.concatenate(seen[: len(seen) // 2]), np.concatenate(seen[len(seen) // 2:])
+        assert np.allclose(x0 + 1.0, x1) == coupled
+
+
+def test_coupled_screening_ranks_a_weak_leak_by_the_pair_not_by_luck():
+    """SVT (Lyu et al.'s Algorithm 2) at epsilon 0.1: the x-shape pair leaks about twice what all-below does.
+
+    Ideal bounds from exact outcome probabilities at 5 x 10^5 held-out releases
+    are 0.066 and 0.035.  At 20,000 releases per side, 12 seeded screenings:
+    coupled, x-shape's mean score is above all-below's (measured difference
+    0.010, standard error 0.0015: failure probability < 1e-6), and the scores
+    vary less than half as much as uncoupled ones (measured 4.6x less; an F
+    ratio that large by chance has probability < 1%).
+    """
+    from dpaudit.mechanisms import get_mechanism
+
+    mech = get_mechanism("svt_lyu_alg2", epsilon=0.1, c=1, threshold=1.0, n_queries=10, answers=True)
+    x_shape = (np.r_[[1.0] * 5, [0.0] * 5], np.r_[[0.0] * 5, [1.0] * 5])
+    all_below = (np.ones(10), np.zeros(10))
+
+    def scores(pair, coupled):
+        return np.array([screen_pair(mech, *pair, n_samples=20_000, project_to=500_000, rng=k,
+                                     coupled=coupled)["score"] for k in range(12)])
+
+    sx, sb = scores(x_shape, True), scores(all_below, True)
+    assert sx.mean() > sb.mean()
+    assert sx.std() < scores(x_shape, False).std() / 2
+
+
 def test_errors_name_the_parameter():
     with pytest.raises(ParameterValueError, match="^high must be > low"):
         search(U.clipped_sum, epsilon=1, size=3, low=1, high=0)
