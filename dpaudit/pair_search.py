@@ -64,10 +64,10 @@ REFINE_LEVELS = {"large": ((8, 4), (2, 16)), "small": ((3, 4),)}
 PROGRESS_EVERY = 5.0
 #: Fixed patterns that always reach the first level of successive halving (large budgets).
 MAX_PATTERNS_REFINED = 12
+#: ... when ranked within this many times the first level's leaders on the screening sample.
+PATTERN_RANK_LIMIT = 2
 #: Screening counts an event needs (event and complement, both sides) before it is projected.
 MIN_PROJECTED_COUNT = 200
-#: The same for distinguishers fitted on one half and scored on the other (vector releases).
-MIN_SPLIT_PROJECTED_COUNT = 50
 #: Standard errors (of the event's log ratio at the screening's size) taken off a projected score.
 SCREEN_PENALTY = 1.0
 #: Screening releases per outcome (both sides) for a likelihood ratio fitted on the whole sample.
@@ -193,11 +193,10 @@ def screen_pair(target, dataset, neighbor, *, n_samples: int, delta: float = 0.0
             if name == "likelihood-ratio":
                 extra = _projected_score(*lr_pooled, project_to, delta)
         elif project_to is not None and project_to > half:
+            # Distinguishers that must be fitted on one half are projected from their scores on the
+            # other, with the same penalty (the held-out half's releases are coupled pairs too).
             pooled = _pooled_scores(name, y0, y1, n_samples)
-            if pooled is not None:
-                extra = _projected_score(*pooled, project_to, delta)
-            else:
-                extra = _split_projected_score(a, b, project_to, delta)
+            extra = _projected_score(*(pooled if pooled is not None else (a, b)), project_to, delta)
         score = max(value, extra)
         if score > best["score"]:
             best = {"score": score, "bound": value, "attack": name}
@@ -278,29 +277,6 @@ def _pooled_scores(name: str, y0: np.ndarray, y1: np.ndarray, n: int):
         return None
 
 
-def _split_projected_score(a: np.ndarray, b: np.ndarray, project_to: int, delta: float) -> float:
-    """Projected score of a distinguisher fitted on the first half, from its scores on the second.
-
-    The 8 thresholds with the largest smoothed ratio among those whose four
-    counts reach ``MIN_SPLIT_PROJECTED_COUNT``, their rates projected to
-    ``project_to`` releases per side at ``SCREEN_CONFIDENCE`` (a share each).
-    """
-    from .stats.selection import calibration_rates
-
-    grid, k0, n0, k1, n1 = _grid_counts(a, b)
-    full = np.minimum.reduce([k0, k1, n0 - k0, n1 - k1]) >= MIN_SPLIT_PROJECTED_COUNT
-    if not full.any():
-        return 0.0
-    ge, lt = _smoothed_ratios(k0, n0, k1, n1)
-    score = np.where(full, np.maximum(ge, lt), -np.inf)
-    pick = np.unique(np.argsort(-score, kind="stable")[:8])
-    pick = pick[full[pick]]
-    projected = calibration_rates((grid[pick], k0[pick], n0, k1[pick], n1), n_test0=project_to,
-                                  n_test1=project_to, confidence=SCREEN_CONFIDENCE)
-    extra = projected.value(projected.choose(delta=delta), delta=delta)
-    return float(extra) if math.isfinite(extra) and extra > 0 else 0.0
-
-
 def _projected_score(a: np.ndarray, b: np.ndarray, project_to: int, delta: float) -> float:
     """The bound the best well-populated event of scores ``a``, ``b`` would give at ``project_to``, less its noise.
 
@@ -318,15 +294,27 @@ def _projected_score(a: np.ndarray, b: np.ndarray, project_to: int, delta: float
     from .stats.bounds import log_ratio_bound
     from .stats.clopper_pearson import cp_lower, cp_upper
 
+    from .stats.selection import counts_at_least
+
     grid, k0, n0, k1, n1 = _grid_counts(a, b)
     full = np.minimum.reduce([k0, k1, n0 - k0, n1 - k1]) >= MIN_PROJECTED_COUNT
     if not full.any():
         return 0.0
     k0, k1 = k0[full].astype(float), k1[full].astype(float)
     p0, p1 = k0 / n0, k1 / n1
-    # Standard errors of the log ratios on the event (>= t) and on its complement (< t).
-    se_ge = np.sqrt((1.0 - p0) / k0 + (1.0 - p1) / k1)
-    se_lt = np.sqrt(p0 / (n0 - k0) + p1 / (n1 - k1))
+    # Standard errors of the log ratios on the event (>= t) and on its complement (< t), by the delta
+    # method.  Releases of a coupled screening come in pairs (row i of both sides drew the same
+    # randomness), and the covariance of the two sides' rates, estimated from the pairs, removes the
+    # noise the sides share; for independent sides it is about 0 and this is the usual formula.
+    se_ge2 = (1.0 - p0) / k0 + (1.0 - p1) / k1
+    se_lt2 = p0 / (n0 - k0) + p1 / (n1 - k1)
+    if n0 == n1:
+        a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+        both_ge = counts_at_least(np.sort(np.minimum(a, b)), grid[full]).astype(float)
+        both_lt = n0 - counts_at_least(np.sort(np.maximum(a, b)), grid[full]).astype(float)
+        se_ge2 = se_ge2 - 2.0 * (n0 * both_ge / (k0 * k1) - 1.0) / n0
+        se_lt2 = se_lt2 - 2.0 * (n0 * both_lt / ((n0 - k0) * (n1 - k1)) - 1.0) / n0
+    se_ge, se_lt = np.sqrt(np.maximum(se_ge2, 0.0)), np.sqrt(np.maximum(se_lt2, 0.0))
     # A cheap pre-ranking by the penalised point estimate, then exact intervals for the best few.
     with np.errstate(divide="ignore"):
         l_ge, l_lt = np.log(p0) - np.log(p1), np.log1p(-p0) - np.log1p(-p1)
@@ -680,15 +668,16 @@ def search(
     # Successive halving: each level screens the best of the previous one again on fresh, larger
     # samples and ranks them by that alone, so a pair lucky on a small sample does not win by luck.
     pool = [] if early else ranked
-    # With a large budget, every fixed pattern also goes to the first halving level: patterns are
-    # the known worst cases of whole families (StatDP, DP-Sniper), and a weak leak ranks them by noise
-    # on the smallest sample.
+    # With a large budget, the fixed patterns ranked within PATTERN_RANK_LIMIT times the leaders also go
+    # to the first halving level: patterns are the known worst cases of whole families (StatDP,
+    # DP-Sniper), and a weak leak can still rank them a few places too low on the smallest sample.
     pattern_keys = {(a.tobytes(), b.tobytes()) for _, a, b in fixed[:MAX_PATTERNS_REFINED]}
     for level, (n_keep, factor) in enumerate(levels):
         leaders = pool[:max(n_keep, finalists)]
         if level == 0 and len(levels) > 1:
             chosen_keys = {(r["dataset"].tobytes(), r["neighbor"].tobytes()) for r in leaders}
-            leaders = leaders + [r for r in pool if (r["dataset"].tobytes(), r["neighbor"].tobytes()) in pattern_keys
+            near = pool[:PATTERN_RANK_LIMIT * len(leaders)]
+            leaders = leaders + [r for r in near if (r["dataset"].tobytes(), r["neighbor"].tobytes()) in pattern_keys
                                  and (r["dataset"].tobytes(), r["neighbor"].tobytes()) not in chosen_keys]
         again_rows = []
         for r in leaders:
