@@ -237,6 +237,20 @@ def _screen_rates(a: np.ndarray, b: np.ndarray):
                              confidence=SCREEN_CONFIDENCE)
 
 
+def _separated_bound(n_samples: int, delta: float) -> float:
+    """The screening bound of a pair whose sides ``screen_pair`` separates completely at ``n_samples``.
+
+    >>> 4 < _separated_bound(1000, 0.0) < 6
+    True
+    """
+    m = n_samples - n_samples // 2  # the half that picks the threshold
+    # Distinct scores, as a continuous distinguisher's: the same number of candidate thresholds share
+    # the failure probability as for a real pair.
+    rates = _screen_rates(np.arange(m, 2.0 * m), np.arange(0.0, m))
+    value = rates.value(rates.choose(delta=delta), delta=delta)
+    return float(value) if math.isfinite(value) else math.inf
+
+
 def _smoothed_ratios(k0, n0, k1, n1):
     """|log ratio| of each threshold's event and of its complement, with counts + 1: a cheap pre-ranking."""
     ge = np.abs(np.log((k0 + 1.0) / (n0 + 1.0)) - np.log((k1 + 1.0) / (n1 + 1.0)))
@@ -627,10 +641,15 @@ def search(
     if samples is None and screen_samples > QUICK_SAMPLES:
         # 0. A quick look at the patterns: a sequential audit certifies a gross violation in a few
         # thousand releases, and a search that then spent its full budget would cost many audits.
+        # A pattern at the bound of completely separated sides is about as strong as this sample can
+        # show (a later one could gain a few hundredths at most): the look stops there.
+        ceiling = _separated_bound(QUICK_SAMPLES, delta)
         for origin, a, b in fixed[:n_fixed]:
             if not screen.time_left():
                 break
-            screen(origin, a, b, n_samples=QUICK_SAMPLES, stage="quick")
+            row = screen(origin, a, b, n_samples=QUICK_SAMPLES, stage="quick")
+            if row["bound"] > epsilon and row["bound"] >= ceiling * (1.0 - 1e-9):
+                break
         early = sorted(screen.rows, key=lambda r: -r["bound"])
         if not early or early[0]["bound"] <= epsilon:
             early = []

@@ -18,7 +18,7 @@ import pytest
 
 import dpaudit
 from dpaudit.exceptions import ParameterValueError
-from dpaudit.pairs import Domain, is_neighbouring
+from dpaudit.pairs import Domain, compare_pair, is_neighbouring
 from dpaudit.pair_search import SearchReport, screen_pair, search
 
 import user_domain_targets as U
@@ -236,3 +236,21 @@ def test_a_tiny_budget_still_audits_one_pair():
     report = _run("clipped_sum", seed=13, max_samples=2000, budget=1e-9)
     assert report.candidates_screened == 1 and report.stopping == "budget"
     _check_pair("clipped_sum", report)
+
+
+
+def _wide_sum(dataset, size=None, rng=None):
+    """A sum of records in [0, 20] with Laplace(1) noise, claimed 1-DP: one outlier moves it by 20."""
+    return float(np.sum(np.clip(dataset, 0.0, 20.0))) + rng.laplace(0.0, 1.0, size=size)
+
+
+def test_the_quick_look_stops_at_the_first_pattern_it_separates():
+    """Shifted by 20, a Laplace(1) release separates the sides of 1,000 releases (overlap prob. < 1e-5)."""
+    from dpaudit.pairs import candidate_pairs
+
+    report = search(_wide_sum, epsilon=1.0, size=5, low=0, high=20, seed=3)
+    quick = report.screening
+    assert report.stopping == "exceeded" and all(r["stage"] == "quick" for r in quick)
+    assert len(quick) < len(candidate_pairs(Domain(5, 0, 20)))  # it stopped before the last pattern
+    assert compare_pair(report.dataset, report.neighbor).linf == 20
+    assert report.violation
