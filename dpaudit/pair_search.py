@@ -60,6 +60,8 @@ SCREEN_CONFIDENCE = 0.8
 #: Successive halving of the leaders: (how many, sample factor) per level, each on fresh samples.
 #: Large budgets (final audit >= 100 screenings) take two levels, small ones one.
 REFINE_LEVELS = {"large": ((8, 4), (2, 16)), "small": ((3, 4),)}
+#: Distinguishers the quick look leaves out: they fit structure, and cost most of a 1,000-release screening.
+STRUCTURE_ATTACKS = frozenset({"binned-logistic", "mixed", "pattern-cells"})
 #: Seconds between progress lines on stderr.
 PROGRESS_EVERY = 5.0
 #: Fixed patterns that always reach the first level of successive halving (large budgets).
@@ -93,7 +95,7 @@ def _default_final_samples(vectorised: bool) -> int:
 
 # ----------------------------------------------------------------------------- screening
 def screen_pair(target, dataset, neighbor, *, n_samples: int, delta: float = 0.0, project_to: int | None = None,
-                rng=None, coupled: bool = False) -> dict:
+                rng=None, coupled: bool = False, cheap: bool = False) -> dict:
     """Score one pair on a small sample: the projected bound of the best cheap distinguisher.
 
     Each side draws ``n_samples`` releases; the first half fits the
@@ -129,6 +131,11 @@ def screen_pair(target, dataset, neighbor, *, n_samples: int, delta: float = 0.0
         independent samples (for sparse vector at epsilon 0.1, scores vary
         4-5x less).  Screening only ranks pairs, so this costs nothing in
         validity: the final audit draws its two sides independently.
+    cheap : bool
+        Leave out the distinguishers that learn structure (``STRUCTURE_ATTACKS``:
+        a logistic regression, patterns of special values), which cost most
+        of a small screening; the quick look uses this, since a gross
+        violation shows to the simple ones.
 
     Returns
     -------
@@ -167,6 +174,8 @@ def screen_pair(target, dataset, neighbor, *, n_samples: int, delta: float = 0.0
         names = auto_choices(kind, x0[:_PROBE])
         if kind != "scalar" and x0.ndim > 1:
             names = tuple(n for n in names if n != "threshold")
+        if cheap:
+            names = tuple(n for n in names if n not in STRUCTURE_ATTACKS) or names
         plans = [(name, x0, x1) for name in names]
     best = {"score": 0.0, "bound": 0.0, "attack": plans[0][0]}
     # With few distinct outcomes the likelihood ratio fitted on the whole sample gives the best events
@@ -484,7 +493,7 @@ class _Screener:
         seq = np.random.SeedSequence(self.entropy, spawn_key=(0, _STREAMS[stage], level))
         n = n_samples if n_samples is not None else self.n_samples * factor
         res = screen_pair(self.target, a, b, n_samples=n, delta=self.delta, project_to=self.project_to, rng=seq,
-                          coupled=True)
+                          coupled=True, cheap=stage == "quick")
         row = {"origin": origin, "stage": stage, "dataset": a, "neighbor": b, "score": res["score"],
                "bound": res["bound"],
                "attack": res["attack"], "samples": n}

@@ -172,6 +172,19 @@ def test_coupled_screening_ranks_a_weak_leak_by_the_pair_not_by_luck():
     assert sx.std() < scores(x_shape, False).std() / 2
 
 
+def test_cheap_screening_leaves_out_the_structure_learners_and_still_sees_a_gross_leak():
+    from dpaudit.pair_search import STRUCTURE_ATTACKS
+
+    def leaky_histogram(dataset, size=None, rng=None):  # noise for a sensitivity 20 times too small
+        counts = np.bincount(np.asarray(dataset, dtype=int), minlength=5).astype(float)
+        return counts + rng.laplace(0.0, 0.1, size=(size, 5))
+
+    full = screen_pair(leaky_histogram, [0, 1, 2, 3, 4], [4, 1, 2, 3, 4], n_samples=1000, rng=2)
+    cheap = screen_pair(leaky_histogram, [0, 1, 2, 3, 4], [4, 1, 2, 3, 4], n_samples=1000, rng=2, cheap=True)
+    assert cheap["attack"] not in STRUCTURE_ATTACKS
+    assert cheap["bound"] > 3 and full["bound"] > 3
+
+
 def test_errors_name_the_parameter():
     with pytest.raises(ParameterValueError, match="^high must be > low"):
         search(U.clipped_sum, epsilon=1, size=3, low=1, high=0)
