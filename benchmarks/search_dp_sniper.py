@@ -38,10 +38,11 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-sys.path.insert(0, ROOT)
+sys.path[:0] = [ROOT, os.path.join(ROOT, "experiments", "dp_sniper")]
 
 import yaml  # noqa: E402
 
+import ceiling  # noqa: E402  (exact outcome probabilities of DP-Sniper's rows)
 import dpaudit  # noqa: E402
 import numpy as np  # noqa: E402
 from dpaudit.mechanisms import get_mechanism  # noqa: E402
@@ -50,9 +51,6 @@ from dpaudit.pairs import Domain, is_neighbouring  # noqa: E402
 
 def exact_value(mech, d, d2, n_test: int, confidence: float):
     """The ideal bound of pair (d, d2) at ``n_test`` held-out releases per side, or None when not computable."""
-    sys.path.insert(0, os.path.join(ROOT, "experiments", "dp_sniper"))
-    import ceiling
-
     d, d2 = np.asarray(d, float), np.asarray(d2, float)
     for fn in (ceiling.exact_svt_probabilities, ceiling.exact_svt_value_probabilities,
                ceiling.exact_bit_probabilities, ceiling.exact_cdf_probabilities):

@@ -182,10 +182,9 @@ def screen_pair(target, dataset, neighbor, *, n_samples: int, delta: float = 0.0
     # of any distinguisher (every event is a set of outcomes, and its prefixes by ratio are the best
     # sets, Neyman-Pearson): then it alone gives the projected score, and the vector scores, whose
     # hundreds of thresholds add only chances for noise to win, give only their own-size bound.
-    lr_pooled = None
-    if project_to is not None and project_to > half and plans[0][0] == "likelihood-ratio":
-        lr_pooled = _pooled_scores("likelihood-ratio", plans[0][1], plans[0][2], n_samples)
-    for name, y0, y1 in plans:
+    lr_tried = project_to is not None and project_to > half and plans[0][0] == "likelihood-ratio"
+    lr_pooled = _pooled_scores("likelihood-ratio", plans[0][1], plans[0][2], n_samples) if lr_tried else None
+    for i, (name, y0, y1) in enumerate(plans):
         try:
             scorer = make_distinguisher(name).fit(y0[:half], y1[:half])
             a, b = scorer.score(y0[half:]), scorer.score(y1[half:])
@@ -199,12 +198,13 @@ def screen_pair(target, dataset, neighbor, *, n_samples: int, delta: float = 0.0
         # at the screening's size is 0 but the final audit has the precision to see them).
         extra = 0.0
         if lr_pooled is not None:
-            if name == "likelihood-ratio":
+            if i == 0:
                 extra = _projected_score(*lr_pooled, project_to, delta)
         elif project_to is not None and project_to > half:
             # Distinguishers that must be fitted on one half are projected from their scores on the
             # other, with the same penalty (the held-out half's releases are coupled pairs too).
-            pooled = _pooled_scores(name, y0, y1, n_samples)
+            # (A likelihood ratio already tried on the whole sample, with too many outcomes, is not refitted.)
+            pooled = None if (i == 0 and lr_tried) else _pooled_scores(name, y0, y1, n_samples)
             extra = _projected_score(*(pooled if pooled is not None else (a, b)), project_to, delta)
         score = max(value, extra)
         if score > best["score"]:
@@ -316,7 +316,6 @@ def _projected_score(a: np.ndarray, b: np.ndarray, project_to: int, delta: float
     """
     from .stats.bounds import log_ratio_bound
     from .stats.clopper_pearson import cp_lower, cp_upper
-
     from .stats.selection import counts_at_least
 
     grid, k0, n0, k1, n1 = _grid_counts(a, b)
@@ -699,14 +698,13 @@ def search(
     # With a large budget, the fixed patterns ranked within PATTERN_RANK_LIMIT times the leaders also go
     # to the first halving level: patterns are the known worst cases of whole families (StatDP,
     # DP-Sniper), and a weak leak can still rank them a few places too low on the smallest sample.
-    pattern_keys = {(a.tobytes(), b.tobytes()) for _, a, b in fixed[:MAX_PATTERNS_REFINED]}
+    pattern_keys = {_pair_key(a, b) for _, a, b in fixed[:MAX_PATTERNS_REFINED]}
     for level, (n_keep, factor) in enumerate(levels):
         leaders = pool[:max(n_keep, finalists)]
         if level == 0 and len(levels) > 1:
-            chosen_keys = {(r["dataset"].tobytes(), r["neighbor"].tobytes()) for r in leaders}
+            chosen_keys = {_row_key(r) for r in leaders}
             near = pool[:PATTERN_RANK_LIMIT * len(leaders)]
-            leaders = leaders + [r for r in near if (r["dataset"].tobytes(), r["neighbor"].tobytes()) in pattern_keys
-                                 and (r["dataset"].tobytes(), r["neighbor"].tobytes()) not in chosen_keys]
+            leaders = leaders + [r for r in near if _row_key(r) in pattern_keys - chosen_keys]
         again_rows = []
         for r in leaders:
             if not screen.time_left():
@@ -784,9 +782,17 @@ def _distinct(rows: list[dict]) -> list[dict]:
     """Rows with distinct pairs, order kept (a pair screened twice counts once: its first, better score)."""
     seen, out = set(), []
     for r in rows:
-        key = (r["dataset"].tobytes(), r["neighbor"].tobytes())
+        key = _row_key(r)
         if key not in seen:
             seen.add(key)
             out.append(r)
     return out
 
+
+def _pair_key(dataset: np.ndarray, neighbor: np.ndarray) -> tuple[bytes, bytes]:
+    """A hashable key equal exactly when two pairs are the same."""
+    return dataset.tobytes(), neighbor.tobytes()
+
+
+def _row_key(row: dict) -> tuple[bytes, bytes]:
+    return _pair_key(row["dataset"], row["neighbor"])

@@ -104,8 +104,7 @@ def position_codes(vals: np.ndarray, x: np.ndarray) -> np.ndarray:
     table[(vals - lo).astype(np.int64)] = np.arange(1, len(vals) + 1)
     if x.dtype.kind == "i":
         t = x.astype(np.int64) - np.int64(lo)
-        out = table[np.where((t >= 0) & (t <= span), t, span + 1)]
-        return out
+        return table[np.where((t >= 0) & (t <= span), t, span + 1)]
     with np.errstate(invalid="ignore"):
         t = x - float(lo)
         ti = np.clip(t, -1.0, span + 1.0)
