@@ -1,17 +1,89 @@
-"""The one process pool: ordered results, serial when one worker, loky processes otherwise.
+"""Where work runs: this process, loky worker processes, or a Dask cluster.
 
-numpy's samplers hold the GIL, so threads gave no speed-up (measured 1.0x);
-processes do, and they also keep a misbehaving target out of our process.
-Results come back in task order, so nothing that depends on them can depend
-on the number of workers.
+One implementation for every entry point: an audit's chunks
+(:class:`~dpaudit.sampling.Sampler`) and an experiment's trials
+(:mod:`dpaudit.runner.execution`) both go through it.  Results come back in
+task order, and every task carries its own seed, so nothing that depends on
+them can depend on the number of workers or on the backend.
+
+numpy's samplers hold the GIL, so threads gave no speed-up; processes do, and
+they also keep a misbehaving target out of our process.
 """
 
 from __future__ import annotations
 
+import enum
+import logging
 import sys
-from typing import Any, Callable, Sequence
+import weakref
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator, Sequence
 
-__all__ = ["run_ordered"]
+from .exceptions import ParameterValueError
+
+__all__ = ["Backend", "Executor", "check_backend", "dask_client", "run_ordered"]
+
+#: Seconds to wait for a Dask scheduler to answer before giving up.
+CONNECT_TIMEOUT = "10s"
+
+
+class Backend(str, enum.Enum):
+    """Where work runs: joblib's loky processes (or this process), or a Dask cluster."""
+
+    LOKY = "loky"
+    DASK = "dask"
+
+
+def check_backend(backend: Any, scheduler: Any = None, *, name: str = "backend") -> Backend:
+    """The :class:`Backend` named by ``backend``; a ``scheduler`` address implies Dask.
+
+    >>> check_backend("loky"), check_backend("loky", "tcp://127.0.0.1:8786")
+    (<Backend.LOKY: 'loky'>, <Backend.DASK: 'dask'>)
+    """
+    try:
+        chosen = Backend(backend)
+    except ValueError:
+        raise ParameterValueError(f"{name} must be one of {[b.value for b in Backend]}; got {backend!r}") from None
+    if scheduler is not None and not isinstance(scheduler, str):
+        raise ParameterValueError(f"scheduler must be an address such as 'tcp://host:8786'; got {scheduler!r}")
+    return Backend.DASK if scheduler else chosen
+
+
+@contextmanager
+def dask_client(scheduler: str | None = None, n_workers: int = 2) -> Iterator[Any]:
+    """A Dask client: connected to ``scheduler``, or to a local cluster of ``n_workers`` processes.
+
+    The local cluster (one thread per worker, no dashboard) is closed on exit.
+    """
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError as exc:  # pragma: no cover - dask is an optional extra
+        raise ParameterValueError(f"backend 'dask' needs dask[distributed] (pip install 'dpaudit[dask]'): "
+                                  f"{exc}") from None
+    cluster = None
+    if scheduler:
+        try:
+            client = Client(scheduler, timeout=CONNECT_TIMEOUT)
+        except (OSError, TimeoutError) as exc:
+            raise ParameterValueError(f"scheduler: cannot connect to {scheduler!r}: {exc}") from None
+    else:
+        cluster = LocalCluster(n_workers=max(2, n_workers), threads_per_worker=1, processes=True,
+                               dashboard_address=None, silence_logs=logging.ERROR)
+        client = Client(cluster)
+    try:
+        yield client
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+def _progress_bar(total: int, progress: bool, desc: str, unit: str):
+    if not (progress and total):
+        return None
+    from tqdm import tqdm
+
+    return tqdm(total=total, desc=desc, unit=unit, file=sys.stderr, leave=False)
 
 
 def run_ordered(fn: Callable[..., Any], tasks: Sequence[tuple], *, n_jobs: int = 1, progress: bool = False,
@@ -21,11 +93,7 @@ def run_ordered(fn: Callable[..., Any], tasks: Sequence[tuple], *, n_jobs: int =
     >>> run_ordered(pow, [(2, 3), (3, 2)], n_jobs=1)
     [8, 9]
     """
-    bar = None
-    if progress and tasks:
-        from tqdm import tqdm
-
-        bar = tqdm(total=len(tasks), desc=desc, unit=unit, file=sys.stderr, leave=False)
+    bar = _progress_bar(len(tasks), progress, desc, unit)
     try:
         out = []
         if n_jobs == 1 or len(tasks) <= 1:
@@ -42,3 +110,144 @@ def run_ordered(fn: Callable[..., Any], tasks: Sequence[tuple], *, n_jobs: int =
     finally:
         if bar is not None:
             bar.close()
+
+
+def _shared_positions(tasks: Sequence[tuple]) -> list[int]:
+    """Argument positions holding one and the same non-scalar object in every task (sent once, not per task)."""
+    if len(tasks) < 2:
+        return []
+    first = tasks[0]
+    return [j for j, arg in enumerate(first)
+            if not isinstance(arg, (int, float, str, bytes, bool, type(None), tuple))
+            and all(t[j] is arg for t in tasks[1:])]
+
+
+class _Pickled:
+    """An argument cloudpickled here, so a worker need not import the module it came from.
+
+    Dask pickles by reference when it can, and a target loaded from a file lives in
+    a module only this process has; cloudpickle sends such functions by value.
+    """
+
+    __slots__ = ("data",)
+
+    def __init__(self, data: bytes):
+        self.data = data
+
+
+def _pack(arg: Any) -> Any:
+    if isinstance(arg, (int, float, str, bytes, bool, type(None))):
+        return arg
+    import cloudpickle
+
+    return _Pickled(cloudpickle.dumps(arg))
+
+
+def _unpack(arg: Any) -> Any:
+    if isinstance(arg, _Pickled):
+        import cloudpickle
+
+        return cloudpickle.loads(arg.data)
+    return arg
+
+
+def _apply(fn: Any, *args: Any) -> Any:
+    """Run one task on a worker: unpack the function and its arguments, call."""
+    return _unpack(fn)(*(_unpack(a) for a in args))
+
+
+class _DaskSession:
+    """A Dask client opened on first use and closed with its :class:`Executor`."""
+
+    def __init__(self, scheduler: str | None, n_workers: int):
+        self.scheduler, self.n_workers = scheduler, n_workers
+        self._context = None
+        self.client = None
+
+    def open(self):
+        if self.client is None:
+            self._context = dask_client(self.scheduler, self.n_workers)
+            self.client = self._context.__enter__()
+        return self.client
+
+    def close(self) -> None:
+        context, self._context, self.client = self._context, None, None
+        if context is not None:
+            context.__exit__(None, None, None)
+
+
+class Executor:
+    """Runs one audit's tasks in order: in this process, in loky workers, or on a Dask cluster.
+
+    Parameters
+    ----------
+    n_jobs : int
+        loky worker processes (1: this process); for Dask, the size of a local cluster.
+    backend : {"loky", "dask"}
+        Where tasks run.
+    scheduler : str, optional
+        A Dask scheduler address; without it, a local cluster started on first use.
+
+    The Dask client is opened on first use (an audit drawn in this process
+    never starts one) and closed by :meth:`close`, on leaving a ``with`` block,
+    or when the executor is collected.
+
+    Examples
+    --------
+    >>> with Executor(n_jobs=1) as ex:
+    ...     ex.map(pow, [(2, 3), (3, 2)])
+    [8, 9]
+    """
+
+    def __init__(self, n_jobs: int = 1, backend: "str | Backend" = "loky", scheduler: str | None = None):
+        self.backend = check_backend(backend, scheduler)
+        self.n_jobs = n_jobs
+        self._dask = _DaskSession(scheduler, n_jobs) if self.backend is Backend.DASK else None
+        if self._dask is not None:
+            self._finalizer = weakref.finalize(self, self._dask.close)
+
+    @property
+    def distributed(self) -> bool:
+        """Whether tasks leave this machine's process pool (Dask)."""
+        return self._dask is not None
+
+    def map(self, fn: Callable[..., Any], tasks: Sequence[tuple], *, local: bool = False,
+            progress: bool = False, desc: str = "", unit: str = "chunk") -> list:
+        """``[fn(*t) for t in tasks]``, results in task order whatever runs them.
+
+        ``local=True`` runs them in this process (work whose results cost more
+        to ship back than to compute).
+        """
+        if local or self._dask is None or not tasks:
+            return run_ordered(fn, tasks, n_jobs=1 if local else self.n_jobs, progress=progress, desc=desc,
+                               unit=unit)
+        client = self._dask.open()
+        # What every task shares (the target, the pair, the fitted scorers) is sent once.
+        shared = {j: client.scatter([_pack(tasks[0][j])], broadcast=False, hash=False)[0]
+                  for j in _shared_positions(tasks)}
+        sent = [tuple(shared[j] if j in shared else _pack(arg) for j, arg in enumerate(t)) for t in tasks]
+        packed_fn = _pack(fn)
+        futures = [client.submit(_apply, packed_fn, *args, pure=False) for args in sent]
+        bar = _progress_bar(len(tasks), progress, desc, unit)
+        try:
+            out = []
+            for fut in futures:
+                out.append(fut.result())
+                if bar is not None:
+                    bar.update(1)
+            return out
+        finally:
+            if bar is not None:
+                bar.close()
+            client.cancel(futures)
+
+    def close(self) -> None:
+        """Close the Dask client (and a local cluster) if one was opened."""
+        if self._dask is not None:
+            self._dask.close()
+
+    def __enter__(self) -> "Executor":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()

@@ -136,6 +136,7 @@ def _build_parser() -> argparse.ArgumentParser:
                    help="clopper-pearson (default, any mechanism) or gdp (assumes a Gaussian trade-off curve)")
     a.add_argument("--jobs", default="1", metavar="J", help="parallel workers; the result does not depend on it")
     a.add_argument("--timeout", default=None, metavar="SEC", help="seconds allowed per target call")
+    _add_backend_arguments(a)
     a.add_argument("--json", action="store_true", help="print exactly one JSON object on stdout")
     a.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                    help="progress bar with the time left on stderr (default: only when stderr is a terminal)")
@@ -154,6 +155,15 @@ def _build_parser() -> argparse.ArgumentParser:
     cli_commands.add_run_parser(sub)
     cli_commands.add_plot_parser(sub)
     return p
+
+
+def _add_backend_arguments(p) -> None:
+    p.add_argument("--backend", default="loky", choices=["loky", "dask"],
+                   help="where chunks are drawn and counted: loky processes (default) or a Dask cluster; "
+                        "the result is the same")
+    p.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                   help="a Dask scheduler address, e.g. tcp://host:8786 (implies --backend dask; default: a local "
+                        "cluster)")
 
 
 def _finite(obj):
@@ -194,6 +204,7 @@ def cmd_audit(args) -> int:
     if jobs == 0 or jobs < -1:
         raise UsageError(f"argument --jobs: expected an integer >= 1 or -1; got {jobs}")
     kw["n_jobs"] = jobs
+    kw["backend"], kw["scheduler"] = args.backend, args.scheduler
     if args.timeout is not None:
         kw["timeout"] = v.check_real(_float_arg(args.timeout, "--timeout"), "--timeout", low=0.0,
                                      low_inclusive=False)

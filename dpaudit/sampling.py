@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from ._executor import run_ordered
+from ._executor import Executor, run_ordered
 from ._rng import RNGLike, as_seed_sequence
 from ._validation import check_int, check_real
 from .exceptions import ParameterValueError, TargetError
@@ -124,20 +124,32 @@ class Sampler:
     in_process : bool
         Draw calibration chunks in this process (built-ins: their arrays cost
         more to ship back from a worker than to draw).
+    executor : Executor, optional
+        Where chunks run (default: ``n_jobs`` loky processes).  On Dask every
+        chunk is one task, so per-release targets are spread over the cluster
+        too; the chunks and their seeds are the same, so are the results.
     """
 
     def __init__(self, target, pair, *, entropy: int, chunk_size: int, n_jobs: int = 1,
-                 timeout: float | None = None, progress: bool = False, in_process: bool = False):
+                 timeout: float | None = None, progress: bool = False, in_process: bool = False,
+                 executor: Executor | None = None):
         self.target = target
         self.pair = pair
         self.entropy = entropy
         self.chunk_size = chunk_size
         self.timeout = timeout
         self.progress = progress
-        vectorised = bool(getattr(target, "vectorised", False))
+        self.executor = executor if executor is not None else Executor(n_jobs)
+        vectorised = bool(getattr(target, "vectorised", False)) or self.executor.distributed
         self.outer_jobs, self.inner_jobs = (n_jobs, 1) if vectorised else (1, n_jobs)
+        # Work stays in this process when there is no one to share it with.
+        self.serial = not self.executor.distributed and self.outer_jobs == 1
         self.in_process = in_process
         self.shape: tuple | None = None
+
+    def close(self) -> None:
+        """Release the executor's workers (a Dask client and local cluster, if one was started)."""
+        self.executor.close()
 
     def _chunks(self, n: int) -> list[tuple[int, int]]:
         return [(i, min(self.chunk_size, n - start)) for i, start in enumerate(range(0, n, self.chunk_size))]
@@ -147,8 +159,8 @@ class Sampler:
         chunks = self._chunks(n)
         tasks = [(self.target, self.pair[side], m, self.entropy, (side, *phase, i), self.timeout, self.inner_jobs)
                  for side in (0, 1) for i, m in chunks]
-        parts = run_ordered(_chunk, tasks, n_jobs=1 if self.in_process else self.outer_jobs,
-                            progress=self.progress, desc=desc)
+        parts = self.executor.map(_chunk, tasks, local=self.in_process or self.serial,
+                                  progress=self.progress, desc=desc)
         k = len(chunks)
         out = []
         for side in (0, 1):
@@ -206,7 +218,8 @@ class Sampler:
 
         tasks = [(self.target, self.pair[side], m, self.entropy, (side, *phase, i), self.timeout, self.inner_jobs,
                   scorers, thresholds, self.shape, cut(side, m, start)) for side, i, m, start in plan]
-        parts = run_ordered(_count_chunk, tasks, n_jobs=self.outer_jobs, progress=self.progress, desc=desc)
+        parts = self.executor.map(_count_chunk, tasks, local=self.serial,
+                                  progress=self.progress, desc=desc)
         full = [[np.zeros(len(t), dtype=np.int64) for t in thresholds] for _ in (0, 1)]
         pre = [[np.zeros(len(t), dtype=np.int64) for t in thresholds] for _ in (0, 1)]
         for (side, i, m, start), part in zip(plan, parts):

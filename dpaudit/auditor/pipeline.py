@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .._executor import Executor
 from .._rng import as_seed_sequence, seed_entropy
 from .._validation import check_confidence, check_delta, check_epsilon, check_int, check_real
 from .._version import __version__
@@ -382,6 +383,8 @@ def audit(
     attack="auto",
     ideal=False,
     n_jobs=1,
+    backend="loky",
+    scheduler=None,
     estimator="clopper-pearson",
     calibration_fraction=0.5,
     calibration_cap=DEFAULT_CALIBRATION_CAP,
@@ -425,6 +428,12 @@ def audit(
         Audit the mechanism as mathematics: no floating-point attacks.
     n_jobs : int
         Worker processes; the result does not depend on it.
+    backend : {"loky", "dask"}
+        Where chunks are drawn and counted: loky processes on this machine, or
+        a Dask cluster.  Same chunks, same seeds, so the same report.
+    scheduler : str, optional
+        A Dask scheduler address (``tcp://host:8786``; implies ``backend="dask"``);
+        without it ``backend="dask"`` starts a local cluster for the audit.
     estimator : {"clopper-pearson", "gdp"}
         ``"clopper-pearson"`` (default) certifies epsilon for any mechanism.
         ``"gdp"`` certifies a Gaussian-DP mu (valid for any mechanism) and
@@ -507,7 +516,8 @@ def audit(
     if progress is None:
         progress = sys.stderr.isatty() and (total_planned > 4 * chunk_size or not vectorised)
     sampler = Sampler(tgt, pair, entropy=entropy, chunk_size=chunk_size, n_jobs=n_jobs, timeout=timeout,
-                      progress=bool(progress), in_process=_is_builtin(tgt))
+                      progress=bool(progress), in_process=_is_builtin(tgt),
+                      executor=Executor(n_jobs, backend, scheduler))
 
     pool: list = [None, None]
     kind = None
@@ -559,6 +569,7 @@ def audit(
         if stop is not None:
             reason = stop
             break
+    sampler.close()
     return _report(tgt, rounds, kind, sampler.shape, reason=reason, attack=attack, ideal=bool(ideal), est=est,
                    epsilon=epsilon, delta=delta, confidence=confidence, entropy=entropy, drawn=drawn,
                    max_samples=max_samples, t_start=t_start)

@@ -10,8 +10,6 @@ uninterrupted one.
 
 from __future__ import annotations
 
-import enum
-import logging
 import sys
 import time
 from dataclasses import dataclass
@@ -21,19 +19,13 @@ from typing import Any, Callable, Iterable, Mapping
 import numpy as np
 import yaml
 
+from .._executor import Backend, check_backend, dask_client
 from ..exceptions import DPAuditError, ParameterValueError
 from ..results import CONFIG_FILE, SUMMARY_FILE, TRIALS_FILE, TrialLog, atomic_write_text, read_trials
 from .schema import ExperimentConfig, dump_yaml, load_config, resolve_config
 from .summary import format_table, summarize, summary_json
 
 __all__ = ["Backend", "RunOutcome", "TrialError", "execute_trial", "run_experiment"]
-
-
-class Backend(str, enum.Enum):
-    """Where trials run."""
-
-    LOKY = "loky"
-    DASK = "dask"
 
 
 class TrialError(DPAuditError, RuntimeError):
@@ -87,30 +79,12 @@ def _loky(tasks: list, n_jobs: int) -> Iterable[dict]:
 
 
 def _dask(tasks: list, n_jobs: int, scheduler: str | None) -> Iterable[dict]:
-    try:
-        from distributed import Client, LocalCluster, as_completed
-    except ImportError as exc:  # pragma: no cover - dask is an optional extra
-        raise ParameterValueError(f"--backend dask needs dask[distributed] (pip install 'dpaudit[dask]'): {exc}") from None
-    cluster = None
-    if scheduler:
-        try:
-            client = Client(scheduler, timeout="10s")
-        except (OSError, TimeoutError) as exc:
-            raise ParameterValueError(f"--scheduler: cannot connect to {scheduler!r}: {exc}") from None
-    else:
-        cluster = LocalCluster(
-            n_workers=max(2, n_jobs), threads_per_worker=1, processes=True,
-            dashboard_address=None, silence_logs=logging.ERROR,
-        )
-        client = Client(cluster)
-    try:
+    from distributed import as_completed
+
+    with dask_client(scheduler, n_jobs) as client:
         futures = client.map(execute_trial, tasks, pure=False)
         for fut in as_completed(futures):
             yield fut.result()
-    finally:
-        client.close()
-        if cluster is not None:
-            cluster.close()
 
 
 def _progress(total: int, initial: int, enabled: bool | None):
@@ -210,12 +184,7 @@ def run_experiment(
 
     echo = echo or (lambda s: print(s, file=sys.stderr))
     n_jobs = check_int(n_jobs, "--jobs", low=1)
-    try:
-        backend = Backend(backend)
-    except ValueError:
-        raise ParameterValueError(f"--backend must be one of ['loky', 'dask']; got {backend!r}") from None
-    if scheduler:
-        backend = Backend.DASK
+    backend = check_backend(backend, scheduler, name="--backend")
     config, directory = prepare(config, out, resume)
     directory.mkdir(parents=True, exist_ok=True)
     atomic_write_text(directory / CONFIG_FILE, dump_yaml(config.resolved))
