@@ -15,6 +15,7 @@ import os
 import sys
 
 from ._version import __version__
+from .params import AUDIT_OPTIONS, SEARCH_OPTIONS
 
 EXIT_OK, EXIT_VIOLATION, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 
@@ -73,28 +74,6 @@ releases as the final audit).  Exit status as for `dpaudit audit`.
 """
 
 
-def _float_arg(text, flag):
-    try:
-        return float(text)
-    except ValueError:
-        raise UsageError(f"argument {flag}: expected a number; got {text!r}") from None
-
-
-def _int_arg(text, flag):
-    """An integer flag; ``1e6`` and ``2.5e5`` are accepted when they are whole numbers."""
-    try:
-        return int(text)
-    except ValueError:
-        pass
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if math.isfinite(value) and value.is_integer():
-        return int(value)
-    raise UsageError(f"argument {flag}: expected an integer (1e6 is allowed); got {text!r}")
-
-
 def _build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="dpaudit", description="Measure, rather than trust, the privacy of DP mechanisms.",
                 formatter_class=_FORMATTER,
@@ -111,32 +90,10 @@ def _build_parser() -> argparse.ArgumentParser:
                    help="JSON array literal or .json/.npy/.csv file (default for a built-in: its stress pair)")
     a.add_argument("--neighbor", "--neighbour", dest="neighbor", default=None, metavar="D2",
                    help="the neighbouring dataset, same forms as --dataset")
-    a.add_argument("--epsilon", required=True, metavar="EPS", help="claimed epsilon")
-    a.add_argument("--delta", default="0", metavar="DELTA", help="claimed delta (default 0)")
-    a.add_argument("--samples", default=None, metavar="N",
-                   help="a fixed-size audit of exactly N releases per side (1e6 is fine); without it the audit "
-                        "is sequential and stops as soon as the answer is known")
-    a.add_argument("--max-samples", default=None, metavar="N",
-                   help="budget of a sequential audit in releases per side (default 1000000 if TARGET takes "
-                        "size=, else 20000)")
-    a.add_argument("--time-budget", default=None, metavar="SEC",
-                   help="seconds a sequential audit may take; no round starts that would overrun it")
-    a.add_argument("--confidence", default="0.95", metavar="C",
-                   help="probability that the bound is valid (default 0.95)")
-    a.add_argument("--seed", default=None, metavar="S", help="seed; drawn and reported when absent")
+    AUDIT_OPTIONS.add_arguments(a)
     a.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
                    help="a parameter of a built-in TARGET, e.g. --param epsilon=0.5 (repeatable; "
                         "values are read as JSON, else kept as text)")
-    a.add_argument("--attack", default="auto", metavar="NAME",
-                   help="auto (default: chosen by output, floating-point attacks included) or a name from "
-                        "`dpaudit list`")
-    a.add_argument("--ideal", action="store_true",
-                   help="audit the mechanism as mathematics: no floating-point attacks")
-    a.add_argument("--estimator", default="clopper-pearson", choices=["clopper-pearson", "gdp"],
-                   help="clopper-pearson (default, any mechanism) or gdp (assumes a Gaussian trade-off curve)")
-    a.add_argument("--jobs", default="1", metavar="J", help="parallel workers; the result does not depend on it")
-    a.add_argument("--timeout", default=None, metavar="SEC", help="seconds allowed per target call")
-    _add_backend_arguments(a)
     a.add_argument("--json", action="store_true", help="print exactly one JSON object on stdout")
     a.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                    help="progress bar with the time left on stderr (default: only when stderr is a terminal)")
@@ -157,15 +114,6 @@ def _build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def _add_backend_arguments(p) -> None:
-    p.add_argument("--backend", default="loky", choices=["loky", "dask"],
-                   help="where chunks are drawn and counted: loky processes (default) or a Dask cluster; "
-                        "the result is the same")
-    p.add_argument("--scheduler", default=None, metavar="ADDRESS",
-                   help="a Dask scheduler address, e.g. tcp://host:8786 (implies --backend dask; default: a local "
-                        "cluster)")
-
-
 def _finite(obj):
     """JSON has no inf/NaN: keep output parseable by any reader."""
     if isinstance(obj, float) and not math.isfinite(obj):
@@ -178,45 +126,15 @@ def _finite(obj):
 
 
 def cmd_audit(args) -> int:
-    from . import _validation as v
     from .auditor import audit
 
-    kw = dict(
-        epsilon=v.check_epsilon(_float_arg(args.epsilon, "--epsilon"), "--epsilon"),
-        delta=v.check_delta(_float_arg(args.delta, "--delta"), "--delta"),
-        confidence=v.check_confidence(_float_arg(args.confidence, "--confidence"), "--confidence"),
-        attack=args.attack,
-        estimator=args.estimator,
-    )
-    if args.samples is not None:
-        kw["samples"] = v.check_int(_int_arg(args.samples, "--samples"), "--samples", low=20)
-        if args.max_samples is not None or args.time_budget is not None:
-            raise UsageError("argument --samples: a fixed-size audit takes no --max-samples or --time-budget")
-    if args.max_samples is not None:
-        kw["max_samples"] = v.check_int(_int_arg(args.max_samples, "--max-samples"), "--max-samples", low=40)
-    if args.time_budget is not None:
-        kw["time_budget"] = v.check_real(_float_arg(args.time_budget, "--time-budget"), "--time-budget", low=0.0,
-                                         low_inclusive=False)
-    kw["ideal"] = bool(args.ideal)
-    if args.seed is not None:
-        kw["seed"] = v.check_int(_int_arg(args.seed, "--seed"), "--seed", low=0)
-    jobs = _int_arg(args.jobs, "--jobs")
-    if jobs == 0 or jobs < -1:
-        raise UsageError(f"argument --jobs: expected an integer >= 1 or -1; got {jobs}")
-    kw["n_jobs"] = jobs
-    kw["backend"], kw["scheduler"] = args.backend, args.scheduler
-    if args.timeout is not None:
-        kw["timeout"] = v.check_real(_float_arg(args.timeout, "--timeout"), "--timeout", low=0.0,
-                                     low_inclusive=False)
-    if args.attack != "auto":
-        from .attacks import ATTACKS
-
-        if args.attack not in ATTACKS:
-            raise UsageError(f"argument --attack: expected 'auto' or one of {sorted(ATTACKS)}; got {args.attack!r}")
+    kw = AUDIT_OPTIONS.from_args(args)
+    if "samples" in kw and ("max_samples" in kw or "time_budget" in kw):
+        raise UsageError("argument --samples: a fixed-size audit takes no --max-samples or --time-budget")
     from .targets import load_target, parse_dataset
 
     params = dict(_parse_param(p) for p in args.param)
-    _warn_claim(args.target, params, kw["epsilon"], kw["delta"])
+    _warn_claim(args.target, params, kw["epsilon"], kw.get("delta", 0.0))
     target = load_target(args.target, **params)
     note = _slow_target_note(target) if args.samples is None else None
     if note:
@@ -307,34 +225,14 @@ def _add_search_parser(sub) -> None:
                                    "then audit it on fresh samples.",
                        epilog=SEARCH_EXAMPLE, formatter_class=_FORMATTER)
     s.add_argument("target", metavar="TARGET")
-    s.add_argument("--epsilon", required=True, metavar="EPS", help="claimed epsilon")
-    s.add_argument("--delta", default="0", metavar="DELTA", help="claimed delta (default 0)")
-    s.add_argument("--size", default=None, metavar="N", help="records per dataset")
-    s.add_argument("--low", default=None, metavar="LO", help="smallest record value")
-    s.add_argument("--high", default=None, metavar="HI", help="largest record value")
-    s.add_argument("--integer", action="store_true", help="records are integers")
-    s.add_argument("--relation", default=None, choices=["replace-one", "add-remove", "linf"],
-                   help="neighbouring relation (default replace-one, or a built-in's own)")
-    s.add_argument("--budget", default=None, metavar="SEC", help="seconds the screening may take")
-    s.add_argument("--samples", default=None, metavar="N",
-                   help="a fixed-size final audit of N releases per side (the screening then always runs in full)")
-    s.add_argument("--max-samples", default=None, metavar="N",
-                   help="budget of the sequential final audit, releases per side (default: the audit's)")
-    s.add_argument("--confidence", default="0.95", metavar="C",
-                   help="probability that the bound is valid, search included (default 0.95)")
-    s.add_argument("--seed", default=None, metavar="S", help="seed; drawn and reported when absent")
+    SEARCH_OPTIONS.add_arguments(s)
     s.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
                    help="a parameter of a built-in TARGET (repeatable)")
-    s.add_argument("--attack", default="auto", metavar="NAME", help="distinguisher of the final audit")
-    s.add_argument("--finalists", default="1", metavar="K",
-                   help="pairs audited at the end, each at confidence 1-(1-C)/K (default 1)")
-    s.add_argument("--jobs", default="1", metavar="J", help="parallel workers of the final audit")
     s.add_argument("--json", action="store_true", help="print exactly one JSON object on stdout")
     s.set_defaults(func=cmd_search)
 
 
 def cmd_search(args) -> int:
-    from . import _validation as v
     from .pair_search import search
     from .targets import load_target
 
@@ -344,43 +242,19 @@ def cmd_search(args) -> int:
     domain_fn = getattr(target.fn, "input_domain", None)
     if callable(domain_fn):
         declared = dict(domain_fn())
-    kw = {}
-    for flag, key, conv in (("--size", "size", _int_arg), ("--low", "low", _float_arg), ("--high", "high", _float_arg)):
-        text = getattr(args, key)
-        if text is not None:
-            kw[key] = conv(text, flag)
-        elif key in declared:
-            kw[key] = declared[key]
-        else:
-            raise UsageError(f"argument {flag}: required (the input domain: --size N --low LO --high HI)")
-    kw["integer"] = bool(args.integer or declared.get("integer", False))
-    kw["relation"] = args.relation or _target_relation(target) or "replace-one"
-    kw["size"] = v.check_int(kw["size"], "--size", low=1)
+    kw = SEARCH_OPTIONS.from_args(args)
+    for key in ("size", "low", "high"):
+        if key not in kw and key in declared:
+            kw[key] = SEARCH_OPTIONS[key].check(declared[key])
+        elif key not in kw:
+            raise UsageError(f"argument --{key}: required (the input domain: --size N --low LO --high HI)")
+    kw["integer"] = bool(kw.get("integer") or declared.get("integer", False))
+    kw["relation"] = kw.get("relation") or _target_relation(target) or "replace-one"
     if not kw["high"] > kw["low"]:
         raise UsageError(f"argument --high: must be greater than --low ({kw['low']:g}); got {kw['high']:g}")
-    kw["epsilon"] = v.check_epsilon(_float_arg(args.epsilon, "--epsilon"), "--epsilon")
-    kw["delta"] = v.check_delta(_float_arg(args.delta, "--delta"), "--delta")
-    kw["confidence"] = v.check_confidence(_float_arg(args.confidence, "--confidence"), "--confidence")
-    if args.budget is not None:
-        kw["budget"] = v.check_real(_float_arg(args.budget, "--budget"), "--budget", low=0.0, low_inclusive=False)
-    if args.max_samples is not None:
-        kw["max_samples"] = v.check_int(_int_arg(args.max_samples, "--max-samples"), "--max-samples", low=40)
-    if args.samples is not None:
-        if args.max_samples is not None:
-            raise UsageError("argument --samples: a fixed-size final audit takes no --max-samples")
-        kw["samples"] = v.check_int(_int_arg(args.samples, "--samples"), "--samples", low=20)
-    if args.seed is not None:
-        kw["seed"] = v.check_int(_int_arg(args.seed, "--seed"), "--seed", low=0)
-    kw["finalists"] = v.check_int(_int_arg(args.finalists, "--finalists"), "--finalists", low=1)
-    jobs = _int_arg(args.jobs, "--jobs")
-    if jobs == 0 or jobs < -1:
-        raise UsageError(f"argument --jobs: expected an integer >= 1 or -1; got {jobs}")
-    if args.attack != "auto":
-        from .attacks import ATTACKS
-
-        if args.attack not in ATTACKS:
-            raise UsageError(f"argument --attack: expected 'auto' or one of {sorted(ATTACKS)}; got {args.attack!r}")
-    report = search(target, attack=args.attack, n_jobs=jobs, progress=True, **kw)
+    if "samples" in kw and ("max_samples" in kw or "time_budget" in kw):
+        raise UsageError("argument --samples: a fixed-size final audit takes no --max-samples or --time-budget")
+    report = search(target, progress=True, **kw)
     if args.json:
         print(report.summary(), file=sys.stderr)
         sys.stdout.write(json.dumps(_finite(report.to_dict()), allow_nan=False) + "\n")

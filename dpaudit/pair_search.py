@@ -39,7 +39,6 @@ bound stays valid.
 
 from __future__ import annotations
 
-import inspect
 import math
 import sys
 import time
@@ -49,7 +48,8 @@ from typing import Any
 import numpy as np
 
 from ._rng import as_seed_sequence, seed_entropy
-from ._validation import check_confidence, check_delta, check_epsilon, check_int, check_real
+from ._validation import check_int
+from .params import SEARCH_OPTIONS
 from .exceptions import ParameterValueError
 from .pairs import Domain, candidate_pairs, compare_pair, mutate_pair
 
@@ -78,6 +78,10 @@ POOL_PER_OUTCOME = 200
 QUICK_SAMPLES = 1000
 #: Rows of the screening table kept in the report (best first).
 TABLE_ROWS = 25
+#: The options ``search`` checks itself against :data:`dpaudit.params.SEARCH_OPTIONS`.
+_CHECKED = ("epsilon", "delta", "confidence", "budget", "samples", "max_samples", "time_budget", "finalists",
+            "screen_samples", "max_candidates", "attack", "ideal", "estimator", "n_jobs", "backend", "scheduler",
+            "timeout")
 
 
 def _audit_function():
@@ -527,6 +531,10 @@ def search(
     attack="auto",
     ideal=False,
     n_jobs=1,
+    backend="loky",
+    scheduler=None,
+    estimator="clopper-pearson",
+    time_budget=None,
     finalists=1,
     screen_samples=None,
     max_candidates=None,
@@ -573,6 +581,13 @@ def search(
         Audit the mechanism as mathematics (no floating-point attacks in the final audit).
     n_jobs : int
         Workers of the final audit; the result does not depend on it.
+    backend, scheduler
+        Where the final audit's chunks are drawn and counted, as for
+        :func:`dpaudit.audit` (the screening runs in this process).
+    estimator : {"clopper-pearson", "gdp"}
+        The final audit's certificate, as for :func:`dpaudit.audit`.
+    time_budget : float, optional
+        Time limit of a sequential final audit in seconds (``budget`` limits the screening).
     finalists : int
         Pairs audited at the end, each at confidence ``1 - (1 - confidence) / finalists``.
     screen_samples : int, optional
@@ -602,38 +617,24 @@ def search(
     >>> d = compare_pair(r.dataset, r.neighbor); len(d.changed), d.linf > 5
     (1, True)
     """
-    epsilon = check_epsilon(epsilon)
-    delta = check_delta(delta)
-    confidence = check_confidence(confidence)
+    (epsilon, delta, confidence, budget, samples, max_samples, time_budget, finalists, screen_samples,
+     max_candidates, attack, ideal, estimator, n_jobs, backend, scheduler, timeout) = SEARCH_OPTIONS.check(
+        locals(), *_CHECKED)
     domain = Domain(size, low, high, integer=integer, relation=relation)
-    if budget is not None:
-        budget = check_real(budget, "budget", low=0.0, low_inclusive=False)
-    if max_samples is not None:
-        max_samples = check_int(max_samples, "max_samples", low=40)
-    if samples is not None:
-        samples = check_int(samples, "samples", low=20)
-        if max_samples is not None:
-            raise ParameterValueError("samples fixes the final audit's size; give samples or max_samples, not both")
-    finalists = check_int(finalists, "finalists", low=1)
-    n_jobs = check_int(n_jobs, "n_jobs", low=-1)
-    if n_jobs == 0:
-        raise ParameterValueError("n_jobs must be >= 1 or -1 (all cores); got 0")
-    from .auditor.distinguishers import ATTACKS
+    if samples is not None and (max_samples is not None or time_budget is not None):
+        raise ParameterValueError("samples fixes the final audit's size; max_samples and time_budget are for a "
+                                  "sequential one (leave samples out)")
     from .targets import load_target
 
-    if attack != "auto" and attack not in ATTACKS:
-        raise ParameterValueError(f"attack must be 'auto' or one of {sorted(ATTACKS)}; got {attack!r}")
     tgt = load_target(target)
     n_final = samples or max_samples or _default_final_samples(bool(tgt.vectorised))
     if screen_samples is None:
         screen_samples = min(max(n_final // 100, 1000), 20_000)
-    screen_samples = check_int(screen_samples, "screen_samples", low=40)
     levels = REFINE_LEVELS["large" if n_final // screen_samples >= 100 else "small"]
     refine_cost = sum(k * f for k, f in levels)
     if max_candidates is None:
         # Screening draws about as many releases as the final audit.
         max_candidates = max(20, n_final // screen_samples - refine_cost)
-    max_candidates = check_int(max_candidates, "max_candidates", low=1)
     if progress is None:
         progress = sys.stderr.isatty()
 
@@ -721,11 +722,9 @@ def search(
     # 4. Final audits on fresh samples, Bonferroni over the finalists.
     audit = _audit_function()
     final_conf = 1.0 - (1.0 - confidence) / len(chosen)
-    kwargs: dict[str, Any] = dict(epsilon=epsilon, delta=delta, confidence=final_conf, attack=attack, n_jobs=n_jobs)
-    if ideal:
-        kwargs["ideal"] = True
-    if timeout is not None:
-        kwargs["timeout"] = timeout
+    kwargs: dict[str, Any] = dict(epsilon=epsilon, delta=delta, confidence=final_conf, attack=attack, ideal=ideal,
+                                  estimator=estimator, n_jobs=n_jobs, backend=backend, scheduler=scheduler,
+                                  timeout=timeout)
     # A sequential audit may stop early when its first rounds see nothing, and a leak that shows in
     # one release in a hundred can hide there.  When the screening expects the chosen pair to exceed
     # the claim at the final size, the final audit draws that size at once.  The choice depends on
@@ -735,9 +734,8 @@ def search(
         kwargs["samples"] = samples
     elif expect_violation:
         kwargs["samples"] = n_final
-    elif max_samples is not None:
-        params = inspect.signature(audit).parameters
-        kwargs["max_samples" if "max_samples" in params else "samples"] = max_samples
+    else:
+        kwargs.update(max_samples=max_samples, time_budget=time_budget)
     reports = []
     for j, r in enumerate(chosen):
         final_seed = int(np.random.SeedSequence(entropy, spawn_key=(1, j)).generate_state(1, np.uint64)[0] >> 1)

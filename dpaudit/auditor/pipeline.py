@@ -26,7 +26,6 @@ stopping rules.
 
 from __future__ import annotations
 
-import os
 import sys
 import time
 from dataclasses import dataclass, field
@@ -35,10 +34,10 @@ import numpy as np
 
 from .._executor import Executor
 from .._rng import as_seed_sequence, seed_entropy
-from .._validation import check_confidence, check_delta, check_epsilon, check_int, check_real
 from .._version import __version__
 from ..datasets import load_dataset
 from ..exceptions import ParameterValueError
+from ..params import AUDIT_OPTIONS, all_cores
 from ..sampling import Sampler
 from ..stats import DEFAULT_DELTAS, posterior_interval
 from ..stats.bayes import format_percent
@@ -54,7 +53,7 @@ from ..stats.estimators import (
 from ..stats.selection import calibration_counts, calibration_rates
 from ..stats.sequential import SequentialBound
 from . import sequential
-from .distinguishers import ATTACKS, auto_choices, float_choices, make_distinguisher, output_kind
+from .distinguishers import auto_choices, float_choices, make_distinguisher, output_kind
 from .report import AuditReport
 
 __all__ = [
@@ -72,9 +71,9 @@ DEFAULT_SAMPLES_VECTORISED = 1_000_000
 #: The same for a target called once per release.
 DEFAULT_SAMPLES_PER_CALL = 20_000
 #: Releases drawn per chunk; fixed, so that results do not depend on ``n_jobs``.
-DEFAULT_CHUNK_SIZE = 1 << 18
+DEFAULT_CHUNK_SIZE = AUDIT_OPTIONS["chunk_size"].default
 #: Most calibration releases kept per side; everything beyond is only counted.
-DEFAULT_CALIBRATION_CAP = 1_000_000
+DEFAULT_CALIBRATION_CAP = AUDIT_OPTIONS["calibration_cap"].default
 ESTIMATORS = ("clopper-pearson", "gdp")
 
 #: When the held-out set is at least ``TRUST_FROM`` times the selection data, the chosen
@@ -87,6 +86,11 @@ TRUST_FROM = 8
 POISSON_SHARE = 0.5
 
 _CAL, _TEST = (0,), (1,)  # seed phases of a fixed-size audit (kept from the first release)
+
+
+#: The options ``audit`` checks against :data:`dpaudit.params.AUDIT_OPTIONS` (its one set of rules).
+_CHECKED = ("epsilon", "delta", "confidence", "samples", "max_samples", "time_budget", "attack", "ideal", "n_jobs",
+            "backend", "scheduler", "calibration_fraction", "calibration_cap", "chunk_size", "timeout")
 
 
 def _cal_phase(r: int) -> tuple:
@@ -111,13 +115,6 @@ def _resolve_pair(tgt, dataset, neighbor):
         raise ParameterValueError(f"{missing} is missing: give both datasets of the pair, or neither for a "
                                   "built-in mechanism's own pair")
     return load_dataset(dataset, name="dataset"), load_dataset(neighbor, name="neighbor")
-
-
-def _jobs(n_jobs) -> int:
-    n_jobs = check_int(n_jobs, "n_jobs", low=-1)
-    if n_jobs == 0:
-        raise ParameterValueError("n_jobs must be >= 1 or -1 (all cores); got 0")
-    return (os.cpu_count() or 1) if n_jobs == -1 else n_jobs
 
 
 def _is_builtin(tgt) -> bool:
@@ -352,14 +349,9 @@ def _bounds(r, samples, n_calibration, test, float_test, counts, pcounts, *, del
     if float_test is not None:
         float_bound = _certify(float_test, counts[1], pcounts[1] if pcounts else None, delta=delta,
                                confidence=conf)
-    headline = estimator_headline(estimator, main, gdp)
+    headline = estimator.headline({ClopperPearsonEstimator.name: main, GaussianDPEstimator.name: gdp})
     return _Round(r, samples, n_calibration, counts[0].n0, conf, test, main, gdp, profile, roc, float_test,
                   float_bound, headline, counts, tracked, pcounts)
-
-
-def estimator_headline(estimator, main, gdp) -> float:
-    """The distribution bound an estimator reports: Clopper-Pearson's, or the Gaussian curve's at the certified mu."""
-    return float(max(0.0, gdp.epsilon_lower_bound if estimator.name == "gdp" else main.epsilon_lower_bound))
 
 
 def _round_bound(rd: _Round) -> float:
@@ -467,24 +459,11 @@ def audit(
     ('no violation found', True, 'fixed')
     """
     t_start = time.perf_counter()
-    epsilon = check_epsilon(epsilon)
-    delta = check_delta(delta)
-    confidence = check_confidence(confidence)
-    n_jobs = _jobs(n_jobs)
+    (epsilon, delta, confidence, samples, max_samples, time_budget, attack, ideal, n_jobs, backend, scheduler,
+     calibration_fraction, calibration_cap, chunk_size, timeout) = AUDIT_OPTIONS.check(locals(), *_CHECKED)
+    n_jobs = all_cores(n_jobs)
     est = make_estimator(estimator)
     est.check(delta=delta)
-    calibration_fraction = check_real(calibration_fraction, "calibration_fraction", low=0.0, high=1.0,
-                                      low_inclusive=False, high_inclusive=False)
-    calibration_cap = check_int(calibration_cap, "calibration_cap", low=10)
-    chunk_size = check_int(chunk_size, "chunk_size", low=1)
-    if timeout is not None:
-        timeout = check_real(timeout, "timeout", low=0.0, low_inclusive=False)
-    if time_budget is not None:
-        time_budget = check_real(time_budget, "time_budget", low=0.0, low_inclusive=False)
-    if attack != "auto" and attack not in ATTACKS:
-        raise ParameterValueError(f"attack must be 'auto' or one of {sorted(ATTACKS)}; got {attack!r}")
-    if not isinstance(ideal, (bool, np.bool_)):
-        raise ParameterValueError(f"ideal must be True or False; got {ideal!r}")
     from ..targets import load_target
 
     tgt = load_target(target)
@@ -492,7 +471,6 @@ def audit(
     vectorised = bool(getattr(tgt, "vectorised", False))
     default_max = DEFAULT_SAMPLES_VECTORISED if vectorised else DEFAULT_SAMPLES_PER_CALL
     if samples is not None:
-        samples = check_int(samples, "samples", low=20)
         if max_samples is not None or time_budget is not None:
             raise ParameterValueError("samples fixes the audit's size; max_samples and time_budget are for "
                                       "sequential audits (leave samples out)")
@@ -501,7 +479,7 @@ def audit(
         round_confidence = confidence
         tracker = None
     else:
-        max_samples = default_max if max_samples is None else check_int(max_samples, "max_samples", low=40)
+        max_samples = default_max if max_samples is None else max_samples
         sched, plan = sequential.schedule(max_samples, vectorised=vectorised,
                                           calibration_fraction=calibration_fraction,
                                           calibration_cap=calibration_cap, cal_phase=_cal_phase,
@@ -592,9 +570,8 @@ def _report(tgt, rounds, kind, shape, *, reason, attack, ideal, est, epsilon, de
     bound = max(dist_bound, floating["epsilon_lower_bound"] if floating else 0.0)
     verdict = "violation" if bound > epsilon else "no violation found"
     notes = []
-    if est.name == "gdp":
-        notes.append("estimator 'gdp': epsilon(delta) of a Gaussian mechanism with the certified mu; valid only "
-                     "if the target's trade-off curve is Gaussian (Nasr et al. 2023)")
+    if est.caveat:
+        notes.append(est.caveat)
     if floating is not None and floating["epsilon_lower_bound"] > dist_bound:
         notes.append(f"floating point: the attack {floating['attack']!r} certifies epsilon >= "
                      f"{floating['epsilon_lower_bound']:.4g} from which bit patterns the releases can take; the "

@@ -26,7 +26,7 @@ Schema (see ``docs/experiments.md`` for the full reference)::
         reference: {epsilon: 0.1}   # extra columns printed in the table
     audit: {samples: null, attack: auto, ideal: false}   # exactly one of audit / attack
     attack: {name: reconstruction, params: {...}}
-    estimator: {confidence: 0.95, delta: null}
+    estimator: {name: clopper-pearson, confidence: 0.95, delta: null}   # name: gdp for audits and searches
     sweep:
       mode: grid                # grid (product) or zip (parallel lists)
       parameters:
@@ -50,7 +50,7 @@ import yaml
 
 from ..exceptions import ConfigError
 from .._validation import check_choice, check_int, check_mapping, check_plain, check_real, check_str
-from ._spec import Param, config_value
+from ._spec import config_value
 from .kinds import ExperimentKind, get_kind
 
 __all__ = ["ExperimentConfig", "TrialSpec", "load_config", "resolve_config", "TOP_LEVEL_KEYS", "SIZES"]
@@ -62,10 +62,17 @@ _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$")
 _LABEL_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:+-]{0,99}$")
 _PATH_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.([A-Za-z0-9_.:+-]+|\*))+$")
 
-ESTIMATOR = {
-    "confidence": Param("real", 0.95, low=0, high=1, low_inclusive=False, high_inclusive=False),
-    "delta": Param("real", None, low=0, high=1, high_inclusive=False, nullable=True),
-}
+#: The kinds whose trials run an audit, so that ``estimator.name`` chooses its certificate.
+AUDITING_KINDS = ("audit", "search")
+
+
+def estimator_params() -> dict:
+    """The ``estimator:`` keys: the certificate (``name``, as ``--estimator``), the confidence and the delta."""
+    from ..params import AUDIT_OPTIONS
+
+    rows = AUDIT_OPTIONS.yaml_params("estimator", "confidence", "delta",
+                                     overrides={"delta": {"default": None, "nullable": True}})
+    return {"name": rows["estimator"], "confidence": rows["confidence"], "delta": rows["delta"]}
 
 
 @dataclass(frozen=True)
@@ -237,8 +244,12 @@ def _resolve_body(raw: dict, base_dir: Path | None, sweep_point: bool = False) -
         params = config_value(check_mapping, section.get("params") or {}, "attack.params", allowed=list(spec))
         out["attack"] = {"name": kind.name, "params": {k: p.resolve(params, k, "attack.params") for k, p in spec.items()}}
 
-    est = config_value(check_mapping, raw.get("estimator") or {}, "estimator", allowed=list(ESTIMATOR))
-    out["estimator"] = {k: p.resolve(est, k, "estimator") for k, p in ESTIMATOR.items()}
+    spec = estimator_params()
+    est = config_value(check_mapping, raw.get("estimator") or {}, "estimator", allowed=list(spec))
+    out["estimator"] = {k: p.resolve(est, k, "estimator") for k, p in spec.items()}
+    if out["estimator"]["name"] != spec["name"].default and kind.name not in AUDITING_KINDS:
+        raise ConfigError("estimator.name", f"only {' and '.join(AUDITING_KINDS)} experiments certify with an "
+                                            f"estimator; {kind.name!r} has none to choose")
 
     if kind.uses_mechanisms:
         out["mechanisms"] = _resolve_mechanisms(raw.get("mechanisms"), base_dir)

@@ -9,8 +9,9 @@ bounded memory) and added up across chunks or rounds.  An
 :class:`Estimator` then turns the count of its event into a bound.
 
 One implementation of each estimator lives here; a new estimator is a new
-subclass with two methods (:meth:`Estimator.choose` and
-:meth:`Estimator.bound`), registered in :data:`ESTIMATORS`.  The
+subclass with one method (:meth:`Estimator.bound`), registered in
+:data:`ESTIMATORS`; the audit asks it which certified result it reports
+(:meth:`Estimator.headline`), never which estimator it is.  The
 scores-in helpers of :mod:`~dpaudit.stats.profile` and
 :mod:`~dpaudit.stats.selection` use the same code.
 
@@ -40,7 +41,7 @@ from ..exceptions import ParameterValueError
 from .bounds import EpsilonBound, epsilon_lower_bound
 from .clopper_pearson import cp_upper
 from .gdp import gaussian_epsilon, mu_from_rates
-from .selection import CalibrationRates, ThresholdEvent
+from .selection import ThresholdEvent
 
 __all__ = [
     "HeldOutCounts",
@@ -115,21 +116,37 @@ class HeldOutCounts:
 class Estimator(ABC):
     """Turns the held-out count of one event into a certified bound.
 
-    Subclasses say which event they want (:meth:`choose`, on calibration
-    rates) and how its counts become a bound (:meth:`bound`).  The bound's
-    ``epsilon_lower_bound`` attribute is what the audit reports.
+    Subclasses say how the counts become a bound (:meth:`bound`).  The
+    bound's ``epsilon_lower_bound`` attribute is what the audit reports.
     """
 
     name: str = ""
     #: One line for ``dpaudit list``.
     description: str = ""
+    #: What a report must say when this estimator's epsilon holds only under an assumption (else None).
+    caveat: str | None = None
 
     def check(self, *, delta: float) -> None:
         """Raise when the estimator cannot serve this claim (default: any claim)."""
 
-    @abstractmethod
-    def choose(self, rates: CalibrationRates, *, delta: float) -> ThresholdEvent:
-        """The event to count, chosen on calibration data."""
+    def headline(self, results: dict) -> float:
+        """The epsilon an audit reports: this estimator's own result among ``results`` (by estimator name).
+
+        An audit certifies with several estimators at once (the bound, the
+        Gaussian mu, ...) and reports the one the user chose; asking the
+        estimator keeps a new one from silently reporting another's bound.
+
+        >>> from dpaudit.stats.bounds import epsilon_lower_bound
+        >>> cp = epsilon_lower_bound(900, 100, 100, 900, confidence=0.95)
+        >>> ClopperPearsonEstimator().headline({"clopper-pearson": cp}) == cp.epsilon_lower_bound
+        True
+        """
+        try:
+            result = results[self.name]
+        except KeyError:
+            raise ParameterValueError(f"estimator {self.name!r}: the audit certified no result for it (it "
+                                      f"certified {sorted(results)})") from None
+        return float(max(0.0, result.epsilon_lower_bound))
 
     @abstractmethod
     def bound(self, counts: HeldOutCounts, event: ThresholdEvent, *, delta: float, confidence: float):
@@ -141,9 +158,6 @@ class ClopperPearsonEstimator(Estimator):
 
     name = "clopper-pearson"
     description = "exact one-sided intervals on TPR/FPR of a held-out event; valid for any mechanism"
-
-    def choose(self, rates, *, delta):
-        return rates.choose(delta=delta)
 
     def bound(self, counts, event, *, delta, confidence, n_comparisons: int = 1) -> EpsilonBound:
         tp, fp = counts.hits(event)
@@ -171,14 +185,13 @@ class GaussianDPEstimator(Estimator):
 
     name = "gdp"
     description = "certified Gaussian-DP mu (Nasr et al. 2023) turned into epsilon(delta); assumes a Gaussian curve"
+    caveat = ("estimator 'gdp': epsilon(delta) of a Gaussian mechanism with the certified mu; valid only if the "
+              "target's trade-off curve is Gaussian (Nasr et al. 2023)")
 
     def check(self, *, delta):
         if delta <= 0:
             raise ParameterValueError("estimator 'gdp' needs delta > 0 (a Gaussian mechanism has no finite "
                                       "epsilon at delta = 0); got delta = 0")
-
-    def choose(self, rates, *, delta):
-        return rates.choose(gdp=True)
 
     def bound(self, counts, event, *, delta, confidence) -> GDPResult:
         tp, fp = counts.hits(event)

@@ -65,7 +65,7 @@ BAD = [
     (with_("estimator.confidence", 1.5), "estimator.confidence", "in (0, 1)"),
     (with_("estimator.confidence", 0), "estimator.confidence", "in (0, 1)"),
     (with_("estimator.delta", 1.0), "estimator.delta", "in [0, 1)"),
-    (with_("estimator.selection", "split"), "estimator.selection", "unknown key; expected one of ['confidence', 'delta']"),
+    (with_("estimator.selection", "split"), "estimator.selection", "unknown key; expected one of ['confidence', 'delta', 'name']"),
     (with_("estimator.alpha", 0.1), "estimator.alpha", "unknown key"),
     (with_("sweep.mode", "cartesian"), "sweep.mode", "one of ['grid', 'zip']"),
     (with_("sweep.parameters", {"attack.params.n": 5}), "sweep.parameters.attack.params.n", "non-empty list"),
@@ -133,7 +133,7 @@ def test_defaults_filled_and_seed_drawn_when_absent():
     cfg = resolve_config(with_("seed", ...))
     r = cfg.resolved
     assert isinstance(r["seed"], int) and r["seed"] >= 0 and not cfg.seed_given
-    assert r["estimator"] == {"confidence": 0.95, "delta": None}
+    assert r["estimator"] == {"name": "clopper-pearson", "confidence": 0.95, "delta": None}
     assert r["sweep"] == {"mode": "grid", "parameters": {}}
     assert r["plot"]["size"] == "one-column" and r["plot"]["figures"] == ["rr_tradeoff"]
     assert r["attack"]["params"]["true_fraction"] == 0.3

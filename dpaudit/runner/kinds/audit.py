@@ -25,23 +25,25 @@ from ...auditor import audit
 from ...exceptions import ConfigError, DPAuditError
 from ...mechanisms import get_mechanism
 from ...targets import load_target
-from .._spec import Param
+from ...params import AUDIT_OPTIONS
 from .base import ExperimentKind, register_kind
 
 __all__ = ["build_mechanism", "BuiltMechanism", "seed_int", "audit_size"]
 
-PARAMS = {
-    "samples": Param("samples", "auto", low=20, nullable=True,
-                     help="'auto' (or null): a sequential audit; an integer: a fixed-size audit of that many "
-                          "releases per dataset"),
-    "max_samples": Param("int", None, low=40, nullable=True,
-                         help="budget of a sequential audit, releases per dataset (null: 10^6 for targets that take "
-                              "size, 20,000 for per-call ones)"),
-    "time_budget": Param("real", None, low=0, low_inclusive=False, nullable=True,
-                         help="seconds a sequential audit may take per trial (null: no limit)"),
-    "attack": Param("str", "auto", help="distinguisher (see `dpaudit list`)"),
-    "ideal": Param("bool", False, help="audit the distribution only: no floating-point attacks (dpaudit.audit's ideal)"),
+#: The ``audit:`` keys: rows of dpaudit.audit's option table, with the YAML wording of the sample size.
+AUDIT_KEYS = ("samples", "max_samples", "time_budget", "attack", "ideal")
+YAML_HELP = {
+    "samples": {"help": "'auto' (or null): a sequential audit; an integer: a fixed-size audit of that many "
+                        "releases per dataset"},
+    "max_samples": {"help": "sample budget of a sequential audit, releases per dataset (null: 10^6 for targets "
+                            "that take size, 20,000 for per-call ones)"},
+    "time_budget": {"help": "time limit of a sequential audit per trial in seconds (null: none)"},
 }
+
+
+def params() -> dict:
+    """The ``audit:`` section's keys, read from :data:`dpaudit.params.AUDIT_OPTIONS` when a config is checked."""
+    return AUDIT_OPTIONS.yaml_params(*AUDIT_KEYS, overrides=YAML_HELP)
 
 
 def audit_size(section: dict, path: str = "audit") -> dict:
@@ -176,6 +178,7 @@ def run_trial(config: dict, mechanism: dict, seed) -> dict:
         seed=seed_int(seed),
         attack=config["audit"]["attack"],
         ideal=config["audit"]["ideal"],
+        estimator=est["name"],
         n_jobs=1,
     )
     report = audit(built.target, built.dataset, built.neighbor, **kwargs)
@@ -222,7 +225,7 @@ register_kind(
         name="audit",
         description="black-box audit: an epsilon lower bound for each mechanism (dpaudit.audit)",
         section="audit",
-        params=PARAMS,
+        params=params,
         run_trial=run_trial,
         figures=("epsilon_vs_claimed", "trajectory"),  # trajectory: skipped when every audit is fixed-size
         uses_mechanisms=True,

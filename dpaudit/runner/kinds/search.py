@@ -31,33 +31,35 @@ from __future__ import annotations
 import math
 
 from ...exceptions import ConfigError, DPAuditError
+from ...params import SEARCH_OPTIONS
 from .._spec import Param
 from .base import ExperimentKind, register_kind
 from .attacks import _split_timing
-from .audit import _jsonable, seed_int
+from .audit import _jsonable, audit_size, seed_int
 
-__all__ = ["PARAMS"]
+__all__ = ["SEARCH_KEYS", "params"]
 
-RELATIONS = ("replace-one", "add-remove", "linf")
-
-PARAMS = {
-    "target": Param("str", help="built-in mechanism name, or module:attr / file.py:attr"),
-    "target_params": Param("any", None, nullable=True, help="parameters of a built-in target"),
-    "epsilon": Param("real", None, low=0, nullable=True, help="claimed epsilon (null: the built-in's claim)"),
-    "delta": Param("real", None, low=0, high=1, high_inclusive=False, nullable=True, help="claimed delta"),
-    "size": Param("int", None, low=1, nullable=True, help="records per dataset"),
-    "low": Param("real", None, nullable=True, help="smallest record value"),
-    "high": Param("real", None, nullable=True, help="largest record value"),
-    "integer": Param("bool", False, help="records are integers"),
-    "relation": Param("str", None, choices=RELATIONS, nullable=True, help="neighbouring relation"),
-    "budget": Param("real", None, low=0, low_inclusive=False, nullable=True, help="seconds of screening"),
-    "samples": Param("samples", "auto", low=20, nullable=True,
-                     help="'auto' (or null): a sequential final audit; an integer: a fixed-size one (releases per side)"),
-    "max_samples": Param("int", None, low=40, nullable=True, help="budget of the sequential final audit"),
-    "screen_samples": Param("int", None, low=40, nullable=True, help="releases per side per screened pair"),
-    "finalists": Param("int", 1, low=1, help="pairs audited at the end (Bonferroni)"),
-    "attack": Param("str", "auto", help="distinguisher of the final audit"),
+#: Keys of ``attack.params`` that are rows of dpaudit.search's option table (the same rules as its flags).
+SEARCH_KEYS = ("epsilon", "delta", "size", "low", "high", "integer", "relation", "budget", "samples",
+               "max_samples", "time_budget", "screen_samples", "finalists", "attack", "ideal", "timeout")
+#: In YAML the claim, the domain and the relation default to a built-in's own.
+YAML_OVERRIDES = {
+    "epsilon": {"default": None, "nullable": True, "help": "claimed epsilon (null: the built-in's claim)"},
+    "delta": {"default": None, "nullable": True, "help": "claimed delta (null: the built-in's claim)"},
+    "relation": {"default": None, "nullable": True, "help": "neighbouring relation (null: the built-in's, else "
+                                                            "replace-one)"},
+    "samples": {"help": "'auto' (or null): a sequential final audit; an integer: a fixed-size one (releases per "
+                        "side)"},
 }
+
+
+def params() -> dict:
+    """The keys of a search's ``attack.params``, read from :data:`dpaudit.params.SEARCH_OPTIONS` when checked."""
+    return {
+        "target": Param("str", help="built-in mechanism name, or module:attr / file.py:attr"),
+        "target_params": Param("any", None, nullable=True, help="parameters of a built-in target"),
+        **SEARCH_OPTIONS.yaml_params(*SEARCH_KEYS, overrides=YAML_OVERRIDES),
+    }
 
 
 def _resolve(params: dict, path: str = "attack.params"):
@@ -97,16 +99,14 @@ def _resolve(params: dict, path: str = "attack.params"):
                 raise ConfigError(f"{path}.epsilon", f"required: {params['target']!r} states no claim")
             value = 0.0
         kw[key] = value
-    fixed = params.get("samples") if params.get("samples") != "auto" else None
-    if fixed is not None and params.get("max_samples") is not None:
-        raise ConfigError(f"{path}.samples", "a fixed-size final audit takes no max_samples; give one of them "
-                                             "(samples: auto for a sequential one)")
-    for key, value in (("budget", params.get("budget")), ("samples", fixed), ("max_samples", params.get("max_samples")),
-                       ("screen_samples", params.get("screen_samples"))):
+    size_kw = audit_size(params, path)
+    for key, value in (("budget", params.get("budget")), ("screen_samples", params.get("screen_samples")),
+                       *size_kw.items()):
         if value is not None:
             kw[key] = value
-    kw["finalists"] = params.get("finalists", 1)
-    kw["attack"] = params.get("attack", "auto")
+    for key in ("finalists", "attack", "ideal", "timeout"):
+        if params.get(key) is not None:
+            kw[key] = params[key]
     true_eps = None
     if callable(getattr(fn, "true_epsilon", None)):
         try:
@@ -124,8 +124,8 @@ def run_trial(config: dict, mechanism, seed) -> dict:
     from ...pair_search import search
 
     target, kw, true_eps = _resolve(config["attack"]["params"])
-    report = search(target, confidence=config["estimator"]["confidence"], seed=seed_int(seed), n_jobs=1,
-                    progress=False, **kw)
+    report = search(target, confidence=config["estimator"]["confidence"], estimator=config["estimator"]["name"],
+                    seed=seed_int(seed), n_jobs=1, progress=False, **kw)
     full = _jsonable(report.to_dict())
     # The few numbers the summary table shows come first; then the whole report.
     out = {
@@ -159,7 +159,7 @@ register_kind(
         name="search",
         description="search a declared input domain for the most revealing pair, then audit it (dpaudit.search)",
         section="attack",
-        params=PARAMS,
+        params=params,
         run_trial=run_trial,
         figures=("trajectory",),  # the final audits' rounds; skipped when they are fixed-size
         extra={"check": check, "aggregate": aggregate},

@@ -1,0 +1,337 @@
+"""The options of each entry point, declared once: name, type, range, default, flag and help.
+
+One table per entry point (:data:`AUDIT_OPTIONS` for :func:`dpaudit.audit`,
+:data:`SEARCH_OPTIONS` for :func:`dpaudit.search`), in the spirit of
+scikit-learn's ``_parameter_constraints``.  The same rows build the command
+line's flags (:meth:`OptionTable.add_arguments`, :meth:`OptionTable.from_args`),
+check the Python keywords (:meth:`OptionTable.check`) and give the YAML
+runner its keys (:meth:`OptionTable.yaml_params`), so a rule such as
+"``samples`` is an integer >= 20" lives in one row and a change to it reaches
+all three.
+
+Examples
+--------
+>>> AUDIT_OPTIONS.check({"samples": 1e6, "confidence": 0.9}, "samples", "confidence")
+(1000000, 0.9)
+>>> AUDIT_OPTIONS.check({"samples": 5}, "samples")
+Traceback (most recent call last):
+...
+dpaudit.exceptions.ParameterValueError: samples must be an integer >= 20; got 5
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping, MutableMapping
+from typing import Any
+
+import numpy as np
+
+from ._validation import check_bool, check_choice, check_int, check_real, check_str
+from .exceptions import ParameterValueError
+
+__all__ = ["Option", "OptionTable", "AUDIT_OPTIONS", "SEARCH_OPTIONS", "RELATIONS"]
+
+#: The neighbouring relations a search domain takes (``dpaudit.pairs.Relation``'s canonical spellings).
+RELATIONS = ("replace-one", "add-remove", "linf")
+
+
+def _attack_choices() -> tuple:
+    from .auditor.distinguishers import ATTACKS
+
+    return ("auto", *sorted(ATTACKS))
+
+
+def _backend_choices() -> tuple:
+    from ._executor import Backend
+
+    return tuple(b.value for b in Backend)
+
+
+def _estimator_choices() -> tuple:
+    from .stats.estimators import ESTIMATORS
+
+    return tuple(ESTIMATORS)
+
+
+@dataclass(frozen=True)
+class Option:
+    """One option of an entry point.
+
+    Parameters
+    ----------
+    name : str
+        The Python keyword (and YAML key).
+    type : {"int", "real", "bool", "str", "choice", "jobs"}
+        ``"jobs"`` is a worker count: an integer >= 1, or -1 for every core.
+    default : object
+        The Python default (``None``: not given).
+    low, high, low_inclusive, high_inclusive : optional
+        The range of a number.
+    choices : tuple or callable, optional
+        The allowed values of a ``"choice"`` (a callable for open registries,
+        read when needed so that the command line starts fast).
+    flag : str, optional
+        The command-line flag; ``None``: Python (and YAML) only.
+    metavar, help : str
+        What ``--help`` shows.
+    required : bool
+        Whether the entry point needs a value.
+    """
+
+    name: str
+    type: str
+    default: Any = None
+    low: float | None = None
+    high: float | None = None
+    low_inclusive: bool = True
+    high_inclusive: bool = True
+    choices: tuple | Callable[[], tuple] | None = None
+    flag: str | None = None
+    metavar: str | None = None
+    help: str = ""
+    required: bool = False
+
+    def allowed(self) -> tuple:
+        """The choices of a ``"choice"`` option."""
+        return tuple(self.choices() if callable(self.choices) else self.choices or ())
+
+    def check(self, value: Any, name: str | None = None) -> Any:
+        """``value`` in its canonical type, or a ParameterTypeError/ParameterValueError naming ``name``."""
+        name = name or self.name
+        if value is None and self.required:
+            raise ParameterValueError(f"{name} is required")
+        if value is None and self.default is None:
+            return None
+        t = self.type
+        if t == "int":
+            return check_int(value, name, low=self.low, high=self.high)
+        if t == "jobs":
+            value = check_int(value, name, low=-1)
+            if value == 0:
+                raise ParameterValueError(f"{name} must be >= 1 or -1 (all cores); got 0")
+            return value
+        if t == "real":
+            return check_real(value, name, low=self.low, high=self.high, low_inclusive=self.low_inclusive,
+                              high_inclusive=self.high_inclusive, finite=True)
+        if t == "bool":
+            return check_bool(bool(value) if isinstance(value, np.bool_) else value, name)
+        if t == "str":
+            return check_str(value, name)
+        if t == "choice":
+            return check_choice(value, name, self.allowed())
+        raise AssertionError(f"unknown option type {t!r}")  # a programming error, not a user's
+
+    def parse(self, text: str, flag: str) -> Any:
+        """A command-line string read as this option's type (``1e6`` is an integer), then checked."""
+        if self.type in ("int", "jobs"):
+            value: Any = _int_text(text, flag)
+        elif self.type == "real":
+            try:
+                value = float(text)
+            except ValueError:
+                raise ParameterValueError(f"argument {flag}: expected a number; got {text!r}") from None
+        else:
+            value = text
+        return self.check(value, flag)
+
+    def cli_help(self) -> str:
+        if self.default is not None and self.type != "bool" and "default" not in self.help:
+            return f"{self.help} (default {self.default})"
+        return self.help
+
+
+def _int_text(text: str, flag: str) -> int:
+    """An integer flag; ``1e6`` and ``2.5e5`` are accepted when they are whole numbers."""
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if math.isfinite(value) and value.is_integer():
+        return int(value)
+    raise ParameterValueError(f"argument {flag}: expected an integer (1e6 is allowed); got {text!r}")
+
+
+class OptionTable(MutableMapping):
+    """The options of one entry point, by name, in the order ``--help`` shows them.
+
+    ``shared`` names rows read from the ``base`` table at every lookup, so an
+    entry point that takes another's options (``search`` takes every audit
+    option) follows any change to them.  Assigning a row replaces it
+    everywhere the table is used: flags, Python checks and YAML keys.
+    """
+
+    def __init__(self, options: Iterable[Option | str], base: "OptionTable | None" = None):
+        self._order = [o if isinstance(o, str) else o.name for o in options]
+        self._rows = {o.name: o for o in options if not isinstance(o, str)}
+        self._base = base
+        missing = [n for n in self._order if n not in self._rows and (base is None or n not in base)]
+        if missing:
+            raise ValueError(f"rows {missing} are neither given nor in the base table")
+
+    def __getitem__(self, name: str) -> Option:
+        if name in self._rows:
+            return self._rows[name]
+        if self._base is not None and name in self._order:
+            return self._base[name]
+        raise KeyError(name)
+
+    def __setitem__(self, name: str, option: Option) -> None:
+        if option.name != name:
+            raise ValueError(f"row {name!r} must hold the option {name!r}; got {option.name!r}")
+        if name not in self._order:
+            self._order.append(name)
+        if name in self._rows or self._base is None or name not in self._base:
+            self._rows[name] = option
+        else:
+            self._base[name] = option
+
+    def __delitem__(self, name: str) -> None:
+        self._order.remove(name)
+        self._rows.pop(name, None)
+
+    def __iter__(self):
+        return iter(list(self._order))
+
+    def __len__(self) -> int:
+        return len(self._order)
+
+    def __repr__(self) -> str:
+        return f"OptionTable({self._order})"
+
+    def check(self, values: Mapping[str, Any], *names: str) -> tuple:
+        """The checked ``values[name]`` of each of ``names``, in that order (Python's boundary)."""
+        return tuple(self[n].check(values.get(n), n) for n in names)
+
+    # ----------------------------------------------------------------- command line
+    def add_arguments(self, parser: argparse.ArgumentParser, names: Iterable[str] | None = None) -> None:
+        """One flag per row that has one (values stay text until :meth:`from_args`)."""
+        for name in names if names is not None else self:
+            o = self[name]
+            if o.flag is None:
+                continue
+            if o.type == "bool":
+                parser.add_argument(o.flag, dest=o.name, action="store_true", help=o.cli_help())
+            else:
+                metavar = o.metavar or ("{" + ",".join(o.allowed()) + "}" if o.type == "choice"
+                                        and not callable(o.choices) else "VALUE")
+                parser.add_argument(o.flag, dest=o.name, default=None, metavar=metavar, help=o.cli_help(),
+                                    required=o.required)
+
+    def from_args(self, args: argparse.Namespace, names: Iterable[str] | None = None) -> dict:
+        """The keywords given on the command line, parsed and checked, errors naming the flag."""
+        out = {}
+        for name in names if names is not None else self:
+            o = self[name]
+            if o.flag is None or not hasattr(args, o.name):
+                continue
+            value = getattr(args, o.name)
+            if o.type == "bool":
+                if value:
+                    out[name] = True
+            elif value is not None:
+                out[name] = o.parse(value, o.flag)
+        return out
+
+    # ----------------------------------------------------------------- YAML
+    def yaml_params(self, *names: str, overrides: Mapping[str, Mapping[str, Any]] | None = None) -> dict:
+        """The experiment runner's ``{key: Param}`` for ``names``, from the same rows.
+
+        ``samples`` takes ``auto`` in YAML (a sequential audit).  ``overrides``
+        changes a default or help per key (e.g. a search's ``epsilon`` defaults
+        to a built-in's claim).
+        """
+        from .runner._spec import Param
+
+        out = {}
+        for name in names:
+            o = self[name]
+            extra = dict((overrides or {}).get(name, {}))
+            kind = {"jobs": "int", "choice": "str"}.get(o.type, o.type)
+            if name == "samples":
+                kind = "samples"
+            default = "auto" if name == "samples" else o.default
+            out[name] = Param(kind, extra.pop("default", default), low=-1 if o.type == "jobs" else o.low,
+                              high=o.high, low_inclusive=o.low_inclusive, high_inclusive=o.high_inclusive,
+                              choices=o.allowed() if o.type == "choice" else None,
+                              nullable=extra.pop("nullable", o.default is None or name == "samples"),
+                              help=extra.pop("help", o.help))
+        return out
+
+
+def all_cores(n_jobs: int) -> int:
+    """``n_jobs`` with -1 read as every core of this machine."""
+    return (os.cpu_count() or 1) if n_jobs == -1 else n_jobs
+
+
+# ----------------------------------------------------------------------------- the tables
+#: :func:`dpaudit.audit`'s options.  A row with a flag is on the command line; the experiment kinds name
+#: the rows their YAML sections take.  (A ``claim`` row, a whole privacy curve, slots in beside epsilon
+#: and delta.)
+AUDIT_OPTIONS = OptionTable([
+    Option("epsilon", "real", None, low=0.0, flag="--epsilon", metavar="EPS", help="claimed epsilon",
+           required=True),
+    Option("delta", "real", 0.0, low=0.0, high=1.0, high_inclusive=False, flag="--delta", metavar="DELTA",
+           help="claimed delta"),
+    Option("samples", "int", None, low=20, flag="--samples", metavar="N",
+           help="a fixed-size audit of exactly N releases per side (1e6 is fine); without it the audit is "
+                "sequential and stops as soon as the answer is known"),
+    Option("max_samples", "int", None, low=40, flag="--max-samples", metavar="N",
+           help="sample budget of a sequential audit, releases per side (default 1000000 if TARGET takes size=, "
+                "else 20000)"),
+    Option("time_budget", "real", None, low=0.0, low_inclusive=False, flag="--time-budget", metavar="SEC",
+           help="time limit of a sequential audit in seconds; no round starts that would overrun it"),
+    Option("confidence", "real", 0.95, low=0.0, high=1.0, low_inclusive=False, high_inclusive=False,
+           flag="--confidence", metavar="C", help="probability that the bound is valid"),
+    Option("seed", "int", None, low=0, flag="--seed", metavar="S", help="seed; drawn and reported when absent"),
+    Option("attack", "choice", "auto", choices=_attack_choices, flag="--attack", metavar="NAME",
+           help="distinguisher: auto (default: chosen by output, floating-point attacks included) or a name "
+                "from `dpaudit list`"),
+    Option("ideal", "bool", False, flag="--ideal",
+           help="audit the mechanism as mathematics: no floating-point attacks"),
+    Option("estimator", "choice", "clopper-pearson", choices=_estimator_choices, flag="--estimator",
+           metavar="{clopper-pearson,gdp}",
+           help="certificate: clopper-pearson (default, any mechanism) or gdp (assumes a Gaussian trade-off "
+                "curve)"),
+    Option("n_jobs", "jobs", 1, flag="--jobs", metavar="J",
+           help="parallel workers (-1: every core); the result does not depend on it"),
+    Option("backend", "choice", "loky", choices=_backend_choices, flag="--backend", metavar="{loky,dask}",
+           help="where chunks are drawn and counted: loky processes (default) or a Dask cluster; the result is "
+                "the same"),
+    Option("scheduler", "str", None, flag="--scheduler", metavar="ADDRESS",
+           help="a Dask scheduler address, e.g. tcp://host:8786 (implies --backend dask; default: a local "
+                "cluster)"),
+    Option("timeout", "real", None, low=0.0, low_inclusive=False, flag="--timeout", metavar="SEC",
+           help="seconds allowed per target call"),
+    Option("calibration_fraction", "real", 0.5, low=0.0, high=1.0, low_inclusive=False, high_inclusive=False,
+           help="share of a round's releases that fit the distinguisher and choose the event"),
+    Option("calibration_cap", "int", 1_000_000, low=10, help="most calibration releases kept per side"),
+    Option("chunk_size", "int", 1 << 18, low=1, help="releases per chunk; part of the reproducibility key"),
+])
+
+#: :func:`dpaudit.search`'s options: the domain, the screening, and every audit option (same rows).
+SEARCH_OPTIONS = OptionTable([
+    "epsilon",
+    "delta",
+    Option("size", "int", None, low=1, flag="--size", metavar="N", help="records per dataset"),
+    Option("low", "real", None, flag="--low", metavar="LO", help="smallest record value"),
+    Option("high", "real", None, flag="--high", metavar="HI", help="largest record value"),
+    Option("integer", "bool", False, flag="--integer", help="records are integers"),
+    Option("relation", "choice", "replace-one", choices=RELATIONS, flag="--relation",
+           help="neighbouring relation (a built-in's own by default)"),
+    Option("budget", "real", None, low=0.0, low_inclusive=False, flag="--budget", metavar="SEC",
+           help="time limit of the screening in seconds"),
+    Option("finalists", "int", 1, low=1, flag="--finalists", metavar="K",
+           help="pairs audited at the end, each at confidence 1-(1-C)/K"),
+    Option("screen_samples", "int", None, low=40, help="releases per side per screened pair"),
+    Option("max_candidates", "int", None, low=1, help="pairs screened at most"),
+    "samples", "max_samples", "time_budget", "confidence", "seed", "attack", "ideal", "estimator", "n_jobs",
+    "backend", "scheduler", "timeout",
+], base=AUDIT_OPTIONS)
