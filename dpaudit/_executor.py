@@ -17,7 +17,8 @@ import logging
 import sys
 import weakref
 from contextlib import contextmanager
-from typing import Any, Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any
 
 from .exceptions import ParameterValueError
 
@@ -78,12 +79,18 @@ def dask_client(scheduler: str | None = None, n_workers: int = 2) -> Iterator[An
             cluster.close()
 
 
-def _progress_bar(total: int, progress: bool, desc: str, unit: str):
+def _collect(results: Iterable[Any], total: int, progress: bool, desc: str, unit: str) -> list:
+    """The results in order, with a progress bar on stderr when asked."""
     if not (progress and total):
-        return None
+        return list(results)
     from tqdm import tqdm
 
-    return tqdm(total=total, desc=desc, unit=unit, file=sys.stderr, leave=False)
+    with tqdm(total=total, desc=desc, unit=unit, file=sys.stderr, leave=False) as bar:
+        out = []
+        for r in results:
+            out.append(r)
+            bar.update(1)
+        return out
 
 
 def run_ordered(fn: Callable[..., Any], tasks: Sequence[tuple], *, n_jobs: int = 1, progress: bool = False,
@@ -93,23 +100,13 @@ def run_ordered(fn: Callable[..., Any], tasks: Sequence[tuple], *, n_jobs: int =
     >>> run_ordered(pow, [(2, 3), (3, 2)], n_jobs=1)
     [8, 9]
     """
-    bar = _progress_bar(len(tasks), progress, desc, unit)
-    try:
-        out = []
-        if n_jobs == 1 or len(tasks) <= 1:
-            results = (fn(*t) for t in tasks)
-        else:
-            from joblib import Parallel, delayed
+    if n_jobs == 1 or len(tasks) <= 1:
+        results = (fn(*t) for t in tasks)
+    else:
+        from joblib import Parallel, delayed
 
-            results = Parallel(n_jobs=n_jobs, backend="loky", return_as="generator")(delayed(fn)(*t) for t in tasks)
-        for r in results:
-            out.append(r)
-            if bar is not None:
-                bar.update(1)
-        return out
-    finally:
-        if bar is not None:
-            bar.close()
+        results = Parallel(n_jobs=n_jobs, backend="loky", return_as="generator")(delayed(fn)(*t) for t in tasks)
+    return _collect(results, len(tasks), progress, desc, unit)
 
 
 def _shared_positions(tasks: Sequence[tuple]) -> list[int]:
@@ -228,17 +225,9 @@ class Executor:
         sent = [tuple(shared[j] if j in shared else _pack(arg) for j, arg in enumerate(t)) for t in tasks]
         packed_fn = _pack(fn)
         futures = [client.submit(_apply, packed_fn, *args, pure=False) for args in sent]
-        bar = _progress_bar(len(tasks), progress, desc, unit)
         try:
-            out = []
-            for fut in futures:
-                out.append(fut.result())
-                if bar is not None:
-                    bar.update(1)
-            return out
+            return _collect((f.result() for f in futures), len(futures), progress, desc, unit)
         finally:
-            if bar is not None:
-                bar.close()
             client.cancel(futures)
 
     def close(self) -> None:

@@ -141,13 +141,6 @@ class PairDifference:
         # b = a + 1 in floating point can differ from a by 1 + 1 ulp: allow rounding, nothing more.
         return same_size and self.linf <= 1.0 + _LINF_SLACK
 
-    @property
-    def records_differing(self) -> int | None:
-        """Records changed, or 1 for an add/remove pair; None when the sizes differ by more (or nothing lines up)."""
-        if self.n_records == self.n_records_neighbor and math.isfinite(self.linf):
-            return len(self.changed)
-        return 1 if self.removed is not None else None
-
     def describe(self) -> str:
         """One phrase for people, e.g. ``"4 records differ (positions 0, 1, 2, 3)"``."""
         if self.n_records != self.n_records_neighbor:

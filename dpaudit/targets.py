@@ -134,12 +134,6 @@ class Target:
         """The wrapped mechanism's :class:`~dpaudit.privacy.PrivacyClaim`, or ``None``."""
         return getattr(self.fn, "claim", None)
 
-    @property
-    def output_kind(self) -> str | None:
-        """The wrapped mechanism's output hint ("scalar", "discrete", "vector"), or ``None``."""
-        kind = getattr(self.fn, "output_kind", None)
-        return kind if isinstance(kind, str) else None
-
     def __call__(self, dataset: Any, *, size: int | None = None, rng: RNGLike = None) -> Any:
         """Call the target directly (no checks), passing only the keywords it accepts."""
         kwargs: dict[str, Any] = {}

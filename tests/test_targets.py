@@ -60,7 +60,7 @@ def test_sample_shapes(fn, shape):
 def test_builtin_name_and_instance():
     t = load_target("laplace", epsilon=0.5)
     assert t.name == "laplace" and t.claim.epsilon == 0.5 and t.seeded and t.vectorised
-    assert load_target(LaplaceMechanism()).output_kind == "scalar"
+    assert load_target(LaplaceMechanism()).claim.epsilon == LaplaceMechanism().epsilon
 
 
 def test_module_target():

@@ -51,7 +51,6 @@ from ._common import _RandomizedResponseBits
 
 __all__ = [
     "load_mechanisms",
-    "import_note",
     "DiffprivlibLaplace",
     "DiffprivlibGaussian",
     "DiffprivlibGaussianAnalytic",
@@ -73,7 +72,6 @@ def load_mechanisms() -> types.ModuleType:
         return _STATE["module"]
     try:
         module = importlib.import_module("diffprivlib.mechanisms")
-        _STATE["note"] = "diffprivlib imported normally"
     except ImportError as exc:
         # Forget the half-imported package, then locate it without executing its __init__.
         for name in [m for m in sys.modules if m == "diffprivlib" or m.startswith("diffprivlib.")]:
@@ -94,18 +92,8 @@ def load_mechanisms() -> types.ModuleType:
                 f"diffprivlib is installed but unusable: {exc} (and its mechanisms alone fail: {exc2}); "
                 "diffprivlib 0.6.6 needs scikit-learn <= 1.8"
             ) from None
-        _STATE["note"] = (
-            f"diffprivlib's top-level import failed ({exc}); diffprivlib.mechanisms was loaded "
-            "through a package stub that skips diffprivlib.models"
-        )
     _STATE["module"] = module
     return module
-
-
-def import_note() -> str:
-    """How diffprivlib was imported (for reports); loads it if needed."""
-    load_mechanisms()
-    return _STATE["note"]
 
 
 def _library_error(name: str, exc: Exception) -> ParameterValueError:

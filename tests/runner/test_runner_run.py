@@ -17,7 +17,7 @@ import yaml
 from dpaudit.exceptions import DPAuditError, ParameterValueError
 from dpaudit.runner import ExperimentKind, read_trials, register_kind, run_experiment
 from dpaudit.runner.kinds import unregister_kind
-from dpaudit.runner.results import TrialLog
+from dpaudit.results import TrialLog
 
 QUIET = dict(echo=lambda s: None, progress=False)
 

@@ -140,11 +140,6 @@ class MixedScore:
                 self.numeric.append((j, edges, lr))
         return self
 
-    @property
-    def pattern_log_ratio(self) -> np.ndarray:
-        """Log ratio per pattern of the first (with one group: the only) group of coordinates."""
-        return self.blocks[0][3] if self.blocks else np.zeros(0)
-
     def _code(self, col: np.ndarray, j: int) -> np.ndarray:
         """Float code of one coordinate: 0 for a number, i + 1 for its i-th special value."""
         vals = self.specials[j]
