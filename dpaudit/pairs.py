@@ -23,7 +23,6 @@ inside the domain (tested).
 
 from __future__ import annotations
 
-import enum
 import math
 from dataclasses import dataclass
 from typing import Any, Iterator
@@ -33,6 +32,7 @@ import numpy as np
 from ._rng import RNGLike, as_generator
 from ._validation import check_int, check_real
 from .exceptions import ParameterTypeError, ParameterValueError
+from .privacy import Neighbouring
 
 __all__ = [
     "Relation",
@@ -46,33 +46,9 @@ __all__ = [
 ]
 
 
-class Relation(str, enum.Enum):
-    """Which datasets count as neighbours."""
-
-    REPLACE_ONE = "replace-one"
-    ADD_REMOVE = "add-remove"
-    LINF = "linf"
-
-    @classmethod
-    def parse(cls, value: Any, name: str = "relation") -> "Relation":
-        """Accept the enum, its value, or the spellings of :class:`dpaudit.Neighbouring`.
-
-        >>> Relation.parse("add/remove"), Relation.parse("linf")
-        (<Relation.ADD_REMOVE: 'add-remove'>, <Relation.LINF: 'linf'>)
-        """
-        if isinstance(value, cls):
-            return value
-        text = getattr(value, "value", value)
-        if not isinstance(text, str):
-            raise ParameterTypeError(f"{name} must be one of {[r.value for r in cls]}; got {value!r}")
-        aliases = {"replace-one": cls.REPLACE_ONE, "replace_one": cls.REPLACE_ONE, "replace": cls.REPLACE_ONE,
-                   "bounded": cls.REPLACE_ONE, "add-remove": cls.ADD_REMOVE, "add/remove": cls.ADD_REMOVE,
-                   "add_remove": cls.ADD_REMOVE, "unbounded": cls.ADD_REMOVE, "linf": cls.LINF,
-                   "l-inf": cls.LINF, "l_inf": cls.LINF}
-        try:
-            return aliases[text.strip().lower()]
-        except KeyError:
-            raise ParameterValueError(f"{name} must be one of {[r.value for r in cls]}; got {value!r}") from None
+#: Which datasets count as neighbours: the one relation enum (:class:`dpaudit.Neighbouring`), under the
+#: name the search uses.  ``Relation.parse("add/remove")`` reads the aliases.
+Relation = Neighbouring
 
 
 # ----------------------------------------------------------------------------- comparing a pair
@@ -132,7 +108,7 @@ class PairDifference:
 
     def is_neighbouring(self, relation: Any) -> bool:
         """Whether the pair is neighbouring under ``relation`` (identical datasets count)."""
-        relation = Relation.parse(relation)
+        relation = Relation.parse(relation, "relation")
         same_size = self.n_records == self.n_records_neighbor
         if relation is Relation.REPLACE_ONE:
             return same_size and len(self.changed) <= 1 and math.isfinite(self.linf)
@@ -257,7 +233,7 @@ class Domain:
                 raise ParameterValueError(f"[low, high] = [{self.low:g}, {self.high:g}] holds no integer")
             object.__setattr__(self, "low", float(lo))
             object.__setattr__(self, "high", float(hi))
-        object.__setattr__(self, "relation", Relation.parse(self.relation))
+        object.__setattr__(self, "relation", Relation.parse(self.relation, "relation"))
         if self.relation is Relation.ADD_REMOVE and self.size < 1:  # pragma: no cover - size >= 1 above
             raise ParameterValueError("size must be >= 1 under add-remove")
 

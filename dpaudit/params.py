@@ -32,11 +32,12 @@ import numpy as np
 
 from ._validation import check_bool, check_choice, check_int, check_real, check_str
 from .exceptions import ParameterValueError
+from .privacy import Neighbouring
 
 __all__ = ["Option", "OptionTable", "AUDIT_OPTIONS", "SEARCH_OPTIONS", "RELATIONS"]
 
-#: The neighbouring relations a search domain takes (``dpaudit.pairs.Relation``'s canonical spellings).
-RELATIONS = ("replace-one", "add-remove", "linf")
+#: The neighbouring relations a search domain takes: :class:`dpaudit.Neighbouring`'s canonical spellings.
+RELATIONS = tuple(r.value for r in Neighbouring)
 
 
 def _attack_choices() -> tuple:

@@ -16,32 +16,45 @@ _DELTA_CAP = math.nextafter(1.0, 0.0)
 
 
 class Neighbouring(str, enum.Enum):
-    """The neighbouring relation a claim is made for."""
+    """The neighbouring relation: of a claim, of a search domain, of a pair (one enum for all three).
 
-    ADD_REMOVE = "add/remove"
+    The values are the canonical spellings (those of ``--relation``);
+    :meth:`parse` also reads the usual aliases (``"add/remove"``,
+    ``"unbounded"``, ``"bounded"``, ...).
+
+    >>> Neighbouring.parse("add/remove"), Neighbouring.parse("bounded").value
+    (<Neighbouring.ADD_REMOVE: 'add-remove'>, 'replace-one')
+    """
+
     REPLACE_ONE = "replace-one"
+    ADD_REMOVE = "add-remove"
     #: The dataset is a vector of query answers; neighbours move every answer by at most 1
     #: (sensitivity-1 queries whose answers may move in different directions, as in DP-Sniper and StatDP).
     LINF = "linf"
 
     @classmethod
-    def parse(cls, value: "str | Neighbouring") -> "Neighbouring":
+    def parse(cls, value: "str | Neighbouring", name: str = "relation") -> "Neighbouring":
+        """The relation named by ``value`` (the enum, a canonical spelling or an alias)."""
         if isinstance(value, cls):
             return value
-        aliases = {
-            "add/remove": cls.ADD_REMOVE, "add-remove": cls.ADD_REMOVE, "add_remove": cls.ADD_REMOVE,
-            "unbounded": cls.ADD_REMOVE, "replace-one": cls.REPLACE_ONE, "replace_one": cls.REPLACE_ONE,
-            "replace": cls.REPLACE_ONE, "bounded": cls.REPLACE_ONE, "substitute": cls.REPLACE_ONE,
-            "linf": cls.LINF, "l-inf": cls.LINF, "l_inf": cls.LINF,
-        }
-        try:
-            return aliases[str(value).lower()]
-        except KeyError:
-            from .exceptions import ParameterValueError
+        from .exceptions import ParameterTypeError, ParameterValueError
 
-            raise ParameterValueError(
-                f"neighbouring must be one of {sorted(set(aliases))}; got {value!r}"
-            ) from None
+        text = getattr(value, "value", value)
+        if not isinstance(text, str):
+            raise ParameterTypeError(f"{name} must be one of {[r.value for r in cls]}; got {value!r}")
+        try:
+            return _ALIASES[text.strip().lower()]
+        except KeyError:
+            raise ParameterValueError(f"{name} must be one of {[r.value for r in cls]} (or an alias: "
+                                      f"{sorted(set(_ALIASES) - {r.value for r in cls})}); got {value!r}") from None
+
+
+_ALIASES = {
+    **{r.value: r for r in Neighbouring},
+    "add/remove": Neighbouring.ADD_REMOVE, "add_remove": Neighbouring.ADD_REMOVE, "unbounded": Neighbouring.ADD_REMOVE,
+    "replace_one": Neighbouring.REPLACE_ONE, "replace": Neighbouring.REPLACE_ONE, "bounded": Neighbouring.REPLACE_ONE,
+    "substitute": Neighbouring.REPLACE_ONE, "l-inf": Neighbouring.LINF, "l_inf": Neighbouring.LINF,
+}
 
 
 @dataclass(frozen=True)
@@ -52,7 +65,7 @@ class PrivacyClaim:
     --------
     >>> c = PrivacyClaim(1.0)
     >>> c
-    PrivacyClaim(epsilon=1.0, delta=0.0, neighbouring='add/remove')
+    PrivacyClaim(epsilon=1.0, delta=0.0, neighbouring='add-remove')
     >>> (c + c).epsilon
     2.0
     """
@@ -64,7 +77,7 @@ class PrivacyClaim:
     def __post_init__(self) -> None:
         object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
         object.__setattr__(self, "delta", check_delta(self.delta))
-        object.__setattr__(self, "neighbouring", Neighbouring.parse(self.neighbouring))
+        object.__setattr__(self, "neighbouring", Neighbouring.parse(self.neighbouring, "neighbouring"))
 
     def __repr__(self) -> str:
         return (

@@ -13,7 +13,7 @@ from dpaudit.privacy import Neighbouring, PrivacyClaim
 def test_defaults_and_repr():
     c = PrivacyClaim(1.0)
     assert (c.epsilon, c.delta, c.neighbouring) == (1.0, 0.0, Neighbouring.ADD_REMOVE)
-    assert repr(c) == "PrivacyClaim(epsilon=1.0, delta=0.0, neighbouring='add/remove')"
+    assert repr(c) == "PrivacyClaim(epsilon=1.0, delta=0.0, neighbouring='add-remove')"
     assert isinstance(PrivacyClaim(1).epsilon, float)
 
 

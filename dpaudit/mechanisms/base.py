@@ -27,7 +27,7 @@ import numpy as np
 from .._rng import RNGLike, as_generator
 from .._validation import check_delta, check_epsilon, check_int, check_real
 from ..exceptions import ParameterTypeError, ParameterValueError
-from ..privacy import PrivacyClaim
+from ..privacy import Neighbouring, PrivacyClaim
 
 __all__ = [
     "Mechanism",
@@ -174,7 +174,7 @@ class _PureLinf:
 
 #: Neighbouring relations of an input domain: one record changed, one record
 #: added or removed, or every coordinate moved by at most 1 (query answers).
-RELATIONS = ("replace-one", "add-remove", "linf")
+RELATIONS = tuple(r.value for r in Neighbouring)
 
 
 def input_domain(*, size: int, low: float, high: float, integer: bool, relation: str) -> dict:

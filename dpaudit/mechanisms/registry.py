@@ -128,7 +128,7 @@ def list_mechanisms() -> list[tuple[str, str, bool]]:
 
     >>> rows = dict((n, d) for n, d, _ in list_mechanisms())
     >>> rows["laplace"]
-    'Laplace noise of scale sensitivity/epsilon on a clipped sum or a count; claims epsilon=1 (add/remove)'
+    'Laplace noise of scale sensitivity/epsilon on a clipped sum or a count; claims epsilon=1 (add-remove)'
     """
     rows = []
     for name, factory in REGISTRY.items():

@@ -121,7 +121,7 @@ def test_histogram_law(cls):
 
 
 def test_histogram_claims():
-    assert NoisyHistogram().claim.neighbouring.value == "add/remove"
+    assert NoisyHistogram().claim.neighbouring.value == "add-remove"
     bug = HistogramReplaceOneBug(epsilon=1.0)
     assert bug.claim.neighbouring.value == "replace-one" and bug.true_epsilon() == 2.0
     d, d2 = bug.neighbouring_pair()
