@@ -26,12 +26,14 @@ from ._executor import Executor, run_ordered
 from ._rng import RNGLike, as_seed_sequence
 from ._validation import check_int, check_real
 from .exceptions import ParameterValueError, TargetError
+from .params import AUDIT_OPTIONS
 from .stats.estimators import HeldOutCounts, count_at_least
 
-__all__ = ["Sampler", "draw_releases", "DEFAULT_TARGET_CHUNK", "DEFAULT_CALL_CHUNK"]
+__all__ = ["DEFAULT_CALL_CHUNK", "DEFAULT_CHUNK_SIZE", "Sampler", "draw_releases"]
 
-#: Releases per ``size=`` call of a vectorised target (2^20 scalars are 8 MB).
-DEFAULT_TARGET_CHUNK = 1 << 20
+#: Releases per chunk (one ``size=`` call of a vectorised target): the audit's and
+#: :meth:`~dpaudit.targets.Target.sample`'s, one value, part of the reproducibility key with the seed.
+DEFAULT_CHUNK_SIZE = AUDIT_OPTIONS["chunk_size"].default
 #: Releases per unit of parallel work for targets called once per release.
 DEFAULT_CALL_CHUNK = 256
 
@@ -61,7 +63,7 @@ def _draw_parts(target, dataset: Any, n: int, *, rng: RNGLike = None, chunk_size
         raise ParameterValueError(f"n_jobs must be >= 1 or -1; got {n_jobs}")
     if timeout is not None:
         timeout = check_real(timeout, "timeout", low=0, low_inclusive=False)
-    default_chunk = DEFAULT_TARGET_CHUNK if target.accepts_size else DEFAULT_CALL_CHUNK
+    default_chunk = DEFAULT_CHUNK_SIZE if target.accepts_size else DEFAULT_CALL_CHUNK
     chunk = default_chunk if chunk_size is None else check_int(chunk_size, "chunk_size", low=1)
     data = np.array(dataset)  # our own copy: the caller's array can never be mutated by the target
     starts = list(range(0, n, chunk))

@@ -39,7 +39,7 @@ from .exceptions import ParameterTypeError, ParameterValueError, TargetError, Ta
 __all__ = ["Target", "load_target", "parse_dataset", "DEFAULT_CHUNK_SIZE", "DEFAULT_CALL_CHUNK_SIZE"]
 
 from .sampling import DEFAULT_CALL_CHUNK as DEFAULT_CALL_CHUNK_SIZE  # noqa: E402  (public names kept)
-from .sampling import DEFAULT_TARGET_CHUNK as DEFAULT_CHUNK_SIZE  # noqa: E402
+from .sampling import DEFAULT_CHUNK_SIZE  # noqa: E402
 
 
 # ----------------------------------------------------------------------------- targets

@@ -38,7 +38,7 @@ from .._version import __version__
 from ..datasets import load_dataset
 from ..exceptions import ParameterValueError
 from ..params import AUDIT_OPTIONS, all_cores
-from ..sampling import Sampler
+from ..sampling import DEFAULT_CHUNK_SIZE, Sampler  # the one chunk size (re-exported)
 from ..stats import DEFAULT_DELTAS, posterior_interval
 from ..stats.bayes import format_percent
 from ..stats.bounds import poisson_epsilon_bound, poisson_held_out_mean
@@ -70,8 +70,6 @@ __all__ = [
 DEFAULT_SAMPLES_VECTORISED = 1_000_000
 #: The same for a target called once per release.
 DEFAULT_SAMPLES_PER_CALL = 20_000
-#: Releases drawn per chunk; fixed, so that results do not depend on ``n_jobs``.
-DEFAULT_CHUNK_SIZE = AUDIT_OPTIONS["chunk_size"].default
 #: Most calibration releases kept per side; everything beyond is only counted.
 DEFAULT_CALIBRATION_CAP = AUDIT_OPTIONS["calibration_cap"].default
 ESTIMATORS = ("clopper-pearson", "gdp")
