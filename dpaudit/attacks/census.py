@@ -93,7 +93,7 @@ SLIDES_BLOCK: tuple[GroupStatistic, ...] = (
     GroupStatistic("married adults", {"marital": "M"}, 4, 51, 51, adults_only=True),
     GroupStatistic("black or african american female", {"sex": "F", "race": "B"}, 3, 36, 36.7, mean_decimals=1),
 )
-"""The seed slides' 7-person block (after Garfinkel, Abowd and Martindale 2019)."""
+"""A 7-person block in the style of Garfinkel, Abowd and Martindale's (2019) worked example."""
 
 SLIDES_MALES: tuple[GroupStatistic, ...] = (GroupStatistic("male", {}, 3, 30, 44),)
 """The male rows alone: count 3, median 30, mean 44 (30 consistent age triples for ages 1..125)."""
@@ -208,7 +208,7 @@ def census_solutions(
 
     Examples
     --------
-    The seed slides' male rows (count 3, median 30, mean 44, ages 1..125):
+    The block's male rows (count 3, median 30, mean 44, ages 1..125):
 
     >>> r = census_solutions(SLIDES_MALES, attributes={})
     >>> r.n_solutions, r.complete

@@ -264,7 +264,7 @@ class RoundedGaussianNoise(GaussianNoise):
 
 @dataclass(frozen=True)
 class SubsampleAnswers(_NoClaim):
-    """The seed slides' subsampling curator: answer on ``m`` rows drawn with replacement.
+    """A subsampling curator: answer on ``m`` rows drawn with replacement (sampling error, no privacy claim).
 
     Every call draws one subsample of ``subsample_size`` rows (uniformly, with
     replacement) and answers all queries on it, scaled by ``n / m``.  With high

@@ -14,8 +14,8 @@ counts ``F x`` (``F`` a ``k x n`` 0/1 matrix) and receives perturbed answers
   feasibility problem ``|F x - a| <= E``.
 
 With ``k = O(n)`` random queries and errors ``<< sqrt(n)`` nearly every bit
-comes back; with errors ``>> sqrt(n)`` (e.g. the seed slides' subsampling
-curator, error ``~ sqrt(n log k)``) reconstruction collapses.
+comes back; with errors ``>> sqrt(n)`` (e.g. a subsampling curator,
+error ``~ sqrt(n log k)``) reconstruction collapses.
 
 Solvers (``solver=``): ``"dense-ipm"`` (L1 only) is a primal-dual interior
 point method (Mehrotra predictor-corrector) written for this LP: it works on

@@ -31,8 +31,9 @@ the claimed budget of the ``d`` released means (composition).
 All games are vectorised: the mechanism is called once with the ``(G, d)``
 matrix of exact means of ``G`` releases (``queries`` = the ``G x G``
 identity), so built-in additive mechanisms and third-party noise functions
-perturb every release independently.  The seed slides' subsampling curator
-needs the rows, so it is not offered here.
+perturb every release independently.  The subsampling curator
+(:class:`~dpaudit.attacks.query_mechanisms.SubsampleAnswers`) needs the rows,
+so it is not offered here.
 """
 
 from __future__ import annotations

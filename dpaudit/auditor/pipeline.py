@@ -83,7 +83,7 @@ TRUST_FROM = 8
 #: Share of a test's failure probability the Poisson certificate uses (see ``_certify``).
 POISSON_SHARE = 0.5
 
-_CAL, _TEST = (0,), (1,)  # seed phases of a fixed-size audit (kept from the first release)
+_CAL, _TEST = (0,), (1,)  # seed phases of a fixed-size audit (fixed: a seed must keep giving the same report)
 
 
 #: The options ``audit`` checks against :data:`dpaudit.params.AUDIT_OPTIONS` (its one set of rules).
@@ -146,39 +146,16 @@ class _Test:
 def _choose(names, pool, *, delta, confidence, full: bool, n_test: int = 0) -> _Test | None:
     """Fit each named distinguisher on the pool's first half, choose its event on the second, keep the best.
 
-    Candidates are scored by the bound their selection counts certify, with
-    intervals at the selection split's own size, shared among the nested
-    candidate thresholds (``nested`` in
-    :func:`~dpaudit.stats.selection.calibration_rates`): what the event can be
-    trusted to show, not what it shows by luck.  (Rescaling the selection
-    counts to the held-out size read their noise as certainty once the
-    held-out set was many times larger than the split: at 10^7 releases per
-    side, a capped pool and an 18x scale, far-tail events of 30 against 15
-    releases were chosen and certified 0 on ReportNoisyMax3, LaplaceParallel
-    and NumericalSVT, where 10^6 releases had certified 0.21, 0.028 and
-    0.037.)  Distinguishers with (almost) nothing to fit choose on the whole
-    pool (``pooled``).
-
-    When the held-out set is many times the selection data (``TRUST_FROM``:
-    a fixed audit of 10^7 releases per side holds out 18 times its selection
-    split), the winner's event is chosen again with the selection counts
-    trusted as ``SELECTION_TRUST`` (2) times as many: the intervals at the
-    split's own size prefer events common enough to be certified on the split,
-    where the held-out counts can certify a rarer event with a larger ratio.
-    Measured on 14 of DP-Sniper's rows, three seeds each, every choice valued
-    on 3 x 10^6 fresh releases per side at 9 x 10^6 held out: trust 2 gained
-    on SVT34Parallel (0.25 to 0.33), SVT3 (0.17 to 0.20), SVT4 (0.15 to 0.17)
-    and LaplaceParallel (0.032 to 0.040, 0.035 to 0.053), lost once on
-    SVT34Parallel (0.28 to 0.23; 0.265 to 0.257 on another seed) and nowhere
-    else beyond 0.0011 (TruncatedGeometric); trust 4 or
-    more chose far-tail events that certified 0 on Laplace and
-    LaplaceParallel, and choosing the trust level by cross-fitting on the
-    selection data picked those levels too.  At 2 times (a fixed audit of
-    10^6) trust 2 lost on TruncatedGeometric (0.111 to 0.097), hence the
-    threshold; on a small split (1,000 releases per side against 38,000 held
-    out, 200 seeds) it cost the geometric mechanism's mean 0.975 to 0.965 and
-    changed no exceedance count (tests/auditor/test_selection_trust.py).  The choice uses calibration data only, so the held-out bound
-    is as valid as before.
+    Candidates are ranked by the bound their selection counts certify, with
+    intervals at the selection split's own size shared among the nested
+    candidate thresholds: what the event can be trusted to show, not what it
+    shows by luck.  Distinguishers with (almost) nothing to fit choose on the
+    whole pool.  When the held-out set is at least ``TRUST_FROM`` times the
+    selection data, the winner's event is chosen again with the selection
+    counts trusted as ``SELECTION_TRUST`` times as many, so that a rarer event
+    with a larger ratio can win.  Everything here uses calibration data only,
+    so the held-out bound stays valid.  The measurements behind these choices
+    are in ``docs/decisions/event-selection.md``.
     """
     fit, sel = _halves(pool)
     best = None
