@@ -53,8 +53,8 @@ def main(argv=None) -> None:
         inequality, _ = shipped(self, event)
         return inequality, -1.0  # never better than the intervals
 
-    print(f"| row | samples | intervals only: mean (sd, min) | as shipped: mean (sd, min) | gain per seed "
-          f"| certificates chosen |\n|---|---|---|---|---|---|")
+    print("| row | samples | intervals only: mean (sd, min) | as shipped: mean (sd, min) | gain per seed "
+          "| certificates chosen |\n|---|---|---|---|---|---|")
     dp_sniper = {row[0]: row for row in builtin_rows()}
     for label in args.rows:
         m, (d, d2), eps, conf = _row(label, dp_sniper)

@@ -26,7 +26,7 @@ from . import adapters as _adapters  # noqa: F401  registers diffprivlib.* / ope
 from .mechanisms import compose, get_mechanism, list_mechanisms, postprocess, rr_debias, subsample
 from .privacy import Neighbouring, PrivacyClaim
 from .targets import Target, load_target, parse_dataset
-from . import testing  # noqa: E402  dpaudit.testing.assert_dp; imports nothing heavy
+from . import testing  # noqa: E402, F401  dpaudit.testing.assert_dp; imports nothing heavy
 
 __all__ = [
     "__version__",

@@ -1,8 +1,10 @@
-"""The command line: parses, calls, prints.  No logic of its own.
+"""The command line: parses, calls, prints.
 
-Exit status: 0 no violation found, 1 violation found, 2 bad input or usage
-(one line on stderr, always starting ``dpaudit: error:``, naming the argument;
-no traceback).  Warnings and notes for people go to stderr as lines starting
+Flags of ``audit`` and ``search`` come from :mod:`dpaudit.params`.  Exit status:
+0 no violation found, 1 violation found, 2 bad input or usage (one line on
+stderr, always starting ``dpaudit: error:``, naming the argument; no
+traceback), 3 an internal error (a bug in dpaudit: one line starting
+``dpaudit: internal error:``; ``DPAUDIT_DEBUG=1`` shows the traceback).  Warnings and notes for people go to stderr as lines starting
 ``warning:`` or ``note:``; with ``--json`` stdout holds only the JSON object.
 """
 
@@ -50,7 +52,8 @@ mechanism name from `dpaudit list`.  --dataset/--neighbor may be left out for
 a built-in (its own stress pair is used); when they are not neighbours (more
 than one record differs), a `warning:` line on stderr says how they differ.
 Not sure which pair to give?  `dpaudit search` finds one.
-Exit status: 0 no violation found, 1 violation found, 2 bad input.
+Exit status: 0 no violation found, 1 violation found, 2 bad input, 3 internal error
+(a bug in dpaudit; DPAUDIT_DEBUG=1 shows the traceback).
 """
 
 SEARCH_EXAMPLE = """\
@@ -78,7 +81,9 @@ def _build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="dpaudit", description="Measure, rather than trust, the privacy of DP mechanisms.",
                 formatter_class=_FORMATTER,
                 epilog="examples:\n  dpaudit list\n  dpaudit audit laplace --dataset '[1]' --neighbor '[0]' "
-                       "--epsilon 1\n  dpaudit run configs/quickstart.yaml\n  dpaudit plot results/quickstart\n")
+                       "--epsilon 1\n  dpaudit run configs/quickstart.yaml\n  dpaudit plot results/quickstart\n\n"
+                       "exit status: 0 no violation found, 1 violation found, 2 bad input or usage, 3 internal "
+                       "error (a bug in dpaudit; DPAUDIT_DEBUG=1 shows the traceback)\n")
     p.add_argument("--version", action="version", version=f"dpaudit {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 

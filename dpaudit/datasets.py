@@ -39,7 +39,7 @@ def _validate_dataset(obj: Any, name: str, source: str) -> np.ndarray:
         raise DatasetError(f"{where}: expected an array of numbers, got {type(obj).__name__}")
     try:
         arr = np.asarray(obj)
-    except ValueError as exc:
+    except ValueError:
         raise DatasetError(f"{where}: ragged array (rows of different lengths)") from None
     if arr.dtype == object:
         for value in arr.ravel():

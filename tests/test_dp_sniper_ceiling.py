@@ -80,7 +80,6 @@ def test_exact_svt_value_probabilities_match_the_releases():
         value = out[np.arange(n), m + np.minimum(first, m - 1)]
         cell = np.clip(np.searchsorted(starts, value, side="right") - 1, 0, cells - 1)
         # Pool the fine cells into deciles of each position's value so every expected count is large.
-        outcome = np.where(first < m, first * 10, 10 * m)
         expected = np.zeros(10 * m + 1)
         observed = np.zeros(10 * m + 1)
         for i in range(m):

@@ -8,7 +8,6 @@ argument, key or target, never a traceback.
 from __future__ import annotations
 
 import json
-import os
 import random
 import signal
 import subprocess

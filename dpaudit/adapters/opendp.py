@@ -99,8 +99,6 @@ class _OpenDPAdditive(_OpenDPBase):
     sensitivity: float = 1.0
     domain: str = "float"
 
-    output_kind = "scalar"
-
     def _validate(self) -> None:
         _set_epsilon(self)
         check_choice(self.domain, "domain", ("float", "int"))

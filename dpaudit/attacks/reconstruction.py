@@ -300,7 +300,7 @@ def _solve_scipy(cost, lo, hi, A, row_lo, row_hi) -> np.ndarray:
     if (~eq).any():  # only "<= upper" rows occur here
         kwargs.update(A_ub=A[~eq], b_ub=row_hi[~eq])
     bounds = np.c_[lo, hi]
-    bounds = [(None if np.isinf(l) else l, None if np.isinf(u) else u) for l, u in bounds]
+    bounds = [(None if np.isinf(lo_) else lo_, None if np.isinf(hi_) else hi_) for lo_, hi_ in bounds]
     res = linprog(cost, bounds=bounds, method="highs-ipm", **kwargs)
     if res.status != 0:
         raise RuntimeError(f"scipy linprog did not solve the reconstruction LP: {res.message}")

@@ -7,7 +7,6 @@ monotone under add/remove, the setting of Dwork and Roth (2014), Claim 3.9.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Any, Callable
 

@@ -16,7 +16,6 @@ from .._validation import (
     check_bool,
     check_choice,
     check_int,
-    check_mapping,
     check_plain,
     check_real,
     check_str,

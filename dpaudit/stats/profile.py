@@ -19,7 +19,6 @@ event is chosen on the calibration part, counted on the held-out part.
 
 from __future__ import annotations
 
-import json
 from dataclasses import asdict, dataclass
 
 import numpy as np

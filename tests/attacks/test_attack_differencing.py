@@ -1,6 +1,5 @@
 """Differencing attack: known answers, composition, third-party mechanisms."""
 
-import numpy as np
 import pytest
 
 from dpaudit.attacks.differencing import (

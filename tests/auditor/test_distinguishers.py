@@ -17,7 +17,6 @@ patterns the float family rightly flags; these tests are about the
 distribution attacks.
 """
 
-import math
 
 import numpy as np
 import pytest

@@ -55,7 +55,9 @@ def test_subsampling_claim_and_law():
     assert s.claim.epsilon == pytest.approx(math.log1p(0.25 * math.expm1(1.0)))
     x = s([1.0], size=N, rng=2)
     # one record of value 1 kept with probability 1/4: a Laplace mixture around 1 and 0
-    mix = lambda v: 0.25 * stats.laplace(loc=1.0).cdf(v) + 0.75 * stats.laplace(loc=0.0).cdf(v)
+    def mix(v):
+        return 0.25 * stats.laplace(loc=1.0).cdf(v) + 0.75 * stats.laplace(loc=0.0).cdf(v)
+
     assert stats.kstest(x, mix).pvalue > ALPHA
     with pytest.raises(ParameterValueError, match="add/remove"):
         subsample(RandomizedResponse(), 0.5)

@@ -126,7 +126,7 @@ def test_one_claim_gives_a_per_mechanism_chart_with_published_markers(tmp_path, 
 
 
 def test_bounds_spanning_decades_use_a_log_axis(tmp_path):
-    results = _write_results(tmp_path, mechanisms=["a", "b"], claims=[(0.1, 0.0)], trials=1)
+    _write_results(tmp_path, mechanisms=["a", "b"], claims=[(0.1, 0.0)], trials=1)
     summary = json.loads((tmp_path / "summary.json").read_text())
     summary["groups"][1].update(epsilon_lower_bound_median=8.0, epsilon_lower_bound_min=8.0,
                                 epsilon_lower_bound_max=8.0, verdict="violation")
@@ -244,7 +244,7 @@ def test_every_audit_figure_states_its_sample_size(tmp_path):
 
 def test_pure_claims_equal_to_six_decimals_are_one_grey_line(tmp_path):
     # randomized response's p is written to 8 digits, so its claim is 2.0000000x, not 2: still one claim
-    results = _write_results(tmp_path, mechanisms=["laplace", "rr"], claims=[(2.0, 0.0)])
+    _write_results(tmp_path, mechanisms=["laplace", "rr"], claims=[(2.0, 0.0)])
     records = [json.loads(line) for line in (tmp_path / "trials.jsonl").read_text().splitlines()]
     for r in records:
         if r["mechanism"] == "rr":

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...exceptions import ParameterValueError
 
 from ._features import KeyIndex, log_ratio, row_keys
 from .base import OutcomeIndex, as_2d

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import functools
 import inspect
-import json
 import math
 from pathlib import Path
 from typing import Any
