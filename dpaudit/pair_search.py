@@ -48,7 +48,6 @@ from typing import Any
 import numpy as np
 
 from ._rng import as_seed_sequence, seed_entropy
-from ._validation import check_int
 from .params import SEARCH_OPTIONS
 from .exceptions import ParameterValueError
 from .pairs import Domain, candidate_pairs, compare_pair, mutate_pair
@@ -158,7 +157,7 @@ def screen_pair(target, dataset, neighbor, *, n_samples: int, delta: float = 0.0
     from .auditor.distinguishers import auto_choices, make_distinguisher, output_kind
     from .targets import load_target
 
-    n_samples = check_int(n_samples, "n_samples", low=40)
+    n_samples = SEARCH_OPTIONS["screen_samples"].check(n_samples, "n_samples")
     tgt = load_target(target)
     seq = as_seed_sequence(rng)
     s0, s1 = seq.spawn(2)

@@ -24,8 +24,8 @@ import numpy as np
 
 from ._executor import Executor, run_ordered
 from ._rng import RNGLike, as_seed_sequence
-from ._validation import check_int, check_real
-from .exceptions import ParameterValueError, TargetError
+from ._validation import check_int
+from .exceptions import TargetError
 from .params import AUDIT_OPTIONS
 from .stats.estimators import HeldOutCounts, count_at_least
 
@@ -58,11 +58,8 @@ def _draw_parts(target, dataset: Any, n: int, *, rng: RNGLike = None, chunk_size
                 n_jobs: int = 1, timeout: float | None = None) -> list[np.ndarray]:
     """:func:`draw_releases` before the concatenation: the checked parts, in order."""
     n = check_int(n, "n", low=0)
-    n_jobs = check_int(n_jobs, "n_jobs")
-    if n_jobs == 0 or n_jobs < -1:
-        raise ParameterValueError(f"n_jobs must be >= 1 or -1; got {n_jobs}")
-    if timeout is not None:
-        timeout = check_real(timeout, "timeout", low=0, low_inclusive=False)
+    n_jobs = AUDIT_OPTIONS["n_jobs"].check(n_jobs)
+    timeout = AUDIT_OPTIONS["timeout"].check(timeout)
     default_chunk = DEFAULT_CHUNK_SIZE if target.accepts_size else DEFAULT_CALL_CHUNK
     chunk = default_chunk if chunk_size is None else check_int(chunk_size, "chunk_size", low=1)
     data = np.array(dataset)  # our own copy: the caller's array can never be mutated by the target
