@@ -303,17 +303,12 @@ def _parse_param(text: str) -> tuple[str, object]:
 
 def cmd_list(args) -> int:
     from .attacks import list_attacks
-    from .auditor import ESTIMATORS
-
     from .mechanisms import list_mechanisms
+    from .stats.estimators import ESTIMATORS
 
     mechs = [(m[0], m[1]) for m in list_mechanisms()]
     mech_params = {name: _mechanism_parameters(name) for name, _ in mechs}
-    estimators = [
-        ("clopper-pearson", "exact one-sided intervals on TPR/FPR of a held-out event; valid for any mechanism"),
-        ("gdp", "certified Gaussian-DP mu (Nasr et al. 2023) turned into epsilon(delta); assumes a Gaussian curve"),
-    ]
-    assert [e[0] for e in estimators] == list(ESTIMATORS)
+    estimators = [(name, cls.description) for name, cls in ESTIMATORS.items()]
     from .runner import list_kinds
 
     kinds = list_kinds()

@@ -620,6 +620,9 @@ def search(
      max_candidates, attack, ideal, estimator, n_jobs, backend, scheduler, timeout) = SEARCH_OPTIONS.check(
         locals(), *_CHECKED)
     domain = Domain(size, low, high, integer=integer, relation=relation)
+    from .stats.estimators import make_estimator
+
+    make_estimator(estimator).check(delta=delta)  # before the screening, not after it
     if samples is not None and (max_samples is not None or time_budget is not None):
         raise ParameterValueError("samples fixes the final audit's size; max_samples and time_budget are for a "
                                   "sequential one (leave samples out)")
