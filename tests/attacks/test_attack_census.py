@@ -1,4 +1,4 @@
-"""Census block reconstruction (Garfinkel, Abowd, Martindale 2019; the seed slides' table)."""
+"""Census block reconstruction (Garfinkel, Abowd and Martindale 2019; the built-in 7-person block)."""
 
 import pytest
 
@@ -14,7 +14,7 @@ from dpaudit.exceptions import ParameterValueError
 
 
 def test_male_rows_leave_thirty_tables():
-    # Seed slides: M2 = 30, M1 + M3 = 102, 1 <= M1 <= 30 -> exactly 30 choices.
+    # The male rows: M2 = 30, M1 + M3 = 102, 1 <= M1 <= 30 -> exactly 30 choices.
     r = census_solutions(SLIDES_MALES)
     assert (r.n_solutions, r.complete) == (30, True)
     assert all(t[1] == (30,) and t[0][0] + t[2][0] == 102 for t in r.solutions)
