@@ -30,7 +30,7 @@ BUILTINS = [name for name in REGISTRY if name not in ADAPTERS]
 
 # -- composition ---------------------------------------------------------------------------
 def test_composition_sums_budgets():
-    # Basic composition (Dwork and Roth 2014, Theorem 3.14): k queries of an epsilon-DP mechanism are k*epsilon-DP.
+    # Basic composition (Dwork and Roth 2014, section 3.5): k queries of an epsilon-DP mechanism are k*epsilon-DP.
     c = compose(LaplaceMechanism(epsilon=0.5), 4)
     assert c.claim.epsilon == 2.0 and c.claim.delta == 0.0
     g = compose(get_mechanism("gaussian_analytic", epsilon=1.0, delta=1e-6), 3)
