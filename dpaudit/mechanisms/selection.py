@@ -7,6 +7,7 @@ monotone under add/remove, the setting of Dwork and Roth (2014), Claim 3.9.
 
 from __future__ import annotations
 
+import math  # noqa: F401  (the Examples use it)
 from dataclasses import dataclass, field
 from typing import Any, Callable
 

@@ -19,6 +19,7 @@ event is chosen on the calibration part, counted on the held-out part.
 
 from __future__ import annotations
 
+import json  # noqa: F401  (the Examples use it)
 from dataclasses import asdict, dataclass
 
 import numpy as np
