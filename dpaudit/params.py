@@ -66,8 +66,9 @@ class Option:
     ----------
     name : str
         The Python keyword (and YAML key).
-    type : {"int", "real", "bool", "str", "choice", "jobs"}
-        ``"jobs"`` is a worker count: an integer >= 1, or -1 for every core.
+    type : {"int", "real", "bool", "str", "choice", "jobs", "relation"}
+        ``"jobs"`` is a worker count: an integer >= 1, or -1 for every core;
+        ``"relation"`` a neighbouring relation, aliases read as their canonical spelling.
     default : object
         The Python default (``None``: not given).
     low, high, low_inclusive, high_inclusive : optional
@@ -124,6 +125,8 @@ class Option:
             return check_str(value, name)
         if t == "choice":
             return check_choice(value, name, self.allowed())
+        if t == "relation":
+            return Neighbouring.parse(value, name).value
         raise AssertionError(f"unknown option type {t!r}")  # a programming error, not a user's
 
     def parse(self, text: str, flag: str) -> Any:
@@ -255,13 +258,13 @@ class OptionTable(MutableMapping):
         for name in names:
             o = self[name]
             extra = dict((overrides or {}).get(name, {}))
-            kind = {"jobs": "int", "choice": "str"}.get(o.type, o.type)
+            kind = {"jobs": "int", "choice": "str", "relation": "str"}.get(o.type, o.type)
             if name == "samples":
                 kind = "samples"
             default = "auto" if name == "samples" else o.default
             out[name] = Param(kind, extra.pop("default", default), low=-1 if o.type == "jobs" else o.low,
                               high=o.high, low_inclusive=o.low_inclusive, high_inclusive=o.high_inclusive,
-                              choices=o.allowed() if o.type == "choice" else None,
+                              choices={"choice": o.allowed(), "relation": Neighbouring.spellings()}.get(o.type),
                               nullable=extra.pop("nullable", o.default is None or name == "samples"),
                               help=extra.pop("help", o.help))
         return out
@@ -325,8 +328,8 @@ SEARCH_OPTIONS = OptionTable([
     Option("low", "real", None, flag="--low", metavar="LO", help="smallest record value"),
     Option("high", "real", None, flag="--high", metavar="HI", help="largest record value"),
     Option("integer", "bool", False, flag="--integer", help="records are integers"),
-    Option("relation", "choice", "replace-one", choices=RELATIONS, flag="--relation",
-           help="neighbouring relation (a built-in's own by default)"),
+    Option("relation", "relation", "replace-one", flag="--relation", metavar="{" + ",".join(RELATIONS) + "}",
+           help="neighbouring relation (a built-in's own by default; add/remove is read as add-remove)"),
     Option("budget", "real", None, low=0.0, low_inclusive=False, flag="--budget", metavar="SEC",
            help="time limit of the screening in seconds"),
     Option("finalists", "int", 1, low=1, flag="--finalists", metavar="K",

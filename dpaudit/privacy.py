@@ -33,6 +33,11 @@ class Neighbouring(str, enum.Enum):
     LINF = "linf"
 
     @classmethod
+    def spellings(cls) -> tuple:
+        """Every name :meth:`parse` reads: the canonical values, then the aliases."""
+        return tuple(_ALIASES)
+
+    @classmethod
     def parse(cls, value: "str | Neighbouring", name: str = "relation") -> "Neighbouring":
         """The relation named by ``value`` (the enum, a canonical spelling or an alias)."""
         if isinstance(value, cls):

@@ -1,6 +1,7 @@
 """One table of options per entry point: a rule written once reaches the command line, Python and YAML."""
 
 import dataclasses
+import json
 
 import pytest
 
@@ -83,3 +84,17 @@ def test_yaml_rejects_an_unknown_estimator_and_one_for_a_kind_without_audits():
         load_config(dict(_audit_config(), estimator={"name": "bayes"}))
     with pytest.raises(ConfigError, match=r"estimator\.name: only audit and search"):
         load_config({"name": "r", "attack": {"name": "rr_tradeoff"}, "estimator": {"name": "gdp"}})
+
+
+def test_relation_aliases_are_read_as_the_canonical_spelling(capsys):
+    # One relation enum: add-remove is canonical, add/remove an alias, on the command line and in YAML.
+    code = main(["search", "laplace", "--epsilon", "1", "--size", "2", "--low", "0", "--high", "1",
+                 "--relation", "add/remove", "--max-samples", "2000", "--seed", "1", "--json"])
+    captured = capsys.readouterr()
+    assert code in (0, 1), captured.err
+    report = json.loads(captured.out)
+    assert report["search"]["domain"]["relation"] == "add-remove"
+    assert abs(len(report["dataset"]) - len(report["neighbor"])) == 1
+    load_config(_search_config(relation="add/remove", size=2, low=0, high=1))
+    with pytest.raises(ConfigError, match=r"attack\.params\.relation"):
+        load_config(_search_config(relation="swap", size=2, low=0, high=1))
