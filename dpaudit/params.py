@@ -24,8 +24,8 @@ from __future__ import annotations
 import argparse
 import math
 import os
-from dataclasses import dataclass
 from collections.abc import Callable, Iterable, Mapping, MutableMapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -34,7 +34,7 @@ from ._validation import check_bool, check_choice, check_int, check_real, check_
 from .exceptions import ParameterValueError
 from .privacy import Neighbouring
 
-__all__ = ["Option", "OptionTable", "AUDIT_OPTIONS", "SEARCH_OPTIONS", "RELATIONS"]
+__all__ = ["Option", "OptionTable", "AUDIT_OPTIONS", "SEARCH_OPTIONS", "RELATIONS", "all_cores"]
 
 #: The neighbouring relations a search domain takes: :class:`dpaudit.Neighbouring`'s canonical spellings.
 RELATIONS = tuple(r.value for r in Neighbouring)
