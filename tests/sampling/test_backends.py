@@ -53,7 +53,8 @@ def scheduler(tmp_path_factory):
             time.sleep(0.1)
         address = json.loads(info.read_text())["address"]
         procs.append(subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker", address,
-                                       "--host", "127.0.0.1", "--nworkers", "1", "--nthreads", "1", *common],
+                                       "--host", "127.0.0.1", "--nworkers", "1", "--nthreads", "1", "--no-nanny",
+                                       *common],
                                       env=_env(), cwd=ROOT, stdout=subprocess.DEVNULL,
                                       stderr=subprocess.DEVNULL))
         with Client(address, timeout="10s") as client:
