@@ -537,14 +537,14 @@ def audit(
         rounds.append(rd)
         if tracker is None:
             break
-        # The tracker follows the main event (its counts add up while it stays);
-        # a certified float leak is a violation too.
+        # The tracker is fed the round's certified bound, the one the verdict reads (Poisson
+        # certificate, float leak and their shares of the failure probability included), so
+        # it stops on "violation" exactly when the report says "violation"; the main event's
+        # counts only plan the rest (its reachable bound).
         tracker = tracker.update(tp=rd.tracked.tp, fp=rd.tracked.fp, samples=step.cumulative, counted=rd.n_test,
                                  same_event=previous is not None,
-                                 projected=sequential.held_out_at_budget(plan, r, rd.n_test))
-        if max(_round_bound(x) for x in rounds) > epsilon:
-            reason = "violation"
-            break
+                                 projected=sequential.held_out_at_budget(plan, r, rd.n_test),
+                                 certified=_round_bound(rd))
         nxt = plan[r + 1] if r + 1 < len(plan) else None
         round_seconds = time.perf_counter() - t_round
         next_seconds = None if nxt is None else round_seconds * (nxt.n_calibration + nxt.n_test) / max(

@@ -472,7 +472,8 @@ class SequentialBound:
                      "rounds_planned": len(self.schedule), "overall_confidence": self.confidence})
 
     # ----------------------------------------------------------------- update
-    def update(self, *, tp, fp, samples=None, counted=None, same_event=True, projected=None) -> "SequentialBound":
+    def update(self, *, tp, fp, samples=None, counted=None, same_event=True, projected=None,
+               certified=None) -> "SequentialBound":
         """Add a round's counts; returns the new state.
 
         Parameters
@@ -501,6 +502,15 @@ class SequentialBound:
             Releases per side the event's counts would cover at the end of the
             budget, for :func:`reachable_bound`; default
             ``counted * max_samples / samples`` (the same share counted).
+        certified : float, optional
+            The round's bound as the caller certified it (another certificate,
+            a share of the round's failure probability, or the largest of
+            several tests' bounds); default: the event's Clopper-Pearson bound
+            at the round confidence.  Whatever is given is what the stopping
+            rules read and what :attr:`epsilon_lower_bound` reports, so a
+            caller that passes the bound its verdict uses stops on
+            ``"violation"`` exactly when its verdict is a violation.  The
+            counts still drive the reachable bound (a planning figure).
         """
         planned = self.schedule.sizes
         done = self._planned_done
@@ -535,6 +545,8 @@ class SequentialBound:
         r = planned.index(samples) + 1
         bound, reachable = _round_and_reachable(tp, fp, counted, projected, self.round_confidence,
                                                 self.delta, self.directions, project=not last_round)
+        if certified is not None:
+            bound = check_real(certified, "certified", low=0.0)
         certified = max(bound, self.epsilon_lower_bound)
         single, _ = epsilon_bounds_array(tp, counted - tp, fp, counted - fp, delta=self.delta,
                                          confidence=self.confidence, directions=self.directions)

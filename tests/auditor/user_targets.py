@@ -147,3 +147,19 @@ GROSS = {
     "rr_wrong_probability": ([1], [0], 1.0, float(np.log((1 + np.e / (1 + np.e)) / (1 - np.e / (1 + np.e))))),
     "laplace_scale_epsilon": ([1], [0], 0.5, 2.0),
 }
+
+
+def unary_encoding_kept_bit(dataset, rng=None):
+    """Unary encoding over a domain of 4 that keeps the true bit too often: claimed epsilon 1, true ln(5.52) = 1.71.
+
+    Symmetric unary encoding at epsilon 1 reports each bit 1 with probability
+    q = 1 / (1 + e^0.5) = 0.378 when it is 0 and p = 1 - q = 0.622 when it is
+    1; this client keeps the true bit with probability 0.77 instead, the kind
+    of slip a library's perturbation step makes.  One release per call, as a
+    wrapped library client is.
+    """
+    rng = np.random.default_rng(rng)
+    v = int(np.asarray(dataset).ravel()[0])
+    bits = (rng.random(4) < 1.0 / (1.0 + np.exp(0.5))).astype(np.int64)
+    bits[v] = rng.random() < 0.77
+    return bits

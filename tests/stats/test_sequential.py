@@ -502,3 +502,17 @@ def test_sound_with_the_stopping_rules_many_seeds(p, q):
     wrong = sum(run(SequentialBound(schedule=sched, epsilon=truth), tp[i], fp[i]).epsilon_lower_bound > truth
                 for i in range(2000))
     assert wrong <= 125
+
+
+def test_a_fed_certified_bound_is_what_the_stopping_rules_read():
+    """The caller's certificate decides "violation": counts whose own interval bound crosses the claim
+    do not stop the audit when the caller certifies less, and the reverse."""
+    seq = SequentialBound(schedule=round_schedule(10**6), epsilon=1.0)
+    own = seq.update(tp=900, fp=100)
+    assert own.stopping_reason() == "violation" and own.epsilon_lower_bound > 1.0
+    fed = seq.update(tp=900, fp=100, certified=0.95)
+    assert fed.epsilon_lower_bound == 0.95 and fed.stopping_reason() != "violation"
+    fed2 = fed.update(tp=1000, fp=1000, samples=2000, counted=1000, same_event=False, certified=1.2)
+    assert fed2.epsilon_lower_bound == 1.2 and fed2.stopping_reason() == "violation"
+    with pytest.raises(ParameterValueError, match="certified"):
+        seq.update(tp=900, fp=100, certified=-0.1)
