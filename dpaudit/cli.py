@@ -43,6 +43,8 @@ examples:
   dpaudit audit noisy_histogram --param n_bins=10 --dataset '[0,1]' --neighbor '[0]' --epsilon 1
   dpaudit audit mypkg.mechanisms:noisy_mean --dataset data.npy --neighbor data2.npy \\
           --epsilon 1 --delta 1e-5 --seed 7 --jobs 2
+  dpaudit audit subsampled_gaussian_steps --claim dpsgd:noise=1,rate=0.1,steps=10
+  dpaudit audit gaussian_analytic --claim gdp:mu=0.5
 
 TARGET is package.module:attribute, path/to/file.py:attribute, or a built-in
 mechanism name from `dpaudit list`.  --dataset/--neighbor may be left out for
@@ -71,6 +73,36 @@ so the bound holds at --confidence whatever the search did.  --budget bounds
 the screening time in seconds (by default the screening draws about as many
 releases as the final audit).  Exit status as for `dpaudit audit`.
 """
+
+
+CLAIM_HELP = ("a claimed privacy curve instead of --epsilon/--delta: gdp:mu=MU, dpsgd:noise=SIGMA,rate=Q,steps=T, "
+              "profile:FILE.json ([[epsilon, delta], ...]) or eps:EPS[,delta=DELTA]; the verdict is a violation "
+              "when a certified (epsilon, delta) lies above the curve, at --confidence for the whole curve")
+
+
+def claim_args(args) -> dict:
+    """``epsilon``/``delta`` or ``claim`` keywords from ``--epsilon/--delta/--claim`` (exactly one of the two forms).
+
+    Giving both is a usage error: the verdict would answer one of two claims.
+    """
+    from . import _validation as v
+
+    if args.claim is not None:
+        if args.epsilon is not None or args.delta is not None:
+            flag = "--epsilon" if args.epsilon is not None else "--delta"
+            raise UsageError(f"argument --claim: give either --claim or --epsilon/--delta, not both (got {flag} too)")
+        from .claims import parse_claim
+        from .exceptions import DPAuditError
+
+        try:
+            parse_claim(args.claim)
+        except DPAuditError as exc:
+            raise UsageError(f"argument --claim: {exc}") from None
+        return {"claim": args.claim}
+    if args.epsilon is None:
+        raise UsageError("argument --epsilon: required (or --claim SPEC for a curve)")
+    return {"epsilon": v.check_epsilon(_float_arg(args.epsilon, "--epsilon"), "--epsilon"),
+            "delta": v.check_delta(_float_arg("0" if args.delta is None else args.delta, "--delta"), "--delta")}
 
 
 def _float_arg(text, flag):
@@ -111,8 +143,9 @@ def _build_parser() -> argparse.ArgumentParser:
                    help="JSON array literal or .json/.npy/.csv file (default for a built-in: its stress pair)")
     a.add_argument("--neighbor", "--neighbour", dest="neighbor", default=None, metavar="D2",
                    help="the neighbouring dataset, same forms as --dataset")
-    a.add_argument("--epsilon", required=True, metavar="EPS", help="claimed epsilon")
-    a.add_argument("--delta", default="0", metavar="DELTA", help="claimed delta (default 0)")
+    a.add_argument("--epsilon", default=None, metavar="EPS", help="claimed epsilon (or --claim)")
+    a.add_argument("--delta", default=None, metavar="DELTA", help="claimed delta (default 0)")
+    a.add_argument("--claim", default=None, metavar="SPEC", help=CLAIM_HELP)
     a.add_argument("--samples", default=None, metavar="N",
                    help="a fixed-size audit of exactly N releases per side (1e6 is fine); without it the audit "
                         "is sequential and stops as soon as the answer is known")
@@ -172,8 +205,7 @@ def cmd_audit(args) -> int:
     from .auditor import audit
 
     kw = dict(
-        epsilon=v.check_epsilon(_float_arg(args.epsilon, "--epsilon"), "--epsilon"),
-        delta=v.check_delta(_float_arg(args.delta, "--delta"), "--delta"),
+        **claim_args(args),
         confidence=v.check_confidence(_float_arg(args.confidence, "--confidence"), "--confidence"),
         attack=args.attack,
         estimator=args.estimator,
@@ -205,7 +237,8 @@ def cmd_audit(args) -> int:
     from .targets import load_target, parse_dataset
 
     params = dict(_parse_param(p) for p in args.param)
-    _warn_claim(args.target, params, kw["epsilon"], kw["delta"])
+    if "epsilon" in kw:
+        _warn_claim(args.target, params, kw["epsilon"], kw["delta"])
     target = load_target(args.target, **params)
     note = _slow_target_note(target) if args.samples is None else None
     if note:
@@ -296,8 +329,9 @@ def _add_search_parser(sub) -> None:
                                    "then audit it on fresh samples.",
                        epilog=SEARCH_EXAMPLE, formatter_class=_FORMATTER)
     s.add_argument("target", metavar="TARGET")
-    s.add_argument("--epsilon", required=True, metavar="EPS", help="claimed epsilon")
-    s.add_argument("--delta", default="0", metavar="DELTA", help="claimed delta (default 0)")
+    s.add_argument("--epsilon", default=None, metavar="EPS", help="claimed epsilon (or --claim)")
+    s.add_argument("--delta", default=None, metavar="DELTA", help="claimed delta (default 0)")
+    s.add_argument("--claim", default=None, metavar="SPEC", help=CLAIM_HELP)
     s.add_argument("--size", default=None, metavar="N", help="records per dataset")
     s.add_argument("--low", default=None, metavar="LO", help="smallest record value")
     s.add_argument("--high", default=None, metavar="HI", help="largest record value")
@@ -347,8 +381,7 @@ def cmd_search(args) -> int:
     kw["size"] = v.check_int(kw["size"], "--size", low=1)
     if not kw["high"] > kw["low"]:
         raise UsageError(f"argument --high: must be greater than --low ({kw['low']:g}); got {kw['high']:g}")
-    kw["epsilon"] = v.check_epsilon(_float_arg(args.epsilon, "--epsilon"), "--epsilon")
-    kw["delta"] = v.check_delta(_float_arg(args.delta, "--delta"), "--delta")
+    kw.update(claim_args(args))
     kw["confidence"] = v.check_confidence(_float_arg(args.confidence, "--confidence"), "--confidence")
     if args.budget is not None:
         kw["budget"] = v.check_real(_float_arg(args.budget, "--budget"), "--budget", low=0.0, low_inclusive=False)

@@ -729,6 +729,7 @@ def _report(tgt, rounds, kind, shape, *, reason, attack, ideal, est, epsilon, cl
         version=__version__,
         elapsed_seconds=round(time.perf_counter() - t_start, 4),
         claim=claim,
-        curve_violation=decisive.curve_violation(),
+        curve_violation=None if not decisive.violation else {
+            **decisive.curve_violation(), "confidence": confidence},  # every round's test holds at once
         claim_curve=decisive.curve(),
     )
