@@ -376,12 +376,12 @@ def _number(spec: str, key: str, text: str) -> float:
         raise ParameterValueError(f"claim {spec!r}: {key} must be a number; got {text!r}") from None
 
 
-def _named(spec: str, fn, *args, **kw):
-    """Run a check and prefix its message with the spec."""
+def _named(text: str, fn, *args, **kw):
+    """Run a check and prefix its message with the spec ``text``."""
     try:
         return fn(*args, **kw)
     except (ParameterValueError, ParameterTypeError) as exc:
-        raise type(exc)(f"claim {spec!r}: {exc}") from None
+        raise type(exc)(f"claim {text!r}: {exc}") from None
 
 
 def parse_claim(spec: str) -> Claim:
