@@ -381,7 +381,7 @@ def _named(text: str, fn, *args, **kw):
     try:
         return fn(*args, **kw)
     except (ParameterValueError, ParameterTypeError) as exc:
-        raise type(exc)(f"claim {text!r}: {exc}") from None
+        raise ParameterValueError(f"claim {text!r}: {exc}") from None  # a spec is text: any flaw is a wrong value
 
 
 def parse_claim(spec: str) -> Claim:

@@ -677,7 +677,7 @@ def _report(tgt, rounds, kind, shape, *, reason, attack, ideal, est, epsilon, cl
         notes.append("the bound reached the sample-size ceiling: more samples could certify more")
     post = posterior_interval(min(bound, 700.0), delta=delta)
     claim_post = posterior_interval(claimed_epsilon, delta=delta)
-    at = f" at delta = {delta:g}" if claim is not None else ""
+    at = f" at delta = {delta:g}" if len(decisive.deltas) > 1 else ""  # a curve: say where
     explanation = (
         f"on this pair an attacker who starts at 50% can be moved to {format_percent(post.high)} or more "
         f"(epsilon >= {bound:.3g}{at} with {confidence:.0%} confidence); the claim epsilon = {claimed_epsilon:g}{at} "
