@@ -100,7 +100,8 @@ def claim_args(args) -> dict:
             raise UsageError(f"argument --claim: {exc}") from None
         return {"claim": args.claim}
     if args.epsilon is None:
-        raise UsageError("argument --epsilon: required (or --claim SPEC for a curve)")
+        raise UsageError(f"{args.command}: the following arguments are required: --epsilon (or --claim SPEC for a "
+                         "curve)")
     return {"epsilon": v.check_epsilon(_float_arg(args.epsilon, "--epsilon"), "--epsilon"),
             "delta": v.check_delta(_float_arg("0" if args.delta is None else args.delta, "--delta"), "--delta")}
 

@@ -81,7 +81,8 @@ class SubsampledGaussianSteps(BuiltinMechanism):
 
     def describe(self) -> str:
         return (f"DP-SGD's white-box view: {self.steps} Poisson-subsampled (rate {self.rate:g}) Gaussian sums "
-                f"(noise {self.noise:g}) of values clipped to [0, 1]; claims the curve {self.curve_claim} (add/remove)")
+                f"(noise {self.noise:g}) of values clipped to [0, 1]; claims epsilon=eps(delta) of its accountant's curve "
+                f"{self.curve_claim} (add/remove)")
 
     def neighbouring_pair(self) -> tuple[np.ndarray, np.ndarray]:
         return np.array([0.0, 1.0]), np.array([0.0])  # with and without the canary
