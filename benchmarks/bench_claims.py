@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import time
+from functools import partial
 
 import numpy as np
 
@@ -55,8 +56,8 @@ def main():
     for name, target, d, d2, point, curve, extra in cases:
         kw = dict(samples=args.samples, seed=1, **extra)
         dpaudit.audit(target, d, d2, **point, **kw)  # warm: imports, caches
-        tp = _best(lambda: dpaudit.audit(target, d, d2, **point, **kw), args.repeats)
-        tc = _best(lambda: dpaudit.audit(target, d, d2, claim=curve, **kw), args.repeats)
+        tp = _best(partial(dpaudit.audit, target, d, d2, **point, **kw), args.repeats)
+        tc = _best(partial(dpaudit.audit, target, d, d2, claim=curve, **kw), args.repeats)
         print(f"{name:<28} {tp:>8.3f} {tc:>8.3f} {tc / tp:>6.2f}  {curve} vs {point}")
 
 

@@ -5,8 +5,16 @@ import json
 import numpy as np
 import pytest
 
-from dpaudit.claims import (AccountantClaim, Claim, GaussianDPClaim, PointClaim, ProfileClaim, as_claim, dpsgd_event,
-                            parse_claim)
+from dpaudit.claims import (
+    AccountantClaim,
+    Claim,
+    GaussianDPClaim,
+    PointClaim,
+    ProfileClaim,
+    as_claim,
+    dpsgd_event,
+    parse_claim,
+)
 from dpaudit.exceptions import ParameterTypeError, ParameterValueError
 from dpaudit.privacy import PrivacyClaim
 from dpaudit.stats.gdp import gaussian_epsilon

@@ -50,7 +50,7 @@ from ..exceptions import ParameterValueError
 from .bounds import EpsilonBound, log_ratio_bound
 from .selection import ThresholdEvent, _pick
 
-__all__ = ["certified_curve", "CurveTest", "curve_test", "CurveCertificate", "SELECTION_POINTS"]
+__all__ = ["SELECTION_POINTS", "CurveCertificate", "CurveTest", "certified_curve", "curve_test"]
 
 #: Grid points the event choice reads (log-spaced among the claim's); certification reads them all.
 SELECTION_POINTS = 48
@@ -165,7 +165,7 @@ class CurveTest:
             return None
         return {"delta": self.delta, "epsilon_lower_bound": self.epsilon_lower_bound,
                 "claimed_epsilon": self.claimed_epsilon, "margin": self.margin, "confidence": self.confidence,
-                "fpr_upper": self.fpr_upper, "fnr_upper": self.fnr_upper, "points_tested": int(len(self.deltas))}
+                "fpr_upper": self.fpr_upper, "fnr_upper": self.fnr_upper, "points_tested": len(self.deltas)}
 
     def curve(self, n_points: int = 40) -> dict:
         """Up to ``n_points`` grid points (log-spaced in delta), for reports and figures."""
@@ -278,7 +278,7 @@ class CurveCertificate:
         return _pick(rates.candidates, *self.objective(rates))
 
     def value(self, rates, event: ThresholdEvent) -> float:
-        i = rates._index(event)  # noqa: SLF001 - the candidate's position, shared with CalibrationRates.value
+        i = rates._index(event)
         fwd, rev = self.objective(rates)
         return float((rev if event.reverse else fwd)[i])
 

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 import dpaudit
-from dpaudit.cli import main
 from dpaudit.claims import ProfileClaim
+from dpaudit.cli import main
 
 DPSGD = "dpsgd:noise=1,rate=0.1,steps=10"
 
@@ -121,14 +121,14 @@ def _alarms(run, seeds):
 
 @pytest.mark.soundness
 def test_soundness_gaussian_against_gdp_over_200_seeds():
-    run = lambda s: dpaudit.audit(gaussian_count, [0, 1], [0], claim="gdp:mu=1", max_samples=20_000,  # noqa: E731
+    run = lambda s: dpaudit.audit(gaussian_count, [0, 1], [0], claim="gdp:mu=1", max_samples=20_000,
                                   seed=s, ideal=True)
     assert _alarms(run, range(200)) <= 10
 
 
 @pytest.mark.soundness
 def test_soundness_subsampled_gaussian_against_its_accountant_over_200_seeds():
-    run = lambda s: dpaudit.audit("subsampled_gaussian_steps", claim=DPSGD, max_samples=8_000,  # noqa: E731
+    run = lambda s: dpaudit.audit("subsampled_gaussian_steps", claim=DPSGD, max_samples=8_000,
                                   seed=s, ideal=True)
     assert _alarms(run, range(200)) <= 10
 
@@ -136,5 +136,5 @@ def test_soundness_subsampled_gaussian_against_its_accountant_over_200_seeds():
 @pytest.mark.soundness
 def test_soundness_laplace_against_its_profile_over_200_seeds():
     claim = laplace_profile()
-    run = lambda s: dpaudit.audit("laplace", claim=claim, max_samples=20_000, seed=s)  # noqa: E731
+    run = lambda s: dpaudit.audit("laplace", claim=claim, max_samples=20_000, seed=s)
     assert _alarms(run, range(200)) <= 10

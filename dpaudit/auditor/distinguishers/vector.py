@@ -8,7 +8,7 @@ from ...exceptions import ParameterValueError
 
 from .base import as_2d
 
-__all__ = ["MeanDifferenceScore", "NaiveBayesScore", "DensityRatioSumScore"]
+__all__ = ["DensityRatioSumScore", "MeanDifferenceScore", "NaiveBayesScore"]
 
 
 class MeanDifferenceScore:
