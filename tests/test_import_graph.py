@@ -119,3 +119,25 @@ def test_mechanisms_do_not_import_adapters():
     offenders = sorted(m for m, deps in graph.items() if m.startswith("dpaudit.mechanisms")
                        and any(d.startswith("dpaudit.adapters") for d in deps))
     assert offenders == []
+
+
+def _private_imports() -> list[tuple[str, str, str]]:
+    """(importing module, imported module, name) for every underscore name imported from another module."""
+    out = []
+    for path in ROOT.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom):
+                for alias in node.names:
+                    if alias.name.startswith("_") and not alias.name.startswith("__"):
+                        out.append((str(path.relative_to(ROOT)), node.module or "." * node.level, alias.name))
+    return out
+
+
+def test_modules_share_a_named_internal_api_not_private_names():
+    """What modules share is named as such (no leading underscore); a private name stays in its module.
+
+    A few private *modules* (``_validation``, ``_rng``...) are imported by name from their package and
+    counted here too; at most 10 such imports are allowed.
+    """
+    found = _private_imports()
+    assert len(found) <= 10, "\n".join(f"{a}: from {b} import {c}" for a, b, c in found)

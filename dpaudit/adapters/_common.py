@@ -6,13 +6,13 @@ from typing import Any
 
 import numpy as np
 
-from ..mechanisms.base import _as_1d_array, _set_epsilon
+from ..mechanisms.base import as_1d_array, set_epsilon
 from ..privacy import PrivacyClaim
 
 __all__: list[str] = []
 
 
-class _RandomizedResponseBits:
+class RandomizedResponseBits:
     """Mixin for randomized response on every respondent's bit, releasing the count of 1 answers.
 
     Gives the adapter's ``_validate`` (epsilon > 0 is the only parameter), the
@@ -25,7 +25,7 @@ class _RandomizedResponseBits:
     name: str
 
     def _validate(self) -> None:
-        _set_epsilon(self)
+        set_epsilon(self)
 
     @property
     def claim(self) -> PrivacyClaim:
@@ -36,4 +36,4 @@ class _RandomizedResponseBits:
 
     def _bits(self, dataset: Any) -> np.ndarray:
         """The respondents' bits (nonzero is 1) of a 1-D dataset."""
-        return _as_1d_array(dataset, self.name, "bits") != 0
+        return as_1d_array(dataset, self.name, "bits") != 0

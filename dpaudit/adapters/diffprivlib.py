@@ -40,14 +40,14 @@ from .._validation import check_delta, check_int
 from ..exceptions import MissingExtraError, ParameterValueError
 from ..mechanisms.base import (
     BuiltinMechanism,
-    _PureAddRemove,
-    _set_epsilon,
-    _set_sensitivity,
+    PureAddRemove,
+    set_epsilon,
+    set_sensitivity,
     counting_queries,
     record_values,
 )
 from ..privacy import PrivacyClaim
-from ._common import _RandomizedResponseBits
+from ._common import RandomizedResponseBits
 
 __all__ = [
     "load_mechanisms",
@@ -150,8 +150,8 @@ class _DplAdditive(_DiffprivlibBase):
     output_kind = "scalar"
 
     def _validate(self) -> None:
-        _set_epsilon(self)
-        _set_sensitivity(self)
+        set_epsilon(self)
+        set_sensitivity(self)
 
     def neighbouring_pair(self) -> tuple[np.ndarray, np.ndarray]:
         return np.array([0.0]), np.array([0.0, float(self.sensitivity)])
@@ -161,7 +161,7 @@ class _DplAdditive(_DiffprivlibBase):
 
 
 @dataclass(frozen=True)
-class DiffprivlibLaplace(_PureAddRemove, _DplAdditive):
+class DiffprivlibLaplace(PureAddRemove, _DplAdditive):
     """diffprivlib Laplace on a sum clipped to [0, sensitivity]."""
 
     name = "diffprivlib.laplace"
@@ -206,7 +206,7 @@ class DiffprivlibGaussianAnalytic(DiffprivlibGaussian):
 
 
 @dataclass(frozen=True)
-class DiffprivlibGeometric(_PureAddRemove, _DiffprivlibBase):
+class DiffprivlibGeometric(PureAddRemove, _DiffprivlibBase):
     """diffprivlib Geometric (two-sided geometric) on an integer sum clipped to [0, sensitivity]."""
 
     epsilon: float = 1.0
@@ -216,7 +216,7 @@ class DiffprivlibGeometric(_PureAddRemove, _DiffprivlibBase):
     output_kind = "discrete"
 
     def _validate(self) -> None:
-        _set_epsilon(self)
+        set_epsilon(self)
         object.__setattr__(self, "sensitivity", check_int(self.sensitivity, "sensitivity", low=1))
 
     def neighbouring_pair(self) -> tuple[np.ndarray, np.ndarray]:
@@ -233,7 +233,7 @@ class DiffprivlibGeometric(_PureAddRemove, _DiffprivlibBase):
 
 
 @dataclass(frozen=True)
-class DiffprivlibExponential(_PureAddRemove, _DiffprivlibBase):
+class DiffprivlibExponential(PureAddRemove, _DiffprivlibBase):
     """diffprivlib Exponential over n_candidates counting-query utilities (index released)."""
 
     epsilon: float = 1.0
@@ -244,9 +244,9 @@ class DiffprivlibExponential(_PureAddRemove, _DiffprivlibBase):
     output_kind = "discrete"
 
     def _validate(self) -> None:
-        _set_epsilon(self)
+        set_epsilon(self)
         object.__setattr__(self, "n_candidates", check_int(self.n_candidates, "n_candidates", low=1))
-        _set_sensitivity(self)
+        set_sensitivity(self)
 
     def neighbouring_pair(self) -> tuple[np.ndarray, np.ndarray]:
         d = np.repeat(np.arange(1, self.n_candidates), 3).astype(float)
@@ -268,7 +268,7 @@ class DiffprivlibExponential(_PureAddRemove, _DiffprivlibBase):
 
 
 @dataclass(frozen=True)
-class DiffprivlibBinary(_RandomizedResponseBits, _DiffprivlibBase):
+class DiffprivlibBinary(RandomizedResponseBits, _DiffprivlibBase):
     """diffprivlib Binary (randomized response) on every respondent's bit; releases the count of 1 answers."""
 
     epsilon: float = math.log(3.0)

@@ -31,15 +31,15 @@ from .._validation import check_choice, check_int
 from ..exceptions import MissingExtraError, ParameterValueError
 from ..mechanisms.base import (
     BuiltinMechanism,
-    _gaussian_delta,
-    _PureAddRemove,
-    _set_epsilon,
-    _set_sensitivity,
+    check_gaussian_delta,
+    PureAddRemove,
+    set_epsilon,
+    set_sensitivity,
     check_size,
     record_values,
 )
 from ..privacy import PrivacyClaim
-from ._common import _RandomizedResponseBits
+from ._common import RandomizedResponseBits
 
 __all__ = ["load_opendp", "OpenDPLaplace", "OpenDPGaussian", "OpenDPRandomizedResponse"]
 
@@ -102,12 +102,12 @@ class _OpenDPAdditive(_OpenDPBase):
     output_kind = "scalar"
 
     def _validate(self) -> None:
-        _set_epsilon(self)
+        set_epsilon(self)
         check_choice(self.domain, "domain", ("float", "int"))
         if self.domain == "int":
             object.__setattr__(self, "sensitivity", check_int(self.sensitivity, "sensitivity", low=1))
         else:
-            _set_sensitivity(self)
+            set_sensitivity(self)
 
     @property
     def output_kind(self) -> str:  # type: ignore[override]
@@ -142,7 +142,7 @@ class _OpenDPAdditive(_OpenDPBase):
 
 
 @dataclass(frozen=True)
-class OpenDPLaplace(_PureAddRemove, _OpenDPAdditive):
+class OpenDPLaplace(PureAddRemove, _OpenDPAdditive):
     """OpenDP Laplace (float) or discrete Laplace (int) on a sum clipped to [0, sensitivity]."""
 
     name = "opendp.laplace"
@@ -164,7 +164,7 @@ class OpenDPGaussian(_OpenDPAdditive):
 
     def _validate(self) -> None:
         super()._validate()
-        object.__setattr__(self, "delta", _gaussian_delta(self.delta))
+        object.__setattr__(self, "delta", check_gaussian_delta(self.delta))
 
     @property
     def claim(self) -> PrivacyClaim:
@@ -182,7 +182,7 @@ class OpenDPGaussian(_OpenDPAdditive):
 
 
 @dataclass(frozen=True)
-class OpenDPRandomizedResponse(_RandomizedResponseBits, _OpenDPBase):
+class OpenDPRandomizedResponse(RandomizedResponseBits, _OpenDPBase):
     """OpenDP randomized response on every respondent's bit (truthful w.p. e^eps/(1+e^eps)); releases the count of 1s."""
 
     epsilon: float = math.log(3.0)

@@ -33,7 +33,7 @@ import numpy as np
 from dpaudit._rng import RNGLike, as_generator, as_seed_sequence, seed_entropy
 from dpaudit._validation import check_confidence, check_int, check_probability
 from dpaudit.attacks._result import AttackResult
-from dpaudit.attacks.query_mechanisms import _mechanism_label, _verdict, as_query_mechanism, claimed_budget
+from dpaudit.attacks.query_mechanisms import mechanism_label, verdict_of, as_query_mechanism, claimed_budget
 from dpaudit.exceptions import ParameterValueError
 from dpaudit.stats import epsilon_lower_bound
 
@@ -270,13 +270,13 @@ def run_differencing(
         n_people=n_people,
         k_repeats=k_repeats,
         trials=trials,
-        mechanism=_mechanism_label(mech),
+        mechanism=mechanism_label(mech),
         n_answers=n_answers,
         accuracy=(tp + tn) / (2 * trials),
         rmse=float(np.sqrt(sq_err / (2 * trials))),
         bound=bound,
         claimed=claimed,
-        verdict=_verdict(bound.epsilon_lower_bound, claimed),
+        verdict=verdict_of(bound.epsilon_lower_bound, claimed),
         seed=seed_entropy(seq),
     )
 

@@ -472,12 +472,12 @@ def claimed_budget(mechanism: Any, k: int) -> PrivacyClaim | None:
     return _composed(getattr(mechanism, "claim", None), k)
 
 
-def _verdict(epsilon_lower_bound: float, claim: PrivacyClaim | None) -> str:
+def verdict_of(epsilon_lower_bound: float, claim: PrivacyClaim | None) -> str:
     """The audit verdict of an attack against the claimed budget of the whole release."""
     if claim is None:
         return "no claim"
     return "violation" if epsilon_lower_bound > claim.epsilon else "no violation found"
 
 
-def _mechanism_label(mechanism: Any) -> str:
+def mechanism_label(mechanism: Any) -> str:
     return str(getattr(mechanism, "name", None) or type(mechanism).__name__)

@@ -55,7 +55,7 @@ import scipy.sparse as sp
 from dpaudit._rng import RNGLike, as_generator, as_seed_sequence, seed_entropy
 from dpaudit._validation import check_choice, check_confidence, check_int, check_real
 from dpaudit.attacks._result import AttackResult
-from dpaudit.attacks.query_mechanisms import _mechanism_label, _verdict, as_query_mechanism, claimed_budget
+from dpaudit.attacks.query_mechanisms import mechanism_label, verdict_of, as_query_mechanism, claimed_budget
 from dpaudit.exceptions import ParameterValueError
 from dpaudit.stats import epsilon_lower_bound
 
@@ -564,7 +564,7 @@ def run_reconstruction(
         k=k,
         trials=trials,
         query_family=query_family if isinstance(query_family, str) else getattr(query_family, "__name__", "callable"),
-        mechanism=_mechanism_label(mech),
+        mechanism=mechanism_label(mech),
         norm=norm,
         solver=resolved_solver,
         fraction_recovered=float(np.mean(fractions)),
@@ -573,7 +573,7 @@ def run_reconstruction(
         solve_seconds=seconds / trials,
         bound=bound,
         claimed=claimed,
-        verdict=_verdict(bound.epsilon_lower_bound, claimed),
+        verdict=verdict_of(bound.epsilon_lower_bound, claimed),
         seed=seed_entropy(seq),
     )
 

@@ -50,8 +50,8 @@ from dpaudit._validation import check_choice, check_confidence, check_int, check
 from dpaudit.attacks._result import AttackResult
 from dpaudit.attacks.query_mechanisms import (
     SubsampleAnswers,
-    _mechanism_label,
-    _verdict,
+    mechanism_label,
+    verdict_of,
     as_query_mechanism,
     claimed_budget,
 )
@@ -301,12 +301,12 @@ def run_tracing(
         details={"attack": "tracing", "threshold": threshold, "tau": tau if threshold == "calibrated" else None},
     )
     return TracingResult(
-        n=n, d=d, n_targets=n_targets, mechanism=_mechanism_label(mech), alpha=alpha, threshold=threshold,
+        n=n, d=d, n_targets=n_targets, mechanism=mechanism_label(mech), alpha=alpha, threshold=threshold,
         target_fpr=fpr, tau=tau if threshold == "calibrated" else None,
         tpr=tp / n_targets, fpr=fp / n_targets,
         theory_tpr=float(th_in.mean()), theory_fpr=float(th_out.mean()),
         calibrated_tpr=float(cal_in.mean()), calibrated_fpr=float(cal_out.mean()),
-        bound=bound, claimed=claimed, verdict=_verdict(bound.epsilon_lower_bound, claimed),
+        bound=bound, claimed=claimed, verdict=verdict_of(bound.epsilon_lower_bound, claimed),
         seconds=seconds, seed=seed_entropy(seq),
     )
 

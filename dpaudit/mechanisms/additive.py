@@ -26,18 +26,18 @@ import numpy as np
 
 from .._validation import check_choice, check_int
 from ..exceptions import ParameterValueError
-from .base import (BuiltinMechanism, _answers_vector, _PureAddRemove, _PureClaim, _set_answers, _set_epsilon,
-                   _set_sensitivity, input_domain, record_values)
-from .base import _positive_epsilon  # noqa: F401  (re-exported: older imports name it here)
+from .base import (BuiltinMechanism, answers_vector, PureAddRemove, PureClaim, set_answers, set_epsilon,
+                   set_sensitivity, input_domain, record_values)
+from .base import positive_epsilon  # noqa: F401  (re-exported: older imports name it here)
 from .float_safe import discrete_laplace, discrete_laplace_delta, epsilon_from_delta, exact_scale, granularity
 
 __all__ = ["LaplaceMechanism", "GeometricMechanism", "UnclippedSum", "laplace_epsilon_profile", "grid_step",
            "grid_statistic"]
 
-_QUERIES = ("sum", "count")
+QUERIES = ("sum", "count")
 
 
-def _statistic(dataset: Any, query: str, bound: float) -> float:
+def query_statistic(dataset: Any, query: str, bound: float) -> float:
     values = record_values(dataset)
     if query == "count":
         return float(values.shape[0])
@@ -82,7 +82,7 @@ def _float_up(x: Fraction) -> float:
 
 
 @functools.lru_cache(maxsize=256)
-def _discrete_laplace_epsilon(scale: Fraction, shift: int, delta: float) -> float:
+def discrete_laplace_epsilon(scale: Fraction, shift: int, delta: float) -> float:
     pure = _float_up(Fraction(shift) / scale)
     if delta <= 0:
         return pure
@@ -106,7 +106,7 @@ def laplace_epsilon_profile(epsilon: float, delta: float) -> float:
 
 
 @dataclass(frozen=True)
-class LaplaceMechanism(_PureClaim, BuiltinMechanism):
+class LaplaceMechanism(PureClaim, BuiltinMechanism):
     """Laplace noise of scale sensitivity/epsilon on a clipped sum or a count.
 
     Float-safe: the release is ``g * (K + Z)`` with ``K`` the statistic in
@@ -150,10 +150,10 @@ class LaplaceMechanism(_PureClaim, BuiltinMechanism):
     float_safe = True
 
     def __post_init__(self) -> None:
-        _set_epsilon(self)
-        _set_sensitivity(self)
-        check_choice(self.query, "query", _QUERIES)
-        _set_answers(self)
+        set_epsilon(self)
+        set_sensitivity(self)
+        check_choice(self.query, "query", QUERIES)
+        set_answers(self)
         if self.answers and self.query != "sum":
             raise ParameterValueError(f"query must be 'sum' when answers=True (the dataset is the answer); "
                                       f"got {self.query!r}")
@@ -190,7 +190,7 @@ class LaplaceMechanism(_PureClaim, BuiltinMechanism):
     def _prepare(self, dataset: Any) -> int:
         if self.answers:
             # The answer in grid units, rounded down (exact for answers on the grid, e.g. integers).
-            return int(math.floor(_answers_vector(dataset, 1, self.name)[0] / self.step))
+            return int(math.floor(answers_vector(dataset, 1, self.name)[0] / self.step))
         return grid_statistic(dataset, self.query, self.sensitivity, self.step)
 
     def _draw(self, prepared: int, n: int, rng: np.random.Generator) -> np.ndarray:
@@ -204,11 +204,11 @@ class LaplaceMechanism(_PureClaim, BuiltinMechanism):
         ``2**-10`` of the continuous Laplace's ``epsilon + 2 ln(1 - delta)``."""
         count = self.query == "count" and not self.answers
         shift = int(round(1.0 / self.step)) if count else self._units  # type: ignore[attr-defined]
-        return _discrete_laplace_epsilon(self._noise_scale, shift, float(delta))  # type: ignore[attr-defined]
+        return discrete_laplace_epsilon(self._noise_scale, shift, float(delta))  # type: ignore[attr-defined]
 
 
 @dataclass(frozen=True)
-class GeometricMechanism(_PureAddRemove, BuiltinMechanism):
+class GeometricMechanism(PureAddRemove, BuiltinMechanism):
     """Two-sided geometric (discrete Laplace) noise on an integer sum or count.
 
     The noise ``Z`` has ``P(Z = z) = (1 - a) / (1 + a) * a**|z|`` with
@@ -232,9 +232,9 @@ class GeometricMechanism(_PureAddRemove, BuiltinMechanism):
     float_safe = True
 
     def __post_init__(self) -> None:
-        _set_epsilon(self)
+        set_epsilon(self)
         object.__setattr__(self, "sensitivity", check_int(self.sensitivity, "sensitivity", low=1))
-        check_choice(self.query, "query", _QUERIES)
+        check_choice(self.query, "query", QUERIES)
         object.__setattr__(self, "_noise_scale", exact_scale(Fraction(self.sensitivity) / Fraction(self.epsilon)))
 
     @property
@@ -264,11 +264,11 @@ class GeometricMechanism(_PureAddRemove, BuiltinMechanism):
     def true_epsilon(self, delta: float = 0.0) -> float:
         """Exact at delta = 0 (an upper bound for delta > 0): the largest shift over the noise scale."""
         shift = 1 if self.query == "count" else self.sensitivity
-        return _discrete_laplace_epsilon(self._noise_scale, shift, 0.0)  # type: ignore[attr-defined]
+        return discrete_laplace_epsilon(self._noise_scale, shift, 0.0)  # type: ignore[attr-defined]
 
 
 @dataclass(frozen=True)
-class UnclippedSum(_PureAddRemove, BuiltinMechanism):
+class UnclippedSum(PureAddRemove, BuiltinMechanism):
     """BROKEN: Laplace noise for sensitivity 1 on a sum that is never clipped.
 
     It claims epsilon-DP (scale ``sensitivity/epsilon``) but adds the raw values:
@@ -291,8 +291,8 @@ class UnclippedSum(_PureAddRemove, BuiltinMechanism):
     float_safe = False  # numpy's float Laplace: its broken clipping is the point, not its bits
 
     def __post_init__(self) -> None:
-        _set_epsilon(self)
-        _set_sensitivity(self)
+        set_epsilon(self)
+        set_sensitivity(self)
 
     def neighbouring_pair(self) -> tuple[np.ndarray, np.ndarray]:
         # A record of value 100 costs 100 * epsilon on this pair.

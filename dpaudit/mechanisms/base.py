@@ -29,6 +29,13 @@ from .._validation import check_delta, check_epsilon, check_int, check_real
 from ..exceptions import ParameterTypeError, ParameterValueError
 from ..privacy import PrivacyClaim
 
+#: Shared by the built-in mechanism modules (their internal API: named, documented, not
+#: re-exported from ``dpaudit``): claims, field checks and query helpers every built-in uses.
+INTERNAL_API = (
+    "PureAddRemove", "PureClaim", "PureLinf", "answers_vector", "as_1d_array", "as_numeric_array",
+    "check_gaussian_delta", "positive_epsilon", "set_answers", "set_epsilon", "set_sensitivity",
+)
+
 __all__ = [
     "Mechanism",
     "BuiltinMechanism",
@@ -67,7 +74,7 @@ def check_size(size: Any) -> int | None:
     return check_int(size, "size", low=0)
 
 
-def _as_numeric_array(dataset: Any) -> np.ndarray:
+def as_numeric_array(dataset: Any) -> np.ndarray:
     arr = np.asarray(dataset)
     if arr.dtype.kind not in "biuf":
         raise ParameterTypeError(f"dataset must be numeric; got an array of dtype {arr.dtype}")
@@ -76,22 +83,22 @@ def _as_numeric_array(dataset: Any) -> np.ndarray:
     return np.atleast_1d(arr)
 
 
-def _as_1d_array(dataset: Any, owner: str, content: str) -> np.ndarray:
+def as_1d_array(dataset: Any, owner: str, content: str) -> np.ndarray:
     """The dataset as a 1-D numeric array; ``owner`` (a mechanism name) and ``content`` word the error."""
-    arr = _as_numeric_array(dataset)
+    arr = as_numeric_array(dataset)
     if arr.ndim != 1:
         raise ParameterValueError(f"{owner} expects a 1-D dataset of {content}; got shape {arr.shape}")
     return arr
 
 
-def _positive_epsilon(value: Any, name: str = "epsilon") -> float:
+def positive_epsilon(value: Any, name: str = "epsilon") -> float:
     value = check_epsilon(value, name)
     if value <= 0:
         raise ParameterValueError(f"{name} must be > 0; got {value!r}")
     return value
 
 
-def _gaussian_delta(value: Any) -> float:
+def check_gaussian_delta(value: Any) -> float:
     """A delta in (0, 1): Gaussian noise is never pure DP, so 0 is refused."""
     delta = check_delta(value)
     if delta <= 0:
@@ -101,22 +108,22 @@ def _gaussian_delta(value: Any) -> float:
 
 # The built-ins are frozen dataclasses: __post_init__ normalises a field in place
 # through object.__setattr__.  These two are the checks almost every one repeats.
-def _set_epsilon(mechanism: Any) -> None:
+def set_epsilon(mechanism: Any) -> None:
     """Validate ``mechanism.epsilon`` (> 0) and store it as a float."""
-    object.__setattr__(mechanism, "epsilon", _positive_epsilon(mechanism.epsilon))
+    object.__setattr__(mechanism, "epsilon", positive_epsilon(mechanism.epsilon))
 
 
-def _set_sensitivity(mechanism: Any) -> None:
+def set_sensitivity(mechanism: Any) -> None:
     """Validate ``mechanism.sensitivity`` (a real > 0) and store it as a float."""
     object.__setattr__(
         mechanism, "sensitivity", check_real(mechanism.sensitivity, "sensitivity", low=0, low_inclusive=False)
     )
 
 
-class _PureAddRemove:
+class PureAddRemove:
     """Mixin for a mechanism that claims pure ``epsilon``-DP under add/remove neighbours.
 
-    Put it before the mechanism base class (``class M(_PureAddRemove, BuiltinMechanism)``)
+    Put it before the mechanism base class (``class M(PureAddRemove, BuiltinMechanism)``)
     so that its ``claim`` replaces the abstract one.
     """
 
@@ -127,7 +134,7 @@ class _PureAddRemove:
         return PrivacyClaim(self.epsilon, 0.0, "add/remove")
 
 
-class _PureClaim:
+class PureClaim:
     """Mixin for a mechanism with an ``answers`` switch that claims pure ``epsilon``-DP.
 
     ``answers=False`` (the default): the dataset holds records and the claim is
@@ -144,16 +151,16 @@ class _PureClaim:
         return PrivacyClaim(self.epsilon, 0.0, "linf" if self.answers else "add/remove")
 
 
-def _set_answers(mechanism: Any) -> None:
+def set_answers(mechanism: Any) -> None:
     """Validate the ``answers`` switch (a bool)."""
     if not isinstance(mechanism.answers, (bool, np.bool_)):
         raise ParameterTypeError(f"answers must be a bool; got {mechanism.answers!r}")
     object.__setattr__(mechanism, "answers", bool(mechanism.answers))
 
 
-def _answers_vector(dataset: Any, n: int, owner: str, content: str = "query answers") -> np.ndarray:
+def answers_vector(dataset: Any, n: int, owner: str, content: str = "query answers") -> np.ndarray:
     """The dataset as ``n`` finite numbers (a 1-D float array of length ``n``); ``content`` words the error."""
-    arr = _as_numeric_array(dataset)
+    arr = as_numeric_array(dataset)
     if arr.ndim != 1 or arr.shape[0] != n:
         raise ParameterValueError(f"{owner} expects a 1-D dataset of {n} {content}; got shape {arr.shape}")
     arr = arr.astype(float)
@@ -162,7 +169,7 @@ def _answers_vector(dataset: Any, n: int, owner: str, content: str = "query answ
     return arr
 
 
-class _PureLinf:
+class PureLinf:
     """Mixin for a mechanism on query answers that claims pure ``epsilon``-DP for ``linf`` neighbours."""
 
     epsilon: float
@@ -202,7 +209,7 @@ def record_values(dataset: Any) -> np.ndarray:
     >>> record_values([[1, 2], [3, 4]])
     array([3., 7.])
     """
-    arr = _as_numeric_array(dataset).astype(float, copy=False)
+    arr = as_numeric_array(dataset).astype(float, copy=False)
     return arr if arr.ndim == 1 else arr.sum(axis=1)
 
 
@@ -221,7 +228,7 @@ def counting_queries(dataset: Any, n_queries: int) -> np.ndarray:
     >>> counting_queries([[1, 0, 5], [1, 1, -2]], 3)
     array([2., 1., 1.])
     """
-    arr = _as_numeric_array(dataset)
+    arr = as_numeric_array(dataset)
     if arr.ndim == 1:
         labels = np.rint(arr.astype(float, copy=False))
         inside = (labels >= 0) & (labels < n_queries)
@@ -238,7 +245,7 @@ class BuiltinMechanism:
     """Shared behaviour of the built-in mechanisms (frozen dataclasses).
 
     Subclasses define ``name``, ``output_kind``, ``broken``, ``float_safe``, the ``claim``
-    property (:class:`_PureAddRemove` gives the pure add/remove one),
+    property (:class:`PureAddRemove` gives the pure add/remove one),
     ``neighbouring_pair()``, and two hooks: ``_prepare(dataset)``
     computes the exact statistic once, ``_draw(prepared, n, rng)`` draws ``n``
     releases of it, shape ``(n,)`` or ``(n, k)``, fully vectorised.

@@ -9,14 +9,14 @@ from typing import Any
 import numpy as np
 
 from .._validation import check_int
-from .additive import _statistic
-from .base import BuiltinMechanism, _PureAddRemove, _set_epsilon, _set_sensitivity
+from .additive import query_statistic
+from .base import BuiltinMechanism, PureAddRemove, set_epsilon, set_sensitivity
 
 __all__ = ["FloatLaplaceMironov"]
 
 
 @dataclass(frozen=True)
-class FloatLaplaceMironov(_PureAddRemove, BuiltinMechanism):
+class FloatLaplaceMironov(PureAddRemove, BuiltinMechanism):
     """BROKEN: the textbook floating-point Laplace sampler f(D) - b sgn(u) ln(1 - 2|u|), u uniform.
 
     Mironov (2012, "On significance of the least significant bits for
@@ -56,15 +56,15 @@ class FloatLaplaceMironov(_PureAddRemove, BuiltinMechanism):
     float_safe = False
 
     def __post_init__(self) -> None:
-        _set_epsilon(self)
-        _set_sensitivity(self)
+        set_epsilon(self)
+        set_sensitivity(self)
         object.__setattr__(self, "uniform_bits", check_int(self.uniform_bits, "uniform_bits", low=2, high=53))
 
     def neighbouring_pair(self) -> tuple[np.ndarray, np.ndarray]:
         return np.array([0.0]), np.array([0.0, self.sensitivity])
 
     def _prepare(self, dataset: Any) -> float:
-        return _statistic(dataset, "sum", self.sensitivity)
+        return query_statistic(dataset, "sum", self.sensitivity)
 
     def _draw(self, prepared: float, n: int, rng: np.random.Generator) -> np.ndarray:
         grid = 2 ** self.uniform_bits

@@ -32,8 +32,8 @@ from ..stats.profile import gaussian_epsilon as _stats_gaussian_epsilon
 from .._validation import check_choice
 from ..exceptions import ParameterValueError
 from ..privacy import PrivacyClaim
-from .additive import _QUERIES, grid_statistic, grid_step
-from .base import BuiltinMechanism, _gaussian_delta, _set_epsilon, _set_sensitivity
+from .additive import QUERIES, grid_statistic, grid_step
+from .base import BuiltinMechanism, check_gaussian_delta, set_epsilon, set_sensitivity
 from .float_safe import discrete_gaussian, discrete_gaussian_delta, epsilon_from_delta
 
 __all__ = [
@@ -140,10 +140,10 @@ class _GaussianBase(BuiltinMechanism):
     float_safe = True
 
     def __post_init__(self) -> None:
-        _set_epsilon(self)
-        object.__setattr__(self, "delta", _gaussian_delta(self.delta))
-        _set_sensitivity(self)
-        check_choice(self.query, "query", _QUERIES)
+        set_epsilon(self)
+        object.__setattr__(self, "delta", check_gaussian_delta(self.delta))
+        set_sensitivity(self)
+        check_choice(self.query, "query", QUERIES)
         self._check_range()
         # Computed once: the calibrations run bisections.
         sigma = self._compute_sigma()

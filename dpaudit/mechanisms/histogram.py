@@ -21,8 +21,8 @@ from .._validation import check_int
 from ..exceptions import ParameterValueError
 from ..privacy import PrivacyClaim
 from ._noise import laplace_noise
-from .additive import _discrete_laplace_epsilon, grid_step
-from .base import (BuiltinMechanism, _answers_vector, _as_1d_array, _PureAddRemove, _set_answers, _set_epsilon,
+from .additive import discrete_laplace_epsilon, grid_step
+from .base import (BuiltinMechanism, answers_vector, as_1d_array, PureAddRemove, set_answers, set_epsilon,
                    counting_queries, input_domain)
 from .float_safe import discrete_laplace, exact_scale
 
@@ -30,7 +30,7 @@ __all__ = ["NoisyHistogram", "HistogramReplaceOneBug", "HistogramScaleBug"]
 
 
 @dataclass(frozen=True)
-class NoisyHistogram(_PureAddRemove, BuiltinMechanism):
+class NoisyHistogram(PureAddRemove, BuiltinMechanism):
     """Histogram of labels 0..n_bins-1 with Laplace(1/epsilon) noise on every bin.
 
     Adding or removing one record changes one bin by 1 (L1 sensitivity 1), so it
@@ -58,9 +58,9 @@ class NoisyHistogram(_PureAddRemove, BuiltinMechanism):
     float_safe = True
 
     def __post_init__(self) -> None:
-        _set_epsilon(self)
+        set_epsilon(self)
         object.__setattr__(self, "n_bins", check_int(self.n_bins, "n_bins", low=1))
-        _set_answers(self)
+        set_answers(self)
         step = grid_step(1.0 / self.epsilon, 1.0, "count")
         units = int(round(1.0 / step))
         object.__setattr__(self, "_step", step)
@@ -100,11 +100,11 @@ class NoisyHistogram(_PureAddRemove, BuiltinMechanism):
 
     def _prepare(self, dataset: Any) -> np.ndarray:
         if self.answers:
-            counts = _answers_vector(dataset, self.n_bins, self.name)
+            counts = answers_vector(dataset, self.n_bins, self.name)
             if np.any(counts != np.round(counts)):
                 raise ParameterValueError(f"{self.name} expects whole counts with answers=True; got {counts.tolist()}")
             return counts
-        return counting_queries(_as_1d_array(dataset, self.name, "labels"), self.n_bins)
+        return counting_queries(as_1d_array(dataset, self.name, "labels"), self.n_bins)
 
     def _width(self, prepared: np.ndarray) -> int:
         return self.n_bins
@@ -116,7 +116,7 @@ class NoisyHistogram(_PureAddRemove, BuiltinMechanism):
 
     def true_epsilon(self, delta: float = 0.0) -> float:
         """Exact for the grid mechanism (one bin moves by one count), through the discrete Laplace profile."""
-        return _discrete_laplace_epsilon(self._noise_scale, self._units, float(delta))  # type: ignore[attr-defined]
+        return discrete_laplace_epsilon(self._noise_scale, self._units, float(delta))  # type: ignore[attr-defined]
 
 
 @dataclass(frozen=True)

@@ -16,13 +16,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._noise import exponential_noise, laplace_noise
-from .selection import _NoisyMaxBase
+from .selection import NoisyMaxBase
 
 __all__ = ["NoisyMaxValueLaplace", "NoisyMaxValueExponential"]
 
 
 @dataclass(frozen=True)
-class _NoisyMaxValue(_NoisyMaxBase):
+class _NoisyMaxValue(NoisyMaxBase):
     output_kind = "scalar"
     broken = True
     float_safe = False  # releases a float noisy value

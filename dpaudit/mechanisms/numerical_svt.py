@@ -15,13 +15,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._noise import laplace_noise, laplace_release
-from .sparse_vector import _SVTBase
+from .sparse_vector import SVTBase
 
 __all__ = ["NumericalSVT"]
 
 
 @dataclass(frozen=True)
-class NumericalSVT(_SVTBase):
+class NumericalSVT(SVTBase):
     """Numerical sparse vector: noisy values of up to c above answers (Wang et al. 2019); epsilon-DP.
 
     rho ~ Lap(3/epsilon) on the threshold, nu_i ~ Lap(6c/epsilon) for the

@@ -18,14 +18,14 @@ import numpy as np
 
 from .._validation import check_int, check_real
 from ._noise import laplace_release
-from .base import BuiltinMechanism, _answers_vector, _PureLinf, _set_epsilon, input_domain
-from .sparse_vector import SVTLyuAlg3, SVTLyuAlg4, _halves
+from .base import BuiltinMechanism, answers_vector, PureLinf, set_epsilon, input_domain
+from .sparse_vector import SVTLyuAlg3, SVTLyuAlg4, halves_pattern
 
 __all__ = ["LaplaceParallel", "SVT34Parallel"]
 
 
 @dataclass(frozen=True)
-class LaplaceParallel(_PureLinf, BuiltinMechanism):
+class LaplaceParallel(PureLinf, BuiltinMechanism):
     """n_parallel Laplace releases of one answer, each with budget epsilon/n_parallel; epsilon-DP by composition.
 
     The dataset is one query answer of sensitivity 1 (a length-1 array); each
@@ -53,7 +53,7 @@ class LaplaceParallel(_PureLinf, BuiltinMechanism):
     float_safe = True  # every release snapped to a power-of-two grid (dpaudit.mechanisms._noise.laplace_release)
 
     def __post_init__(self) -> None:
-        _set_epsilon(self)
+        set_epsilon(self)
         object.__setattr__(self, "n_parallel", check_int(self.n_parallel, "n_parallel", low=1))
 
     @property
@@ -69,7 +69,7 @@ class LaplaceParallel(_PureLinf, BuiltinMechanism):
         return input_domain(size=1, low=-10, high=10, integer=False, relation="linf")
 
     def _prepare(self, dataset: Any) -> float:
-        return float(_answers_vector(dataset, 1, self.name, "query answer")[0])
+        return float(answers_vector(dataset, 1, self.name, "query answer")[0])
 
     def _width(self, prepared: float) -> int:
         return self.n_parallel
@@ -79,7 +79,7 @@ class LaplaceParallel(_PureLinf, BuiltinMechanism):
 
 
 @dataclass(frozen=True)
-class SVT34Parallel(_PureLinf, BuiltinMechanism):
+class SVT34Parallel(PureLinf, BuiltinMechanism):
     """BROKEN: Lyu et al.'s Algorithms 3 and 4 run side by side on the same answers, each with the whole epsilon.
 
     The release is Algorithm 3's (statuses, then values of the above answers)
@@ -109,7 +109,7 @@ class SVT34Parallel(_PureLinf, BuiltinMechanism):
     float_safe = False  # Algorithm 3's float values
 
     def __post_init__(self) -> None:
-        _set_epsilon(self)
+        set_epsilon(self)
         object.__setattr__(self, "threshold", check_real(self.threshold, "threshold"))
         object.__setattr__(self, "c", check_int(self.c, "c", low=1))
         object.__setattr__(self, "n_queries", check_int(self.n_queries, "n_queries", low=1))
@@ -120,14 +120,14 @@ class SVT34Parallel(_PureLinf, BuiltinMechanism):
 
     def neighbouring_pair(self) -> tuple[np.ndarray, np.ndarray]:
         m = self.n_queries
-        return np.ones(m), _halves(m, 2, 0)  # DP-Sniper's witness: [1]*10 vs [2]*5+[0]*5
+        return np.ones(m), halves_pattern(m, 2, 0)  # DP-Sniper's witness: [1]*10 vs [2]*5+[0]*5
 
     def input_domain(self) -> dict:
         """DP-Sniper's domain: n_queries floats in [-10, 10], ``linf``."""
         return input_domain(size=self.n_queries, low=-10, high=10, integer=False, relation="linf")
 
     def _prepare(self, dataset: Any) -> np.ndarray:
-        return _answers_vector(dataset, self.n_queries, self.name)
+        return answers_vector(dataset, self.n_queries, self.name)
 
     def _width(self, prepared: np.ndarray) -> int:
         return 8 * self.n_queries

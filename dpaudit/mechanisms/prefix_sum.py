@@ -9,13 +9,13 @@ import numpy as np
 
 from .._validation import check_int
 from ._noise import laplace_noise
-from .base import BuiltinMechanism, _answers_vector, _PureLinf, _set_epsilon, input_domain
+from .base import BuiltinMechanism, answers_vector, PureLinf, set_epsilon, input_domain
 
 __all__ = ["PrefixSum"]
 
 
 @dataclass(frozen=True)
-class PrefixSum(_PureLinf, BuiltinMechanism):
+class PrefixSum(PureLinf, BuiltinMechanism):
     """BROKEN for linf neighbours: prefix sums of answers with Laplace(1/epsilon) noise each (Wang et al. 2019).
 
     Releases ``s_j = sum_{i <= j} (q_i + Lap(1/epsilon))`` for ``j = 1..n_queries``.
@@ -44,7 +44,7 @@ class PrefixSum(_PureLinf, BuiltinMechanism):
     output_kind = "vector"
 
     def __post_init__(self) -> None:
-        _set_epsilon(self)
+        set_epsilon(self)
         object.__setattr__(self, "n_queries", check_int(self.n_queries, "n_queries", low=1))
 
     @property
@@ -60,7 +60,7 @@ class PrefixSum(_PureLinf, BuiltinMechanism):
         return input_domain(size=self.n_queries, low=-10, high=10, integer=False, relation="linf")
 
     def _prepare(self, dataset: Any) -> np.ndarray:
-        return _answers_vector(dataset, self.n_queries, self.name)
+        return answers_vector(dataset, self.n_queries, self.name)
 
     def _width(self, prepared: np.ndarray) -> int:
         return 2 * self.n_queries

@@ -18,7 +18,7 @@ import numpy as np
 from .._validation import check_choice, check_probability
 from ..exceptions import ParameterValueError
 from ..privacy import PrivacyClaim
-from .base import BuiltinMechanism, _as_1d_array
+from .base import BuiltinMechanism, as_1d_array
 
 __all__ = ["RandomizedResponse", "rr_epsilon", "rr_debias"]
 
@@ -114,7 +114,7 @@ class RandomizedResponse(BuiltinMechanism):
         return np.array([1]), np.array([0])
 
     def _prepare(self, dataset: Any) -> np.ndarray:
-        return _as_1d_array(dataset, "randomized_response", "bits") != 0
+        return as_1d_array(dataset, "randomized_response", "bits") != 0
 
     def _width(self, prepared: np.ndarray) -> int:
         return 1 if self.release == "count" else max(1, prepared.shape[0])

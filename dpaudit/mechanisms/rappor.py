@@ -38,7 +38,7 @@ import numpy as np
 from .._validation import check_int, check_probability
 from ..exceptions import ParameterValueError
 from ..privacy import PrivacyClaim
-from .base import BuiltinMechanism, _answers_vector, _positive_epsilon, input_domain
+from .base import BuiltinMechanism, answers_vector, positive_epsilon, input_domain
 
 __all__ = ["Rappor", "OneTimeRappor", "murmur3_32"]
 
@@ -134,7 +134,7 @@ class Rappor(BuiltinMechanism):
             raise ParameterValueError(f"the report must depend on the value (p* != q*); got f={self.f}, "
                                       f"p={self.p}, q={self.q}")
         if self.epsilon is not None:
-            object.__setattr__(self, "epsilon", _positive_epsilon(self.epsilon))
+            object.__setattr__(self, "epsilon", positive_epsilon(self.epsilon))
 
     @property
     def bit_probabilities(self) -> tuple[float, float]:
@@ -190,7 +190,7 @@ class Rappor(BuiltinMechanism):
 
     def _prepare(self, dataset: Any) -> np.ndarray:
         ps, qs = self.bit_probabilities
-        bits = self.bloom_filter(_answers_vector(dataset, 1, self.name, "value (one user's)")[0])
+        bits = self.bloom_filter(answers_vector(dataset, 1, self.name, "value (one user's)")[0])
         return np.where(bits == 1, qs, ps)
 
     def _width(self, prepared: np.ndarray) -> int:

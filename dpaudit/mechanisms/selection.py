@@ -16,8 +16,8 @@ import numpy as np
 from .._validation import check_int
 from ..exceptions import ParameterValueError
 from ._noise import exponential_noise, laplace_noise
-from .base import (BuiltinMechanism, _answers_vector, _PureAddRemove, _PureClaim, _set_answers, _set_epsilon,
-                   _set_sensitivity, counting_queries, input_domain)
+from .base import (BuiltinMechanism, answers_vector, PureAddRemove, PureClaim, set_answers, set_epsilon,
+                   set_sensitivity, counting_queries, input_domain)
 
 __all__ = [
     "ExponentialMechanism",
@@ -28,7 +28,7 @@ __all__ = [
 
 
 @dataclass(frozen=True)
-class ExponentialMechanism(_PureAddRemove, BuiltinMechanism):
+class ExponentialMechanism(PureAddRemove, BuiltinMechanism):
     """Exponential mechanism: candidate r with probability proportional to exp(epsilon u(D, r) / (2 sensitivity)).
 
     The exponent convention of McSherry and Talwar (2007) and Dwork and Roth (2014, Definition 3.4).  The default
@@ -61,9 +61,9 @@ class ExponentialMechanism(_PureAddRemove, BuiltinMechanism):
     float_safe = True  # releases an index; float rounding moves its probabilities by ~1e-16 only
 
     def __post_init__(self) -> None:
-        _set_epsilon(self)
+        set_epsilon(self)
         object.__setattr__(self, "n_candidates", check_int(self.n_candidates, "n_candidates", low=1))
-        _set_sensitivity(self)
+        set_sensitivity(self)
         if self.utility is not None and not callable(self.utility):
             raise ParameterValueError(f"utility must be callable or None; got {self.utility!r}")
 
@@ -104,7 +104,7 @@ class ExponentialMechanism(_PureAddRemove, BuiltinMechanism):
 
 
 @dataclass(frozen=True)
-class _NoisyMaxBase(_PureClaim, BuiltinMechanism):
+class NoisyMaxBase(PureClaim, BuiltinMechanism):
     """Noisy max over ``n_candidates`` scores.
 
     ``answers=False``: the scores are counting queries of the records
@@ -121,10 +121,10 @@ class _NoisyMaxBase(_PureClaim, BuiltinMechanism):
     answers: bool = False
 
     def __post_init__(self) -> None:
-        _set_epsilon(self)
+        set_epsilon(self)
         object.__setattr__(self, "n_candidates", check_int(self.n_candidates, "n_candidates", low=1))
-        _set_sensitivity(self)
-        _set_answers(self)
+        set_sensitivity(self)
+        set_answers(self)
 
     @property
     def scale(self) -> float:
@@ -151,7 +151,7 @@ class _NoisyMaxBase(_PureClaim, BuiltinMechanism):
 
     def _prepare(self, dataset: Any) -> np.ndarray:
         if self.answers:
-            return _answers_vector(dataset, self.n_candidates, self.name)
+            return answers_vector(dataset, self.n_candidates, self.name)
         return counting_queries(dataset, self.n_candidates)
 
     def _width(self, prepared: np.ndarray) -> int:
@@ -188,7 +188,7 @@ class _NoisyMaxBase(_PureClaim, BuiltinMechanism):
 
 
 @dataclass(frozen=True)
-class ReportNoisyMaxLaplace(_NoisyMaxBase):
+class ReportNoisyMaxLaplace(NoisyMaxBase):
     """Report noisy max: the index of the largest count plus Laplace(sensitivity/epsilon) noise.
 
     epsilon-DP for monotone counting queries (Dwork and Roth 2014, Claim 3.9).
@@ -214,7 +214,7 @@ class ReportNoisyMaxLaplace(_NoisyMaxBase):
 
 
 @dataclass(frozen=True)
-class ReportNoisyMaxExponential(_NoisyMaxBase):
+class ReportNoisyMaxExponential(NoisyMaxBase):
     """Report noisy max with exponential noise of scale sensitivity/epsilon (permute-and-flip).
 
     Exponential noise has the survival ratio ``S(x + 1) >= e^-epsilon S(x)`` the
@@ -242,7 +242,7 @@ class ReportNoisyMaxExponential(_NoisyMaxBase):
 
 
 @dataclass(frozen=True)
-class ReportNoisyMaxWithValue(_NoisyMaxBase):
+class ReportNoisyMaxWithValue(NoisyMaxBase):
     """BROKEN: report noisy max (Laplace) that also releases the noisy maximum value.
 
     Releases ``[index, noisy value]``.  It claims epsilon, but when one record

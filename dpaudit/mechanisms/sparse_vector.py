@@ -50,7 +50,7 @@ import numpy as np
 
 from .._validation import check_int, check_real
 from ._noise import laplace_noise
-from .base import (BuiltinMechanism, _answers_vector, _as_numeric_array, _PureClaim, _set_answers, _set_epsilon,
+from .base import (BuiltinMechanism, answers_vector, as_numeric_array, PureClaim, set_answers, set_epsilon,
                    counting_queries, input_domain)
 
 __all__ = ["SparseVector", "SVTLyuAlg2", "SVTLyuAlg3", "SVTLyuAlg4", "SVTLyuAlg5", "SVTLyuAlg6",
@@ -63,7 +63,7 @@ def linear_queries(dataset: Any, n_queries: int) -> np.ndarray:
     >>> linear_queries([[1, -3, 0.5], [1, 1, 0]], 3)
     array([2. , 0. , 0.5])
     """
-    arr = _as_numeric_array(dataset)
+    arr = as_numeric_array(dataset)
     if arr.ndim == 1:
         return counting_queries(arr, n_queries)
     if arr.shape[1] != n_queries:
@@ -71,14 +71,14 @@ def linear_queries(dataset: Any, n_queries: int) -> np.ndarray:
     return np.clip(arr.astype(float, copy=False), -1.0, 1.0).sum(axis=0)
 
 
-def _halves(m: int, first: float, second: float) -> np.ndarray:
+def halves_pattern(m: int, first: float, second: float) -> np.ndarray:
     """``[first] * (m // 2) + [second] * (m - m // 2)``: DP-Sniper's (and StatDP's) half/half patterns."""
     h = m // 2
     return np.r_[np.full(h, float(first)), np.full(m - h, float(second))]
 
 
 @dataclass(frozen=True)
-class _SVTBase(_PureClaim, BuiltinMechanism):
+class SVTBase(PureClaim, BuiltinMechanism):
     epsilon: float = 1.0
     threshold: float = 0.5
     c: int = 1
@@ -96,11 +96,11 @@ class _SVTBase(_PureClaim, BuiltinMechanism):
     _has_cutoff = True
 
     def __post_init__(self) -> None:
-        _set_epsilon(self)
+        set_epsilon(self)
         object.__setattr__(self, "threshold", check_real(self.threshold, "threshold"))
         object.__setattr__(self, "c", check_int(self.c, "c", low=1))
         object.__setattr__(self, "n_queries", check_int(self.n_queries, "n_queries", low=1))
-        _set_answers(self)
+        set_answers(self)
 
     @property
     def eps1(self) -> float:
@@ -133,7 +133,7 @@ class _SVTBase(_PureClaim, BuiltinMechanism):
     def _answers_pair(self) -> tuple[np.ndarray, np.ndarray]:
         """DP-Sniper's witness pair for this variant (query answers)."""
         m = self.n_queries
-        return _halves(m, 0, 1), _halves(m, 1, 0)  # SVT1 and SVT2: [0]*5+[1]*5 vs [1]*5+[0]*5
+        return halves_pattern(m, 0, 1), halves_pattern(m, 1, 0)  # SVT1 and SVT2: [0]*5+[1]*5 vs [1]*5+[0]*5
 
     def input_domain(self) -> dict:
         """DP-Sniper's domain with ``answers=True`` (n_queries floats in [-10, 10], ``linf``); else labels."""
@@ -154,7 +154,7 @@ class _SVTBase(_PureClaim, BuiltinMechanism):
 
     def _prepare(self, dataset: Any) -> np.ndarray:
         if self.answers:
-            return _answers_vector(dataset, self.n_queries, self.name)
+            return answers_vector(dataset, self.n_queries, self.name)
         return linear_queries(dataset, self.n_queries)
 
     def _width(self, prepared: np.ndarray) -> int:
@@ -186,7 +186,7 @@ class _SVTBase(_PureClaim, BuiltinMechanism):
 
 
 @dataclass(frozen=True)
-class SparseVector(_SVTBase):
+class SparseVector(SVTBase):
     """Sparse vector with cutoff c (Lyu et al. 2017, Algorithm 1; Dwork-Roth AboveThreshold for c = 1); epsilon-DP.
 
     rho ~ Lap(2/epsilon), nu_i ~ Lap(4c/epsilon); stops after c above answers.
@@ -205,7 +205,7 @@ class SparseVector(_SVTBase):
 
 
 @dataclass(frozen=True)
-class SVTLyuAlg2(_SVTBase):
+class SVTLyuAlg2(SVTBase):
     """Sparse vector that redraws the threshold noise after every above answer (Lyu et al. 2017, Algorithm 2); epsilon-DP.
 
     Dwork and Roth's (2014) version: rho ~ Lap(c/epsilon1) with epsilon1 = epsilon/2,
@@ -252,7 +252,7 @@ class SVTLyuAlg2(_SVTBase):
 
 
 @dataclass(frozen=True)
-class SVTLyuAlg3(_SVTBase):
+class SVTLyuAlg3(SVTBase):
     """BROKEN: SVT that also releases the noisy value of each above answer (Lyu et al. 2017, Algorithm 3; Roth's notes).
 
     rho ~ Lap(2/epsilon), nu_i ~ Lap(2c/epsilon), cutoff c.  The released
@@ -274,7 +274,7 @@ class SVTLyuAlg3(_SVTBase):
 
     def _answers_pair(self) -> tuple[np.ndarray, np.ndarray]:
         m = self.n_queries
-        return np.ones(m), _halves(m, 2, 0)  # DP-Sniper's witness: [1]*10 vs [2]*5+[0]*5
+        return np.ones(m), halves_pattern(m, 2, 0)  # DP-Sniper's witness: [1]*10 vs [2]*5+[0]*5
 
     @property
     def nu_scale(self) -> float:
@@ -288,7 +288,7 @@ class SVTLyuAlg3(_SVTBase):
 
 
 @dataclass(frozen=True)
-class SVTLyuAlg4(_SVTBase):
+class SVTLyuAlg4(SVTBase):
     """BROKEN: SVT with query noise that ignores the cutoff (Lyu et al. 2017, Algorithm 4; Lee and Clifton 2014).
 
     epsilon1 = epsilon/4, rho ~ Lap(4/epsilon), nu_i ~ Lap(4/(3 epsilon)), cutoff c.
@@ -307,7 +307,7 @@ class SVTLyuAlg4(_SVTBase):
 
     def _answers_pair(self) -> tuple[np.ndarray, np.ndarray]:
         m = self.n_queries
-        return np.ones(m), _halves(m, 2, 0)  # DP-Sniper's witness: [1]*10 vs [2]*5+[0]*5
+        return np.ones(m), halves_pattern(m, 2, 0)  # DP-Sniper's witness: [1]*10 vs [2]*5+[0]*5
 
     @property
     def nu_scale(self) -> float:
@@ -335,7 +335,7 @@ class SVTLyuAlg4(_SVTBase):
 
 
 @dataclass(frozen=True)
-class SVTLyuAlg5(_SVTBase):
+class SVTLyuAlg5(SVTBase):
     """BROKEN: SVT without query noise and without cutoff (Lyu et al. 2017, Algorithm 5; Stoddard et al. 2014).
 
     rho ~ Lap(2/epsilon), nu_i = 0, every query answered.  With two queries
@@ -356,7 +356,7 @@ class SVTLyuAlg5(_SVTBase):
 
     def _answers_pair(self) -> tuple[np.ndarray, np.ndarray]:
         m = self.n_queries
-        return _halves(m, 2, 0), np.ones(m)  # DP-Sniper's witness: [2]*5+[0]*5 vs [1]*10
+        return halves_pattern(m, 2, 0), np.ones(m)  # DP-Sniper's witness: [2]*5+[0]*5 vs [1]*10
 
     @property
     def nu_scale(self) -> float:
@@ -367,7 +367,7 @@ class SVTLyuAlg5(_SVTBase):
 
 
 @dataclass(frozen=True)
-class SVTLyuAlg6(_SVTBase):
+class SVTLyuAlg6(SVTBase):
     """BROKEN: SVT with query noise but without cutoff (Lyu et al. 2017, Algorithm 6; Chen et al. 2015).
 
     rho ~ Lap(2/epsilon), nu_i ~ Lap(2/epsilon), every query answered: the
@@ -387,7 +387,7 @@ class SVTLyuAlg6(_SVTBase):
 
     def _answers_pair(self) -> tuple[np.ndarray, np.ndarray]:
         m = self.n_queries
-        return _halves(m, 1, 0), _halves(m, 0, 1)  # DP-Sniper's witness: [1]*5+[0]*5 vs [0]*5+[1]*5
+        return halves_pattern(m, 1, 0), halves_pattern(m, 0, 1)  # DP-Sniper's witness: [1]*5+[0]*5 vs [0]*5+[1]*5
 
     @property
     def nu_scale(self) -> float:

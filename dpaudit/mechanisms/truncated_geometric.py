@@ -20,7 +20,7 @@ import numpy as np
 
 from .._validation import check_int
 from ..exceptions import ParameterValueError
-from .base import BuiltinMechanism, _answers_vector, _PureLinf, _set_epsilon, input_domain
+from .base import BuiltinMechanism, answers_vector, PureLinf, set_epsilon, input_domain
 
 __all__ = ["TruncatedGeometric"]
 
@@ -29,7 +29,7 @@ _MAX_D = 1 << 62
 
 
 @dataclass(frozen=True)
-class TruncatedGeometric(_PureLinf, BuiltinMechanism):
+class TruncatedGeometric(PureLinf, BuiltinMechanism):
     """Truncated geometric noise on a count in {0..n}, sampled exactly with integers (Balcer and Vadhan 2018).
 
     Parameters
@@ -71,7 +71,7 @@ class TruncatedGeometric(_PureLinf, BuiltinMechanism):
     output_kind = "discrete"
 
     def __post_init__(self) -> None:
-        _set_epsilon(self)
+        set_epsilon(self)
         object.__setattr__(self, "n", check_int(self.n, "n", low=1))
         if self.k is None:
             object.__setattr__(self, "k", max(0, math.ceil(math.log2(2.0 / self.epsilon))))
@@ -121,7 +121,7 @@ class TruncatedGeometric(_PureLinf, BuiltinMechanism):
         return input_domain(size=1, low=0, high=self.n, integer=True, relation="linf")
 
     def _prepare(self, dataset: Any) -> np.ndarray:
-        value = _answers_vector(dataset, 1, self.name, "count")[0]
+        value = answers_vector(dataset, 1, self.name, "count")[0]
         if value != round(value) or not 0 <= value <= self.n:
             raise ParameterValueError(f"{self.name} expects an integer count in [0, {self.n}]; got {value!r}")
         return np.asarray(self.cdf_numerators(int(value)), dtype=np.int64)

@@ -11,7 +11,7 @@ import numpy as np
 from .._validation import check_delta, check_int, check_probability
 from ..exceptions import ParameterTypeError, ParameterValueError
 from ..privacy import Neighbouring, PrivacyClaim
-from .base import BuiltinMechanism, _as_numeric_array
+from .base import BuiltinMechanism, as_numeric_array
 
 __all__ = ["Composed", "Subsampled", "PostProcessed", "compose", "subsample", "postprocess"]
 
@@ -170,7 +170,7 @@ class Subsampled(BuiltinMechanism):
         return self.mechanism.neighbouring_pair()
 
     def _prepare(self, dataset: Any) -> np.ndarray:
-        return _as_numeric_array(dataset)
+        return as_numeric_array(dataset)
 
     def _width(self, prepared: np.ndarray) -> int:
         return max(4, prepared.shape[0])

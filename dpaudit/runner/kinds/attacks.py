@@ -19,7 +19,7 @@ import numpy as np
 
 from .._spec import REQUIRED, Param
 from .base import ExperimentKind, register_kind
-from .audit import _jsonable
+from .audit import jsonable
 
 __all__ = ["attack_kind"]
 
@@ -72,7 +72,7 @@ def _is_timing(key: str) -> bool:
     return key == "seconds" or key.endswith("_seconds") or key.startswith("elapsed")
 
 
-def _split_timing(out: dict) -> tuple[dict, dict]:
+def split_timing(out: dict) -> tuple[dict, dict]:
     """Move timing fields out of a result so that summaries compare equal across runs."""
     timing = {k: v for k, v in out.items() if _is_timing(k)}
     rest = {k: v for k, v in out.items() if not _is_timing(k)}
@@ -125,7 +125,7 @@ def attack_kind(name: str, module: str, function: str, description: str, figures
             out = dataclasses.asdict(result)
         else:
             out = dict(result)
-        out, timing = _split_timing(_jsonable(out))
+        out, timing = split_timing(jsonable(out))
         if timing:
             out["timing"] = {k: timing[k] for k in sorted(timing)}
         return out

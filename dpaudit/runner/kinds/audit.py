@@ -146,13 +146,13 @@ def build_mechanism(entry: dict, path: str, base_dir: Path | None = None) -> Bui
     return BuiltMechanism(fn, dataset, neighbor, entry["epsilon"], entry["delta"], None, None, label)
 
 
-def _jsonable(value):
+def jsonable(value):
     if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
+        return {str(k): jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
+        return [jsonable(v) for v in value]
     if isinstance(value, np.ndarray):
-        return [_jsonable(v) for v in value.tolist()]
+        return [jsonable(v) for v in value.tolist()]
     if isinstance(value, np.generic):
         return value.item()
     if hasattr(value, "value") and hasattr(type(value), "__members__"):  # an Enum
@@ -160,7 +160,7 @@ def _jsonable(value):
     if isinstance(value, (str, int, float, bool)) or value is None:
         return value
     if hasattr(value, "to_dict"):
-        return _jsonable(value.to_dict())
+        return jsonable(value.to_dict())
     return str(value)
 
 
@@ -179,7 +179,7 @@ def run_trial(config: dict, mechanism: dict, seed) -> dict:
         n_jobs=1,
     )
     report = audit(built.target, built.dataset, built.neighbor, **kwargs)
-    out = _jsonable(report.to_dict() if hasattr(report, "to_dict") else report)
+    out = jsonable(report.to_dict() if hasattr(report, "to_dict") else report)
     out.pop("elapsed_seconds", None)
     out["true_epsilon"] = built.true_epsilon
     profile = out.get("privacy_profile")

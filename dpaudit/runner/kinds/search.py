@@ -33,8 +33,8 @@ import math
 from ...exceptions import ConfigError, DPAuditError
 from .._spec import Param
 from .base import ExperimentKind, register_kind
-from .attacks import _split_timing
-from .audit import _jsonable, seed_int
+from .attacks import split_timing
+from .audit import jsonable, seed_int
 
 __all__ = ["PARAMS"]
 
@@ -126,7 +126,7 @@ def run_trial(config: dict, mechanism, seed) -> dict:
     target, kw, true_eps = _resolve(config["attack"]["params"])
     report = search(target, confidence=config["estimator"]["confidence"], seed=seed_int(seed), n_jobs=1,
                     progress=False, **kw)
-    full = _jsonable(report.to_dict())
+    full = jsonable(report.to_dict())
     # The few numbers the summary table shows come first; then the whole report.
     out = {
         "epsilon_lower_bound": full["epsilon_lower_bound"],
@@ -139,7 +139,7 @@ def run_trial(config: dict, mechanism, seed) -> dict:
     search_info = full.pop("search")
     full["search"] = {k: v for k, v in search_info.items() if k != "search_seconds"}
     out.update({k: v for k, v in full.items() if k not in out})
-    out, timing = _split_timing(out)
+    out, timing = split_timing(out)
     timing["search_seconds"] = search_info.get("search_seconds")
     out["timing"] = {k: timing[k] for k in sorted(timing)}
     return out
