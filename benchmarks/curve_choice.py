@@ -26,7 +26,7 @@ import numpy as np
 from dpaudit.claims import parse_claim
 from dpaudit.stats.curves import CurveCertificate, _curve
 from dpaudit.stats.estimators import ClopperPearsonEstimator, HeldOutCounts
-from dpaudit.stats.selection import _pick, calibration_counts, calibration_rates
+from dpaudit.stats.selection import calibration_counts, calibration_rates, pick_event
 
 CLAIM = "dpsgd:noise=1,rate=0.1,steps=10"
 
@@ -52,7 +52,7 @@ class MarginCertificate(CurveCertificate):
 
     def choose(self, rates):
         fwd, rev = self.objective(rates)
-        return _pick(rates.candidates, fwd + 100.0, rev + 100.0)  # shifted: no "nothing separates" fallback
+        return pick_event(rates.candidates, fwd + 100.0, rev + 100.0)  # shifted: no "nothing separates" fallback
 
 
 def run(args):

@@ -48,7 +48,7 @@ import numpy as np
 
 from ..exceptions import ParameterValueError
 from .bounds import EpsilonBound, log_ratio_bound
-from .selection import ThresholdEvent, _pick
+from .selection import ThresholdEvent, pick_event
 
 __all__ = ["SELECTION_POINTS", "CurveCertificate", "CurveTest", "certified_curve", "curve_test"]
 
@@ -275,7 +275,7 @@ class CurveCertificate:
         return fwd.max(axis=1), rev.max(axis=1)
 
     def choose(self, rates) -> ThresholdEvent:
-        return _pick(rates.candidates, *self.objective(rates))
+        return pick_event(rates.candidates, *self.objective(rates))
 
     def value(self, rates, event: ThresholdEvent) -> float:
         i = rates._index(event)
