@@ -28,29 +28,23 @@ import numpy as np
 
 from .._validation import check_choice, check_confidence, check_delta, check_real
 from ..exceptions import ParameterTypeError, ParameterValueError
-from .bounds import (
-    EpsilonBound,
-    epsilon_bounds_array,
-    epsilon_lower_bound,
-    log_ratio_bound,
-    poisson_log_ratio,
-)
+from .bounds import EpsilonBound, epsilon_bounds_array, epsilon_lower_bound, log_ratio_bound, poisson_log_ratio
 from .clopper_pearson import cp_lower, cp_upper
 from .gdp import mu_from_rates
 
 __all__ = [
-    "SELECTIONS",
-    "CalibrationRates",
     "ThresholdEvent",
-    "bound_from_scores",
+    "threshold_candidates",
+    "counts_at_least",
+    "select_threshold",
     "calibration_counts",
     "calibration_rates",
+    "CalibrationRates",
     "choose_event",
-    "counts_at_least",
     "pick_event",
-    "select_threshold",
     "split_scores",
-    "threshold_candidates",
+    "bound_from_scores",
+    "SELECTIONS",
 ]
 
 SELECTIONS = ("split", "bonferroni")
