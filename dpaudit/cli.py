@@ -61,6 +61,7 @@ examples:
           --integer --relation linf --budget 60 --json
   dpaudit search noisy_histogram --epsilon 1 --size 5 --low 0 --high 3 --integer \\
           --relation add-remove --seed 7
+  dpaudit search unclipped_sum --claim gdp:mu=1 --size 3 --low 0 --high 10
 
 The domain is 1-D datasets of N records (--size), each in [LO, HI] (--low,
 --high; integers with --integer).  --relation: replace-one (default; one record

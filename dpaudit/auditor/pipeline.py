@@ -148,7 +148,7 @@ class _Test:
         return [e for e in (self.event, self.gdp_event, *self.profile_events, *self.roc_events) if e is not None]
 
 
-def _choose(names, pool, *, cert, confidence, full: bool, n_test: int = 0) -> _Test | None:
+def _choose(names, pool, *, cert=None, delta=None, confidence, full: bool, n_test: int = 0) -> _Test | None:
     """Fit each named distinguisher on the pool's first half, choose its event on the second, keep the best.
 
     Candidates are scored by the bound their selection counts certify, with
@@ -187,8 +187,13 @@ def _choose(names, pool, *, cert, confidence, full: bool, n_test: int = 0) -> _T
 
     The claim's certificate ``cert`` (:class:`~dpaudit.stats.curves.CurveCertificate`)
     ranks the events: for a point claim by the bound at its delta, for a curve by
-    how close the event's certified curve comes to the claimed one.
+    how close the event's certified curve comes to the claimed one.  Given ``delta``
+    instead, the point claim at that delta is meant (its epsilon does not change the choice).
     """
+    if cert is None:
+        from ..claims import PointClaim
+
+        cert = CurveCertificate(PointClaim(1.0, 0.0 if delta is None else delta))
     fit, sel = _halves(pool)
     best = None
     for name in names:
