@@ -46,6 +46,8 @@ examples:
   dpaudit audit noisy_histogram --param n_bins=10 --dataset '[0,1]' --neighbor '[0]' --epsilon 1
   dpaudit audit mypkg.mechanisms:noisy_mean --dataset data.npy --neighbor data2.npy \\
           --epsilon 1 --delta 1e-5 --seed 7 --jobs 2
+  dpaudit audit subsampled_gaussian_steps --claim dpsgd:noise=1,rate=0.1,steps=10
+  dpaudit audit gaussian_analytic --claim gdp:mu=0.5
 
 TARGET is package.module:attribute, path/to/file.py:attribute, or a built-in
 mechanism name from `dpaudit list`.  --dataset/--neighbor may be left out for
@@ -63,6 +65,7 @@ examples:
           --integer --relation linf --budget 60 --json
   dpaudit search noisy_histogram --epsilon 1 --size 5 --low 0 --high 3 --integer \\
           --relation add-remove --seed 7
+  dpaudit search unclipped_sum --claim gdp:mu=1 --size 3 --low 0 --high 10
 
 The domain is 1-D datasets of N records (--size), each in [LO, HI] (--low,
 --high; integers with --integer).  --relation: replace-one (default; one record
@@ -75,6 +78,20 @@ so the bound holds at --confidence whatever the search did.  --budget bounds
 the screening time in seconds (by default the screening draws about as many
 releases as the final audit).  Exit status as for `dpaudit audit`.
 """
+
+
+def claim_keywords(kw: dict, command: str) -> dict:
+    """``kw`` from the option table with exactly one claim form: ``--claim``, or ``--epsilon`` (and ``--delta``).
+
+    Giving both is a usage error: the verdict would answer one of two claims.
+    """
+    if "claim" in kw:
+        if "epsilon" in kw or "delta" in kw:
+            flag = "--epsilon" if "epsilon" in kw else "--delta"
+            raise UsageError(f"argument --claim: give either --claim or --epsilon/--delta, not both (got {flag} too)")
+    elif "epsilon" not in kw:
+        raise UsageError(f"{command}: the following arguments are required: --epsilon (or --claim SPEC for a curve)")
+    return kw
 
 
 def _build_parser() -> argparse.ArgumentParser:
@@ -133,13 +150,14 @@ def _finite(obj):
 def cmd_audit(args) -> int:
     from .auditor import audit
 
-    kw = AUDIT_OPTIONS.from_args(args)
+    kw = claim_keywords(AUDIT_OPTIONS.from_args(args), "audit")
     if "samples" in kw and ("max_samples" in kw or "time_budget" in kw):
         raise UsageError("argument --samples: a fixed-size audit takes no --max-samples or --time-budget")
     from .targets import load_target, parse_dataset
 
     params = dict(_parse_param(p) for p in args.param)
-    _warn_claim(args.target, params, kw["epsilon"], kw.get("delta", 0.0))
+    if "epsilon" in kw:
+        _warn_claim(args.target, params, kw["epsilon"], kw.get("delta", 0.0))
     target = load_target(args.target, **params)
     note = _slow_target_note(target) if args.samples is None else None
     if note:
@@ -257,6 +275,7 @@ def cmd_search(args) -> int:
     kw["relation"] = kw.get("relation") or _target_relation(target) or "replace-one"
     if not kw["high"] > kw["low"]:
         raise UsageError(f"argument --high: must be greater than --low ({kw['low']:g}); got {kw['high']:g}")
+    claim_keywords(kw, "search")
     if "samples" in kw and ("max_samples" in kw or "time_budget" in kw):
         raise UsageError("argument --samples: a fixed-size final audit takes no --max-samples or --time-budget")
     report = search(target, progress=True, **kw)

@@ -515,8 +515,9 @@ class _Screener:
 def search(
     target,
     *,
-    epsilon,
+    epsilon=None,
     delta=0.0,
+    claim=None,
     size,
     low,
     high,
@@ -547,7 +548,11 @@ def search(
     target : str or callable
         As for :func:`dpaudit.audit`; it receives 1-D datasets of the domain.
     epsilon, delta : float
-        The claimed budget.
+        The claimed budget (omit them when ``claim`` is given).
+    claim : str, Claim or dp_accounting DpEvent, optional
+        A claimed curve, as for :func:`dpaudit.audit`: the final audit tests
+        the whole curve at ``confidence``; the screening ranks pairs at one
+        point of it (the claim's reference point, delta 1e-5 for a computed curve).
     size : int
         Records per dataset (under ``add-remove`` the smaller has ``size - 1``).
     low, high : float
@@ -619,10 +624,16 @@ def search(
     (epsilon, delta, confidence, budget, samples, max_samples, time_budget, finalists, screen_samples,
      max_candidates, attack, ideal, estimator, n_jobs, backend, scheduler, timeout) = SEARCH_OPTIONS.check(
         locals(), *_CHECKED)
+    from .claims import as_claim
+
+    claim_obj = as_claim(claim, epsilon=epsilon, delta=delta)
+    final_claim = {"claim": claim} if claim is not None else {"epsilon": epsilon, "delta": delta}
+    # The screening ranks pairs at one point of the claim (a point claim's own).
+    epsilon, delta = claim_obj.finite_point
     domain = Domain(size, low, high, integer=integer, relation=relation)
     from .stats.estimators import make_estimator
 
-    make_estimator(estimator).check(delta=delta)  # before the screening, not after it
+    make_estimator(estimator).check(delta=delta, claim=claim_obj)  # before the screening, not after it
     if samples is not None and (max_samples is not None or time_budget is not None):
         raise ParameterValueError("samples fixes the final audit's size; max_samples and time_budget are for a "
                                   "sequential one (leave samples out)")
@@ -724,7 +735,7 @@ def search(
     # 4. Final audits on fresh samples, Bonferroni over the finalists.
     audit = _audit_function()
     final_conf = 1.0 - (1.0 - confidence) / len(chosen)
-    kwargs: dict[str, Any] = dict(epsilon=epsilon, delta=delta, confidence=final_conf, attack=attack, ideal=ideal,
+    kwargs: dict[str, Any] = dict(**final_claim, confidence=final_conf, attack=attack, ideal=ideal,
                                   estimator=estimator, n_jobs=n_jobs, backend=backend, scheduler=scheduler,
                                   timeout=timeout)
     # A sequential audit may stop early when its first rounds see nothing, and a leak that shows in
@@ -743,7 +754,10 @@ def search(
         final_seed = int(np.random.SeedSequence(entropy, spawn_key=(1, j)).generate_state(1, np.uint64)[0] >> 1)
         rep = audit(tgt, r["dataset"], r["neighbor"], seed=final_seed, **kwargs)
         reports.append(rep)
-    best_j = int(np.argmax([rep.epsilon_lower_bound for rep in reports]))
+    # The finalist whose audit came closest to (or went furthest past) the claim; for a point claim: the largest bound.
+    best_j = max(range(len(reports)), key=lambda j: (reports[j].violation, reports[j].epsilon_lower_bound
+                                                     - reports[j].claimed_epsilon, reports[j].epsilon_lower_bound,
+                                                     -j))
     winner, best_report = chosen[best_j], reports[best_j]
     final_rows = [{"dataset": r["dataset"].tolist(), "neighbor": r["neighbor"].tolist(), "origin": r["origin"],
                    "screen_score": r["score"], "epsilon_lower_bound": rep.epsilon_lower_bound, "seed": rep.seed}

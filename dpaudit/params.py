@@ -66,9 +66,10 @@ class Option:
     ----------
     name : str
         The Python keyword (and YAML key).
-    type : {"int", "real", "bool", "str", "choice", "jobs", "relation"}
+    type : {"int", "real", "bool", "str", "choice", "jobs", "relation", "claim"}
         ``"jobs"`` is a worker count: an integer >= 1, or -1 for every core;
-        ``"relation"`` a neighbouring relation, aliases read as their canonical spelling.
+        ``"relation"`` a neighbouring relation, aliases read as their canonical spelling;
+        ``"claim"`` a claim spec (parsed to check it) or a claim object.
     default : object
         The Python default (``None``: not given).
     low, high, low_inclusive, high_inclusive : optional
@@ -127,6 +128,12 @@ class Option:
             return check_choice(value, name, self.allowed())
         if t == "relation":
             return Neighbouring.parse(value, name).value
+        if t == "claim":  # a spec is parsed to check it and kept as given (reports echo it); objects pass
+            if isinstance(value, str):
+                from .claims import parse_claim
+
+                parse_claim(value)
+            return value
         raise AssertionError(f"unknown option type {t!r}")  # a programming error, not a user's
 
     def parse(self, text: str, flag: str) -> Any:
@@ -138,6 +145,13 @@ class Option:
                 value = float(text)
             except ValueError:
                 raise ParameterValueError(f"argument {flag}: expected a number; got {text!r}") from None
+        elif self.type == "claim":
+            from .exceptions import DPAuditError
+
+            try:
+                return self.check(text, flag)
+            except DPAuditError as exc:
+                raise type(exc)(f"argument {flag}: {exc}") from None
         else:
             value = text
         return self.check(value, flag)
@@ -258,7 +272,7 @@ class OptionTable(MutableMapping):
         for name in names:
             o = self[name]
             extra = dict((overrides or {}).get(name, {}))
-            kind = {"jobs": "int", "choice": "str", "relation": "str"}.get(o.type, o.type)
+            kind = {"jobs": "int", "choice": "str", "relation": "str", "claim": "str"}.get(o.type, o.type)
             if name == "samples":
                 kind = "samples"
             default = "auto" if name == "samples" else o.default
@@ -276,14 +290,18 @@ def all_cores(n_jobs: int) -> int:
 
 
 # ----------------------------------------------------------------------------- the tables
+CLAIM_HELP = ("a claimed privacy curve instead of --epsilon/--delta: gdp:mu=MU, dpsgd:noise=SIGMA,rate=Q,steps=T, "
+              "profile:FILE.json ([[epsilon, delta], ...]) or eps:EPS[,delta=DELTA]; the verdict is a violation "
+              "when a certified (epsilon, delta) lies above the curve, at --confidence for the whole curve")
+
 #: :func:`dpaudit.audit`'s options.  A row with a flag is on the command line; the experiment kinds name
-#: the rows their YAML sections take.  (A ``claim`` row, a whole privacy curve, slots in beside epsilon
-#: and delta.)
+#: the rows their YAML sections take.  A ``claim`` (a whole privacy curve) stands
+#: in for epsilon and delta.
 AUDIT_OPTIONS = OptionTable([
-    Option("epsilon", "real", None, low=0.0, flag="--epsilon", metavar="EPS", help="claimed epsilon",
-           required=True),
+    Option("epsilon", "real", None, low=0.0, flag="--epsilon", metavar="EPS", help="claimed epsilon (or --claim)"),
     Option("delta", "real", 0.0, low=0.0, high=1.0, high_inclusive=False, flag="--delta", metavar="DELTA",
            help="claimed delta"),
+    Option("claim", "claim", None, flag="--claim", metavar="SPEC", help=CLAIM_HELP),
     Option("samples", "int", None, low=20, flag="--samples", metavar="N",
            help="a fixed-size audit of exactly N releases per side (1e6 is fine); without it the audit is "
                 "sequential and stops as soon as the answer is known"),
@@ -324,6 +342,7 @@ AUDIT_OPTIONS = OptionTable([
 SEARCH_OPTIONS = OptionTable([
     "epsilon",
     "delta",
+    "claim",
     Option("size", "int", None, low=1, flag="--size", metavar="N", help="records per dataset"),
     Option("low", "real", None, flag="--low", metavar="LO", help="smallest record value"),
     Option("high", "real", None, flag="--high", metavar="HI", help="largest record value"),

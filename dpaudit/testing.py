@@ -26,8 +26,9 @@ def assert_dp(
     dataset: Any = None,
     neighbor: Any = None,
     *,
-    epsilon: float,
+    epsilon: float | None = None,
     delta: float = 0.0,
+    claim: Any = None,
     seed: int = DEFAULT_SEED,
     confidence: float = DEFAULT_CONFIDENCE,
     samples: int | None = None,
@@ -45,7 +46,12 @@ def assert_dp(
     dataset, neighbor : array_like or str
         The neighbouring pair the test is about.
     epsilon, delta : float
-        The claimed budget.
+        The claimed budget (omit them when ``claim`` is given).
+    claim : str, Claim or dp_accounting DpEvent, optional
+        A claimed curve (``"gdp:mu=1"``, ``"dpsgd:noise=1,rate=0.01,steps=100"``,
+        ...; see :mod:`dpaudit.claims`): the assertion fails when some certified
+        (epsilon, delta) lies above it, and the false-alarm probability below
+        holds for the whole curve at once.
     seed : int
         Fixed by default (:data:`DEFAULT_SEED`), so the test gives the same
         answer on every run; change it only on purpose.
@@ -110,16 +116,33 @@ def assert_dp(
     Traceback (most recent call last):
     ...
     AssertionError: noisy_count violates its claim epsilon=1: epsilon >= ...
+
+    A whole curve: Gaussian noise of scale 1 on a count is 1-GDP, not 0.5-GDP:
+
+    >>> def gaussian_count(dataset, size=None, rng=None):
+    ...     return float(np.sum(dataset)) + rng.normal(0.0, 1.0, size=size)
+    >>> assert_dp(gaussian_count, [0, 1], [0], claim="gdp:mu=1", samples=100_000, ideal=True).verdict
+    'no violation found'
+    >>> assert_dp(gaussian_count, [0, 1], [0], claim="gdp:mu=0.5", samples=100_000, ideal=True)
+    Traceback (most recent call last):
+    ...
+    AssertionError: gaussian_count violates its claim gdp:mu=0.5 (at delta=...
     """
     from .auditor import audit
 
-    report = audit(target, dataset, neighbor, epsilon=epsilon, delta=delta, seed=seed, confidence=confidence,
-                   samples=samples, **audit_options)
+    given = {"claim": claim} if claim is not None else {"epsilon": epsilon, "delta": delta}
+    if claim is not None and (epsilon is not None or delta):
+        given.update(epsilon=epsilon, delta=delta)  # audit() names the conflict
+    report = audit(target, dataset, neighbor, seed=seed, confidence=confidence, samples=samples, **given,
+                   **audit_options)
     if report.violation:
         name = getattr(target, "__name__", None) or str(report.target)
-        claim = f"epsilon={epsilon:g}" + (f", delta={delta:g}" if delta else "")
+        if report.claim is None:
+            said = f"epsilon={epsilon:g}" + (f", delta={delta:g}" if delta else "")
+        else:
+            said = f"{report.claim} (at delta={report.claimed_delta:.3g}: epsilon={report.claimed_epsilon:.4g})"
         raise AssertionError(
-            f"{name} violates its claim {claim}: epsilon >= {report.epsilon_lower_bound:.4f} with "
+            f"{name} violates its claim {said}: epsilon >= {report.epsilon_lower_bound:.4f} with "
             f"{report.confidence:.1%} confidence (seed {report.seed})\n{report.summary()}"
         )
     return report

@@ -127,6 +127,14 @@ def test_other_guides_examples_run(doc, tmp_path, monkeypatch):
         assert seq.stopping_reason() == "violation" and seq.epsilon_lower_bound > 1.0
 
 
+def test_claims_guide_examples_run(tmp_path, monkeypatch):
+    # seconds: three audits of 50,000 releases per side of a 10-coordinate view, a short search
+    monkeypatch.chdir(tmp_path)
+    spaces = run_blocks("docs/claims.md", tmp_path)
+    assert spaces[0]["report"].verdict == "violation" and spaces[0]["found"].audit.claim == "gdp:mu=1"
+    assert spaces[1]["claim"].spec == "gdp:mu=1"
+
+
 def test_readme_command_output_is_what_the_command_prints(capsys):
     # The README's first audit is quoted with its output: run it and compare line by line.
     import shlex

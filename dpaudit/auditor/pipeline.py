@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -42,6 +42,7 @@ from ..sampling import DEFAULT_CHUNK_SIZE, Sampler  # the one chunk size (re-exp
 from ..stats import DEFAULT_DELTAS, posterior_interval
 from ..stats.bayes import format_percent
 from ..stats.bounds import poisson_epsilon_bound, poisson_held_out_mean
+from ..stats.curves import CurveCertificate, CurveTest, curve_test
 from ..stats.estimators import (
     ClopperPearsonEstimator,
     GaussianDPEstimator,
@@ -143,7 +144,7 @@ class _Test:
         return [e for e in (self.event, self.gdp_event, *self.profile_events, *self.roc_events) if e is not None]
 
 
-def _choose(names, pool, *, delta, confidence, full: bool, n_test: int = 0) -> _Test | None:
+def _choose(names, pool, *, cert=None, delta=None, confidence, full: bool, n_test: int = 0) -> _Test | None:
     """Fit each named distinguisher on the pool's first half, choose its event on the second, keep the best.
 
     Candidates are ranked by the bound their selection counts certify, with
@@ -156,7 +157,16 @@ def _choose(names, pool, *, delta, confidence, full: bool, n_test: int = 0) -> _
     with a larger ratio can win.  Everything here uses calibration data only,
     so the held-out bound stays valid.  The measurements behind these choices
     are in ``docs/decisions/event-selection.md``.
+
+    The claim's certificate ``cert`` (:class:`~dpaudit.stats.curves.CurveCertificate`)
+    ranks the events: for a point claim by the bound at its delta, for a curve by
+    how close the event's certified curve comes to the claimed one.  Given ``delta``
+    instead, the point claim at that delta is meant (its epsilon does not change the choice).
     """
+    if cert is None:
+        from ..claims import PointClaim
+
+        cert = CurveCertificate(PointClaim(1.0, 0.0 if delta is None else delta))
     fit, sel = _halves(pool)
     best = None
     for name in names:
@@ -171,8 +181,8 @@ def _choose(names, pool, *, delta, confidence, full: bool, n_test: int = 0) -> _
         # One set of interval bounds per candidate threshold serves every event below.
         cal = calibration_counts(s0, s1)
         rates = calibration_rates(cal, n_test0=len(s0), n_test1=len(s1), confidence=confidence, nested=True)
-        event = rates.choose(delta=delta)
-        value = rates.value(event, delta=delta)
+        event = cert.choose(rates)
+        value = cert.value(rates, event)
         if best is None or value > best[0].value:
             best = (_Test(name, scorer, event, value), rates, cal, s1)
     if best is None:
@@ -182,9 +192,9 @@ def _choose(names, pool, *, delta, confidence, full: bool, n_test: int = 0) -> _
     if n_test >= TRUST_FROM * n_sel0:
         trusted = calibration_rates(cal, n_test0=SELECTION_TRUST * n_sel0, n_test1=SELECTION_TRUST * n_sel1,
                                     confidence=confidence, nested=True)
-        test.event = trusted.choose(delta=delta)
-        test.value = rates.value(test.event, delta=delta)
-    if delta == 0:
+        test.event = cert.choose(trusted)
+        test.value = cert.value(rates, test.event)
+    if cert.pure:
         # The Poisson certificate for the chosen event, when it would certify more: one
         # exact test of the ratio in place of two intervals (see _certify).  Distinguishers
         # are ranked by the intervals' value: the Poisson test's smaller penalty on rare
@@ -220,6 +230,19 @@ class _Round:
     counts: list  # held-out counts, kept to add the next round's when the events stay
     tracked: object  # the main event's interval bound on all held-out counts (for the stopping rules)
     poisson_counts: list | None = None  # counts on the Poisson-sized held-out sets, when a test uses them
+    #: The distribution test and the float test against the whole claim (a point claim: at its delta).
+    curve: CurveTest | None = None
+    float_curve: CurveTest | None = None
+
+    def tests(self) -> list[CurveTest]:
+        return [t for t in (self.curve, self.float_curve) if t is not None]
+
+    def violation(self) -> bool:
+        return any(t.violation for t in self.tests())
+
+    def bound_against(self, epsilon: float) -> float:
+        """This round's certified result as a bound against a point claim of ``epsilon`` (see ``_round_bound``)."""
+        return max(t.as_bound_against(epsilon) for t in self.tests())
 
 
 def _halves(pool):
@@ -228,7 +251,7 @@ def _halves(pool):
     return (pool[0][:n_fit], pool[1][:n_fit]), (pool[0][n_fit:], pool[1][n_fit:])
 
 
-def _calibrate(pool, *, attack, ideal, kind, delta, confidence, n_test=0):
+def _calibrate(pool, *, attack, ideal, kind, cert, confidence, n_test=0):
     """Fit and choose on the calibration pool: the distribution test and, when it adds something, a float test."""
     fit, _ = _halves(pool)
     if attack == "auto":
@@ -238,8 +261,8 @@ def _calibrate(pool, *, attack, ideal, kind, delta, confidence, n_test=0):
     else:
         names = (attack,)
     fnames = () if (ideal or attack != "auto") else float_choices(fit[0])
-    test = _choose(names, pool, delta=delta, confidence=confidence, full=True, n_test=n_test)
-    float_test = _choose(fnames, pool, delta=delta, confidence=confidence, full=False, n_test=n_test)
+    test = _choose(names, pool, cert=cert, confidence=confidence, full=True, n_test=n_test)
+    float_test = _choose(fnames, pool, cert=cert, confidence=confidence, full=False, n_test=n_test)
     if float_test is not None and float_test.value <= test.value:
         # The float family adds nothing the distribution attack does not show:
         # do not spend failure probability on it.
@@ -310,7 +333,7 @@ def _certify(test, counts, pcounts, *, delta, confidence):
 
 
 def _bounds(r, samples, n_calibration, test, float_test, counts, pcounts, *, delta, confidence,
-            estimator) -> "_Round":
+            estimator, cert) -> "_Round":
     # Two held-out tests share the failure probability; one keeps all of it.
     conf = 1.0 - (1.0 - confidence) / (2 if float_test is not None else 1)
     # The stopping rules follow the event's interval bound on all held-out counts (it covers the
@@ -325,13 +348,41 @@ def _bounds(r, samples, n_calibration, test, float_test, counts, pcounts, *, del
         float_bound = _certify(float_test, counts[1], pcounts[1] if pcounts else None, delta=delta,
                                confidence=conf)
     headline = estimator.headline({ClopperPearsonEstimator.name: main, GaussianDPEstimator.name: gdp})
+    # The claim's certificate tests each bound against the whole claimed curve (at once: one event's two
+    # intervals bound its epsilon at every delta); a point-only estimator's headline holds at ``delta`` only.
+    curve = curve_test(cert.claim, deltas=[delta], epsilon_lower_bounds=[headline], confidence=conf) \
+        if estimator.point_only else cert.test(main)
+    float_curve = cert.test(float_bound) if float_bound is not None else None
     return _Round(r, samples, n_calibration, counts[0].n0, conf, test, main, gdp, profile, roc, float_test,
-                  float_bound, headline, counts, tracked, pcounts)
+                  float_bound, headline, counts, tracked, pcounts, curve, float_curve)
 
 
-def _round_bound(rd: _Round) -> float:
-    fb = rd.float_bound.epsilon_lower_bound if rd.float_bound is not None else 0.0
-    return max(rd.headline, fb)
+def _claim_and_estimator(claim, epsilon, delta, estimator):
+    """(claim, its certificate, the estimator) from an entry point's keywords, checked against each other."""
+    from ..claims import as_claim
+
+    claim = as_claim(claim, epsilon=epsilon, delta=delta)
+    est = make_estimator(estimator)
+    est.check(delta=claim.finite_point[1], claim=claim)
+    return claim, CurveCertificate(claim), est
+
+
+def _retarget(rd: _Round, epsilon: float, delta: float) -> tuple[float, float]:
+    """The reported point of the round's decisive test, when its claimed epsilon is finite."""
+    t = max(rd.tests(), key=lambda t: t.as_bound_against(epsilon))
+    if np.isfinite(t.claimed_epsilon):
+        return float(t.claimed_epsilon), float(t.delta)
+    return epsilon, delta
+
+
+def _round_bound(rd: _Round, epsilon: float) -> float:
+    """The round's certified result as one bound against a claim of ``epsilon``: above it exactly on a violation.
+
+    For a point claim at ``epsilon`` it is the larger of the distribution and float bounds; for a
+    curve, ``epsilon`` plus the largest margin over the curve (see
+    :meth:`~dpaudit.stats.curves.CurveTest.as_bound_against`).
+    """
+    return rd.bound_against(epsilon)
 
 
 # ----------------------------------------------------------------------------- the audit
@@ -340,8 +391,9 @@ def audit(
     dataset=None,
     neighbor=None,
     *,
-    epsilon,
+    epsilon=None,
     delta=0.0,
+    claim=None,
     samples=None,
     max_samples=None,
     time_budget=None,
@@ -373,7 +425,14 @@ def audit(
         ``.json``, ``.npy`` or ``.csv`` files.  Omitted for a built-in
         mechanism, its own stress pair is used.
     epsilon, delta : float
-        The claimed budget.
+        The claimed budget (a point; omit them when ``claim`` is given).
+    claim : str, Claim or dp_accounting DpEvent, optional
+        A claimed privacy curve instead of a point: ``"gdp:mu=MU"``,
+        ``"dpsgd:noise=SIGMA,rate=Q,steps=T"``, ``"profile:FILE.json"``,
+        ``"eps:EPS[,delta=DELTA]"``, a :class:`dpaudit.claims.Claim` or a
+        ``DpEvent`` (see :mod:`dpaudit.claims`).  The verdict is a violation
+        when some certified (epsilon, delta) lies above the curve, at
+        ``confidence`` for the whole curve; giving ``epsilon`` too is an error.
     samples : int, optional
         A fixed-size audit of exactly ``samples`` releases per side.  Without
         it the audit is sequential: rounds of growing size until a violation
@@ -437,8 +496,11 @@ def audit(
     (epsilon, delta, confidence, samples, max_samples, time_budget, attack, ideal, n_jobs, backend, scheduler,
      calibration_fraction, calibration_cap, chunk_size, timeout) = AUDIT_OPTIONS.check(locals(), *_CHECKED)
     n_jobs = all_cores(n_jobs)
-    est = make_estimator(estimator)
-    est.check(delta=delta)
+    claim_given = claim
+    claim, cert, est = _claim_and_estimator(claim, epsilon, delta, estimator)
+    # The point the per-delta extras (GDP event, sequential planning) start from: the claim's
+    # own for a point, a point of the curve (updated after the first round) for a curve.
+    epsilon, delta = claim.finite_point
     from ..targets import load_target
 
     tgt = load_target(target)
@@ -486,7 +548,7 @@ def audit(
             if kind is None:
                 kind = output_kind(np.concatenate([pool[0][:10_000], pool[1][:10_000]]))
             test, float_test = _calibrate(pool, attack=attack, ideal=bool(ideal), kind=kind,
-                                          delta=delta, confidence=round_confidence,
+                                          cert=cert, confidence=round_confidence,
                                           n_test=_held_out_total(plan, r))
         else:
             # No new calibration data: the events stay, so their held-out counts add up.
@@ -496,10 +558,16 @@ def audit(
                                         entropy=entropy, previous=previous, previous_poisson=previous_poisson)
         drawn += step.n_calibration + step.n_test + extra
         rd = _bounds(r, drawn, len(pool[0]), test, float_test, counts, pcounts, delta=delta,
-                     confidence=round_confidence, estimator=est)
+                     confidence=round_confidence, estimator=est, cert=cert)
         rounds.append(rd)
         if tracker is None:
             break
+        if r == 0:
+            # The tracker plans at the point of the claim the first round came closest to (a point
+            # claim's own point); it is fed _round_bound against that point's epsilon, which exceeds
+            # it exactly when some point of the claim is violated.
+            epsilon, delta = _retarget(rd, epsilon, delta)
+            tracker = replace(tracker, epsilon=epsilon, delta=delta)
         # The tracker is fed the round's certified bound, the one the verdict reads (Poisson
         # certificate, float leak and their shares of the failure probability included), so
         # it stops on "violation" exactly when the report says "violation"; the main event's
@@ -507,7 +575,7 @@ def audit(
         tracker = tracker.update(tp=rd.tracked.tp, fp=rd.tracked.fp, samples=step.cumulative, counted=rd.n_test,
                                  same_event=previous is not None,
                                  projected=sequential.held_out_at_budget(plan, r, rd.n_test),
-                                 certified=_round_bound(rd))
+                                 certified=_round_bound(rd, epsilon))
         nxt = plan[r + 1] if r + 1 < len(plan) else None
         round_seconds = time.perf_counter() - t_round
         next_seconds = None if nxt is None else round_seconds * (nxt.n_calibration + nxt.n_test) / max(
@@ -524,26 +592,40 @@ def audit(
             break
     sampler.close()
     return _report(tgt, rounds, kind, sampler.shape, reason=reason, attack=attack, ideal=bool(ideal), est=est,
-                   epsilon=epsilon, delta=delta, confidence=confidence, entropy=entropy, drawn=drawn,
+                   epsilon=epsilon, claim=None if claim_given is None else (
+                       claim_given if isinstance(claim_given, str) else claim.spec),
+                   confidence=confidence, entropy=entropy, drawn=drawn,
                    max_samples=max_samples, t_start=t_start)
 
 
-def _report(tgt, rounds, kind, shape, *, reason, attack, ideal, est, epsilon, delta, confidence, entropy, drawn,
+def _at(test: CurveTest, delta: float) -> float:
+    """A test's certified epsilon at ``delta`` (its grid value when ``delta`` is a grid point)."""
+    i = int(np.searchsorted(test.deltas, delta))
+    if i < len(test.deltas) and test.deltas[i] == delta:
+        return float(test.certified[i])
+    return float(test.epsilon_lower_bound_at(delta))
+
+
+def _report(tgt, rounds, kind, shape, *, reason, attack, ideal, est, epsilon, claim, confidence, entropy, drawn,
             max_samples, t_start) -> AuditReport:
     # The round that certified most (the latest on ties) is the one reported.
-    best = max(reversed(rounds), key=_round_bound)
+    best = max(reversed(rounds), key=lambda rd: _round_bound(rd, epsilon))
     main = best.main
-    dist_bound = max(rd.headline for rd in rounds)
+    # The reported point: that of the test (any round, distribution or float) that came closest to the
+    # claim -- the largest margin over the curve when there is a violation (a point claim: its own point).
+    decisive = max(reversed([t for rd in rounds for t in rd.tests()]), key=lambda t: t.as_bound_against(epsilon))
+    delta, claimed_epsilon = decisive.delta, decisive.claimed_epsilon
+    dist_bound = max(_at(rd.curve, delta) for rd in rounds)
     float_rounds = [rd for rd in rounds if rd.float_bound is not None]
     floating = None
     if float_rounds:
-        fr = max(reversed(float_rounds), key=lambda rd: rd.float_bound.epsilon_lower_bound)
+        fr = max(reversed(float_rounds), key=lambda rd: _at(rd.float_curve, delta))
         fb = fr.float_bound
-        floating = {"attack": fr.float_test.name, "epsilon_lower_bound": float(fb.epsilon_lower_bound),
+        floating = {"attack": fr.float_test.name, "epsilon_lower_bound": _at(fr.float_curve, delta),
                     "event": fr.float_test.event.describe(), "tp": fb.tp, "fp": fb.fp, "n_test": fb.n0,
                     "ceiling": fb.ceiling}
-    bound = max(dist_bound, floating["epsilon_lower_bound"] if floating else 0.0)
-    verdict = "violation" if bound > epsilon else "no violation found"
+    bound = decisive.epsilon_lower_bound
+    verdict = "violation" if any(rd.violation() for rd in rounds) else "no violation found"
     notes = []
     if est.caveat:
         notes.append(est.caveat)
@@ -557,21 +639,22 @@ def _report(tgt, rounds, kind, shape, *, reason, attack, ideal, est, epsilon, de
     if main.epsilon_lower_bound >= main.ceiling - 1e-9 and est.name == "clopper-pearson":
         notes.append("the bound reached the sample-size ceiling: more samples could certify more")
     post = posterior_interval(min(bound, 700.0), delta=delta)
-    claim_post = posterior_interval(epsilon, delta=delta)
+    claim_post = posterior_interval(claimed_epsilon, delta=delta)
+    at = f" at delta = {delta:g}" if len(decisive.deltas) > 1 else ""  # a curve: say where
     explanation = (
         f"on this pair an attacker who starts at 50% can be moved to {format_percent(post.high)} or more "
-        f"(epsilon >= {bound:.3g} with {confidence:.0%} confidence); the claim epsilon = {epsilon:g} allows at most "
-        f"{format_percent(claim_post.high)}")
+        f"(epsilon >= {bound:.3g}{at} with {confidence:.0%} confidence); the claim epsilon = {claimed_epsilon:g}{at} "
+        f"allows at most {format_percent(claim_post.high)}")
     running, trajectory = 0.0, {"samples": [], "epsilon_lower_bound": []}
     for rd in rounds:
-        running = max(running, _round_bound(rd))
+        running = max(running, *(_at(t, delta) for t in rd.tests()))
         trajectory["samples"].append(rd.samples)
         trajectory["epsilon_lower_bound"].append(running)
     fpr, tpr = best.roc
     return AuditReport(
         epsilon_lower_bound=float(bound),
-        claimed_epsilon=epsilon,
-        claimed_delta=delta,
+        claimed_epsilon=float(claimed_epsilon),
+        claimed_delta=float(delta),
         confidence=confidence,
         samples=drawn,
         attack=best.test.name if attack == "auto" else attack,
@@ -608,4 +691,8 @@ def _report(tgt, rounds, kind, shape, *, reason, attack, ideal, est, epsilon, de
         certificate=main.method,
         version=__version__,
         elapsed_seconds=round(time.perf_counter() - t_start, 4),
+        claim=claim,
+        curve_violation=None if not decisive.violation else {
+            **decisive.curve_violation(), "confidence": confidence},  # every round's test holds at once
+        claim_curve=decisive.curve(),
     )

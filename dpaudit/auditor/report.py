@@ -74,6 +74,13 @@ class AuditReport:
     certificate: str = "clopper-pearson"
     version: str = ""
     elapsed_seconds: float = 0.0
+    #: The claim as given (``--claim`` / ``claim=``), or None for ``epsilon``/``delta``.
+    claim: str | None = None
+    #: None, or the certified point above the claimed curve where the margin is largest:
+    #: ``delta``, ``epsilon_lower_bound`` (certified there), ``claimed_epsilon`` (the curve's there), ``margin``...
+    curve_violation: dict | None = None
+    #: The claimed curve and the certified one on up to 40 of the claim's deltas (one point for a point claim).
+    claim_curve: dict | None = None
 
     def __post_init__(self):
         if not isinstance(self.roc, RocCurve):
@@ -126,6 +133,10 @@ class AuditReport:
             f"{self.confidence:.0%} confidence; claimed epsilon = {self.claimed_epsilon:g}"
             + (f", delta = {self.claimed_delta:g}" if self.claimed_delta else ""),
         ]
+        if self.claim is not None:
+            where = ("largest margin over the curve" if self.curve_violation else
+                     "the point of the curve the audit came closest to")
+            lines.append(f"claim       {self.claim}: reported at delta = {self.claimed_delta:g} ({where})")
         if self.violation:
             lines.append(f"            the claim is exceeded by at least {self.epsilon_lower_bound - self.claimed_epsilon:.4f}"
                          f" (a factor e^{self.epsilon_lower_bound - self.claimed_epsilon:.3f} ="

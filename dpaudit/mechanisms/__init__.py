@@ -21,6 +21,7 @@ Examples
 
 from .additive import GeometricMechanism, LaplaceMechanism, UnclippedSum
 from .base import OUTPUT_KINDS, BuiltinMechanism, Mechanism, counting_queries, record_values
+from .dpsgd import SubsampledGaussianSteps
 from .floating_point import FloatLaplaceMironov
 from .gaussian import AnalyticGaussianMechanism, GaussianMechanism, analytic_gaussian_sigma, gaussian_delta, gaussian_epsilon
 from .histogram import HistogramReplaceOneBug, HistogramScaleBug, NoisyHistogram
@@ -86,4 +87,5 @@ __all__ = [
     "compose",
     "subsample",
     "postprocess",
+    "SubsampledGaussianSteps",
 ]

@@ -15,7 +15,7 @@ import inspect
 from typing import Any, Callable
 
 from ..exceptions import ParameterValueError
-from . import (additive, floating_point, gaussian, histogram, noisy_max, numerical_svt, parallel, prefix_sum,
+from . import (additive, dpsgd, floating_point, gaussian, histogram, noisy_max, numerical_svt, parallel, prefix_sum,
                randomized_response, rappor, selection, sparse_vector, truncated_geometric, wrappers)
 
 __all__ = ["REGISTRY", "register", "get_mechanism", "list_mechanisms"]
@@ -38,6 +38,7 @@ _BUILTINS: tuple[type, ...] = (
     truncated_geometric.TruncatedGeometric,
     rappor.Rappor,
     rappor.OneTimeRappor,
+    dpsgd.SubsampledGaussianSteps,
     # Known-broken variants.
     sparse_vector.SVTLyuAlg3,
     sparse_vector.SVTLyuAlg4,

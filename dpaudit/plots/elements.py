@@ -171,3 +171,48 @@ def draw_profile_claim(ax, epsilon, delta, *, color, delta_range: tuple[float, f
                 zorder=4)
     else:
         ax.plot(list(delta_range), [epsilon] * 2, color=color, ls=(0, (5, 2)), lw=0.9, label=label, zorder=1.5)
+
+
+def claim_curve_of(result: dict) -> dict | None:
+    """The claimed curve a result carries (``claim_curve`` with at least two points), else None."""
+    c = result.get("claim_curve") if isinstance(result, dict) else None
+    if not isinstance(c, dict) or len(c.get("delta") or []) < 2:
+        return None
+    d = np.asarray(c["delta"], dtype=float)
+    e = np.array([np.nan if v is None else v for v in c["claimed_epsilon"]], dtype=float)
+    lb = np.array([np.nan if v is None else v for v in c.get("epsilon_lower_bound") or [np.nan] * len(d)], dtype=float)
+    return {"delta": d, "claimed_epsilon": e, "epsilon_lower_bound": lb}
+
+
+def curve_frontier(x, deltas, epsilons):
+    """Largest TPR a mechanism meeting every (epsilon_j, delta_j) of a claimed curve allows at FPR ``x``.
+
+    The claim is all of its points at once (Dong, Roth and Su 2022), so its
+    frontier is the lowest of the points' frontiers.
+
+    >>> float(curve_frontier(0.01, [0.0, 0.1], [1.0, 0.1])) <= float(dp_frontier(0.01, 1.0))
+    True
+    """
+    x = np.asarray(x, dtype=float)
+    ok = np.isfinite(np.asarray(epsilons, dtype=float))
+    fr = [dp_frontier(x, e, d) for d, e in zip(np.asarray(deltas)[ok], np.asarray(epsilons)[ok])]
+    return np.min(fr, axis=0) if fr else np.ones_like(x)
+
+
+def draw_curve_frontier(ax, curve: dict, *, x_min: float, label: str | None, color="0.35") -> None:
+    """A claimed curve in the ROC plane: a point above it is a violation."""
+    grid = np.geomspace(max(x_min, 1e-12), 1.0, 300)
+    ax.plot(grid, np.maximum(curve_frontier(grid, curve["delta"], curve["claimed_epsilon"]), 1e-300), color=color,
+            ls=(0, (5, 2)), lw=1.0, label=label, zorder=1.5)
+
+
+def draw_curve_profile(ax, curve: dict, *, color, label: str | None, certified_label: str | None = None) -> None:
+    """A claimed curve in the (delta, epsilon) plane (dashed) and, when given, the certified lower curve."""
+    d, e = curve["delta"], curve["claimed_epsilon"]
+    keep = (d > 0) & np.isfinite(e)
+    ax.plot(d[keep], e[keep], color="0.35", ls=(0, (5, 2)), lw=1.0, label=label, zorder=1.5)
+    lb = curve["epsilon_lower_bound"]
+    ok = keep & np.isfinite(lb)
+    if certified_label is not None and ok.any():
+        ax.plot(d[ok], lb[ok], color=color, ls="-", lw=0.9, alpha=0.7, label=certified_label, zorder=2.5)
+

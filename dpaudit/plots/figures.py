@@ -16,7 +16,8 @@ import numbers
 
 import numpy as np
 
-from .elements import DELTA, EPS, draw_event, draw_frontier, draw_profile_claim, draw_roc, roc_points
+from .elements import (DELTA, EPS, claim_curve_of, draw_curve_frontier, draw_curve_profile, draw_event, draw_frontier,
+                       draw_profile_claim, draw_roc, roc_points)
 from .style import columns_that_fit, legend_below, new_figure, series_style
 
 __all__ = [
@@ -423,6 +424,7 @@ def plot_roc(results, *, size="one-column"):
     fig, (ax,) = new_figure(size, height=WIDTH_HEIGHT[size] + 0.55 + 0.13 * math.ceil((len(curves) + 3) / 2))
     floor = 1.0
     frontiers: dict = {}
+    curve_frontiers: dict = {}
     for i, (g, r, _) in enumerate(curves):
         st = _style_of(results, g["mechanism"], i)
         pts = roc_points(r["roc"]["fpr"], r["roc"]["tpr"], _roc_n(r))
@@ -432,13 +434,17 @@ def plot_roc(results, *, size="one-column"):
         if pos.size:
             floor = min(floor, float(pos.min()), float(np.min(pts["x_lo"][pts["x_lo"] > 0], initial=1.0)))
         eps, delta = r.get("claimed_epsilon"), r.get("claimed_delta") or 0.0
-        if _finite(eps):
+        if claim_curve_of(r) is not None:  # a claimed curve: its whole frontier, once per claim
+            curve_frontiers.setdefault(str(r.get("claim")), claim_curve_of(r))
+        elif _finite(eps):
             frontiers.setdefault((round(float(eps), 6), float(delta)), []).append(g["mechanism"])
     floor = max(floor, 1e-12)
     for j, ((eps, delta), _) in enumerate(sorted(frontiers.items())):
         claim = f"{EPS} = {eps:g}" + (f", {DELTA} = {delta:g}" if delta else "")
         draw_frontier(ax, eps, delta, x_min=floor / 2, linestyle=["-", (0, (6, 2)), (0, (2, 1))][j % 3],
                       label=f"claimed frontier ({claim})")
+    for spec, curve in curve_frontiers.items():
+        draw_curve_frontier(ax, curve, x_min=floor / 2, label=f"claimed frontier ({spec})")
     ax.plot([floor / 2, 1], [floor / 2, 1], color="0.6", lw=0.7, ls=(0, (1, 2)), label="chance", zorder=1)
     ax.plot([], [], ls="none", marker="+", color="0.2", ms=7, label="event the bound uses (95% box)")
     ax.set_xscale("log")
@@ -505,7 +511,12 @@ def plot_privacy_profile(results, *, size="one-column"):
         top = max(top, float(eps.max()))
         r = ts[0]["result"]
         claim_eps, claim_delta = r.get("claimed_epsilon"), r.get("claimed_delta") or 0.0
-        if _finite(claim_eps):
+        curve = claim_curve_of(r)
+        if curve is not None:  # a claimed curve, drawn whole (dashed)
+            draw_curve_profile(ax, curve, color=st["color"], label=f"claimed curve ({r.get('claim')})")
+            top = max(top, float(np.max(curve["claimed_epsilon"][(curve["delta"] >= d_range[0])
+                                                                 & np.isfinite(curve["claimed_epsilon"])], initial=0.0)))
+        elif _finite(claim_eps):
             kinds.add("point" if claim_delta else "line")
             top = max(top, float(claim_eps))
             if claim_delta or round(float(claim_eps), 6) in pure:

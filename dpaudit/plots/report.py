@@ -11,7 +11,8 @@ import math
 
 import numpy as np
 
-from .elements import DELTA, EPS, draw_event, draw_frontier, draw_profile_claim, draw_roc, roc_points
+from .elements import (DELTA, EPS, claim_curve_of, draw_curve_frontier, draw_curve_profile, draw_event, draw_frontier,
+                       draw_profile_claim, draw_roc, roc_points)
 from .style import legend_below, new_figure, paper_style, series_style
 
 __all__ = ["plot_report"]
@@ -74,6 +75,9 @@ def plot_report(report, *, size: str = "two-column"):
     st = series_style(0)
     label = str(d.get("target") or "audit")
     claim = f"{EPS} = {eps:g}" + (f", {DELTA} = {delta:g}" if delta else "") if eps is not None else "no claim"
+    curve = claim_curve_of(d)  # a claimed curve: drawn whole in both panels
+    if curve is not None:
+        claim = str(d.get("claim") or "claimed curve")
     with paper_style():
         height = 2.9 if size == "two-column" else 2.6 * panels + 0.8
         fig, axes = new_figure(size, panels=panels, height=height)
@@ -90,7 +94,9 @@ def plot_report(report, *, size: str = "two-column"):
             floor = float(pos.min()) if pos.size else float(np.min(pts["x"][pts["x"] > 0], initial=1.0))
         draw_event(ax_roc, d, style=st, label="event the bound uses")
         floor = max(min(floor, 1.0 / n), 1e-12)
-        if eps is not None:
+        if curve is not None:
+            draw_curve_frontier(ax_roc, curve, x_min=floor / 2, label=f"claimed frontier ({claim})")
+        elif eps is not None:
             draw_frontier(ax_roc, eps, delta, x_min=floor / 2, label=f"claimed frontier ({claim})")
         ax_roc.plot([floor / 2, 1], [floor / 2, 1], color="0.6", lw=0.7, ls=(0, (1, 2)), label="chance")
         ax_roc.set_xscale("log")
@@ -107,14 +113,23 @@ def plot_report(report, *, size: str = "two-column"):
         pe = np.asarray(prof.get("epsilon") or [], dtype=float)
         keep = pd > 0
         d_lo = min([v for v in list(pd[keep]) + [delta] if v > 0] or [1e-6])
+        if curve is not None:
+            d_lo = min(d_lo, max(1e-8, float(np.min(curve["delta"][curve["delta"] > 0], initial=d_lo))))
         d_range = (d_lo / 2, max(list(pd) + [delta, 0.2]) * 2)
         if keep.any():
             ax_prof.plot(pd[keep], pe[keep], color=st["color"], marker=st["marker"], ms=3, lw=1.1,
                          label=f"{EPS}({DELTA}) lower bound")
-        if eps is not None:
+        top = max([float(pe.max()) if pe.size else 0.0, float(eps or 0.0), float(d.get("epsilon_lower_bound") or 0)])
+        if curve is not None:
+            draw_curve_profile(ax_prof, curve, color=st["color"], label=f"claimed curve ({claim})",
+                               certified_label=f"certified by the event (all {DELTA} at once)")
+            shown = curve["claimed_epsilon"][(curve["delta"] >= d_range[0]) & np.isfinite(curve["claimed_epsilon"])]
+            top = max(top, float(np.max(shown, initial=0.0)))
+            ax_prof.plot([delta], [d.get("epsilon_lower_bound") or 0.0], ls="none", marker="*", ms=8, mfc=st["color"],
+                         mec="black", mew=0.5, label=f"reported point ({DELTA} = {delta:.2g})", zorder=4)
+        elif eps is not None:
             draw_profile_claim(ax_prof, eps, delta, color="0.35" if not delta else st["color"], delta_range=d_range,
                                label=f"claim ({claim})" + ("" if delta else f" (pure: every {DELTA})"))
-        top = max([float(pe.max()) if pe.size else 0.0, float(eps or 0.0), float(d.get("epsilon_lower_bound") or 0)])
         ax_prof.set_xscale("log")
         ax_prof.set_xlim(*d_range)
         ax_prof.set_ylim(0, top * 1.15 if top > 0 else 1.0)

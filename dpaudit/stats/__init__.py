@@ -3,6 +3,7 @@
 from .bayes import PosteriorInterval, posterior_interval
 from .bounds import EpsilonBound, ceiling, epsilon_bounds_array, epsilon_lower_bound, log_ratio_bound
 from .clopper_pearson import clopper_pearson_interval, cp_lower, cp_upper
+from .curves import CurveCertificate, CurveTest, certified_curve, curve_test
 from .estimators import (
     ESTIMATORS,
     ClopperPearsonEstimator,
@@ -34,6 +35,10 @@ __all__ = [
     "clopper_pearson_interval",
     "cp_lower",
     "cp_upper",
+    "CurveCertificate",
+    "CurveTest",
+    "certified_curve",
+    "curve_test",
     "ESTIMATORS",
     "Estimator",
     "ClopperPearsonEstimator",

@@ -125,9 +125,17 @@ class Estimator(ABC):
     description: str = ""
     #: What a report must say when this estimator's epsilon holds only under an assumption (else None).
     caveat: str | None = None
+    #: Whether the headline holds at one delta only (it cannot be tested against a whole claimed curve).
+    point_only: bool = False
 
-    def check(self, *, delta: float) -> None:
-        """Raise when the estimator cannot serve this claim (default: any claim)."""
+    def check(self, *, delta: float, claim=None) -> None:
+        """Raise when the estimator cannot serve this claim (default: any claim but a curve for a point-only one).
+
+        ``claim`` is a :class:`~dpaudit.claims.Claim` when the entry point was given one.
+        """
+        if self.point_only and claim is not None and len(claim.grid()[0]) > 1:
+            raise ParameterValueError(f"estimator {self.name!r} certifies at one delta; it takes a point claim, "
+                                      f"got claim {claim.spec!r}")
 
     def headline(self, results: dict) -> float:
         """The epsilon an audit reports: this estimator's own result among ``results`` (by estimator name).
@@ -187,8 +195,10 @@ class GaussianDPEstimator(Estimator):
     description = "certified Gaussian-DP mu (Nasr et al. 2023) turned into epsilon(delta); assumes a Gaussian curve"
     caveat = ("estimator 'gdp': epsilon(delta) of a Gaussian mechanism with the certified mu; valid only if the "
               "target's trade-off curve is Gaussian (Nasr et al. 2023)")
+    point_only = True
 
-    def check(self, *, delta):
+    def check(self, *, delta, claim=None):
+        super().check(delta=delta, claim=claim)
         if delta <= 0:
             raise ParameterValueError("estimator 'gdp' needs delta > 0 (a Gaussian mechanism has no finite "
                                       "epsilon at delta = 0); got delta = 0")

@@ -41,6 +41,7 @@ __all__ = [
     "calibration_rates",
     "CalibrationRates",
     "choose_event",
+    "pick_event",
     "split_scores",
     "bound_from_scores",
     "SELECTIONS",
@@ -191,7 +192,7 @@ class CalibrationRates:
 
     def choose(self, *, delta: float = 0.0, gdp: bool = False) -> ThresholdEvent:
         """The best event for this objective (see :func:`choose_event`)."""
-        return _pick(self.candidates, *self.objective(delta=delta, gdp=gdp))
+        return pick_event(self.candidates, *self.objective(delta=delta, gdp=gdp))
 
     def poisson_value(self, event: ThresholdEvent) -> tuple[str, float]:
         """Which inequality of ``event`` the Poisson certificate would test, and its score.
@@ -253,7 +254,8 @@ def calibration_rates(calibration, *, n_test0, n_test1, confidence=0.95, nested=
                             c0=c0, c1=c1, n0=float(n_test0), n1=float(n_test1), poisson_alpha=alpha)
 
 
-def _pick(candidates, fwd, rev) -> ThresholdEvent:
+def pick_event(candidates, fwd, rev) -> ThresholdEvent:
+    """The candidate event of the largest forward (``score >= t``) or reverse (``score < t``) value."""
     fwd, rev = np.atleast_1d(fwd), np.atleast_1d(rev)
     i_f, i_r = int(np.argmax(fwd)), int(np.argmax(rev))
     if fwd[i_f] <= 0 and rev[i_r] <= 0:
@@ -275,7 +277,7 @@ def choose_event(calibration, *, n_test0, n_test1, delta=0.0, confidence=0.95, o
     c1 = k1 * (n_test1 / len1)
     fwd = np.asarray(objective(c0, n_test0, c1, n_test1), dtype=float)
     rev = np.asarray(objective(n_test0 - c0, n_test0, n_test1 - c1, n_test1), dtype=float)
-    return _pick(candidates, fwd, rev)
+    return pick_event(candidates, fwd, rev)
 
 
 def bound_from_scores(

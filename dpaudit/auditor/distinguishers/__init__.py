@@ -26,7 +26,7 @@ from .classifier import BinnedLogisticScore, ClassifierScore
 from .discrete import LikelihoodRatioScore
 from .mixed import MixedScore, PatternCellsScore
 from .scalar import ThresholdScore
-from .vector import CoordinateScore, MeanDifferenceScore, NaiveBayesScore, SignSumScore
+from .vector import CoordinateScore, DensityRatioSumScore, MeanDifferenceScore, NaiveBayesScore, SignSumScore
 
 
 __all__ = [
@@ -35,6 +35,7 @@ __all__ = [
     "LikelihoodRatioScore",
     "MeanDifferenceScore",
     "NaiveBayesScore",
+    "DensityRatioSumScore",
     "auto_choices",
     "float_choices",
     "ClassifierScore",
@@ -77,6 +78,9 @@ register_attack("mean-difference", MeanDifferenceScore, outputs="vector",
                 description="projection on the standardised mean difference, then a threshold")
 register_attack("naive-bayes", NaiveBayesScore, outputs="vector",
                 description="sum of per-coordinate binned log likelihood ratios, then a threshold")
+register_attack("density-ratio-sum", DensityRatioSumScore, outputs="vector",
+                description="sum of per-coordinate smoothed log density ratios, interpolated between quantile bins "
+                            "and extrapolated into the tails (many weakly informative coordinates: DP training)")
 register_attack("mixed", MixedScore, outputs="vector",
                 description="special values (abort, below, bottom) and numbers: log ratio of the pattern of "
                             "specials (part by part over independent groups of coordinates) plus per-coordinate "
@@ -112,7 +116,8 @@ AUTO_CHOICES = {
     "scalar": ("threshold",),
     "discrete": ("likelihood-ratio", "threshold"),
     "discrete-vector": ("likelihood-ratio", "mean-difference", "naive-bayes", "sign-sum"),
-    "vector": ("mean-difference", "naive-bayes", "coordinate", "sign-sum", "mixed", "binned-logistic"),
+    "vector": ("mean-difference", "naive-bayes", "density-ratio-sum", "coordinate", "sign-sum", "mixed",
+               "binned-logistic"),
 }
 
 #: Coordinates this correlated (|r| on the fitting releases) also get the innovation sign-sum.
@@ -181,7 +186,7 @@ def list_attacks() -> list[tuple[str, str]]:
     """(name, one line) for ``dpaudit list``."""
     return [("auto", "by output, best on the selection split: scalar -> threshold; discrete -> likelihood-ratio "
                      "or threshold (rows: + mean-difference, naive-bayes, sign-sum); vector -> mean-difference, naive-bayes, "
-                     "coordinate, sign-sum, mixed, binned-logistic (+ pattern-cells with special values, "
+                     "density-ratio-sum, coordinate, sign-sum, mixed, binned-logistic (+ pattern-cells with special values, "
                      "innovation-sign-sum when coordinates correlate); + likelihood-ratio when values repeat")] + [
         (name, f"[{spec.outputs}] {spec.description}") for name, spec in ATTACKS.items()]
 

@@ -1,0 +1,494 @@
+"""Claims as whole privacy curves: what a mechanism promises at every delta, not at one.
+
+A mechanism's privacy is a curve: for each delta the smallest epsilon with
+(epsilon, delta)-DP, its *privacy profile*; equivalently a trade-off curve
+f (Dong, Roth and Su 2022): every test of "D or D'" with false-positive rate
+alpha has a false-negative rate of at least f(alpha) (Zhu, Dong and Wang 2022
+for the translation between the two).  DP-SGD is accounted this way, so
+auditing it against one (epsilon, delta) point of its curve throws most of the
+promise away.  A claim here is an immutable value object that keeps the spec
+it came from and answers ``epsilon(delta)`` (vectorised) and ``tradeoff(alpha)``.
+
+Specs (``parse_claim``):
+
+========================================  ==========================================================
+``eps:EPS[,delta=DELTA]``                 the one point (EPS, DELTA), as ``--epsilon/--delta``
+``gdp:mu=MU``                             mu-Gaussian DP (Dong, Roth and Su 2022)
+``dpsgd:noise=SIGMA,rate=Q,steps=T``      T Poisson-subsampled Gaussian steps, add/remove
+                                          neighbours, as dp-accounting's PLD accountant computes it
+``profile:FILE.json``                     a JSON list ``[[epsilon, delta], ...]``: (epsilon, delta)-DP
+                                          for each pair
+========================================  ==========================================================
+
+From Python, a ``dp_accounting`` ``DpEvent`` is a claim too (:class:`AccountantClaim`).
+
+Every claim is tested on a finite grid of ``(delta, epsilon)`` points of its curve
+(:meth:`Claim.grid`); a curve test may use any grid, since a certified lower
+curve holds at every delta at once (:mod:`dpaudit.stats.curves`).  Curves the
+library computes are never below the true one: the accountant's is its
+pessimistic estimate, and between grid points ``epsilon(delta)`` is rounded up,
+so a claim read here can only make a violation harder to certify.
+
+Examples
+--------
+>>> c = parse_claim("gdp:mu=1")
+>>> c.spec, round(float(c.epsilon(1e-3)), 3)
+('gdp:mu=1', 3.139)
+>>> parse_claim("eps:1,delta=1e-5").epsilon([0.0, 1e-5]).tolist()
+[inf, 1.0]
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ._validation import check_delta, check_epsilon, check_int, check_real
+from .exceptions import ParameterTypeError, ParameterValueError
+from .privacy import Neighbouring, PrivacyClaim
+
+__all__ = [
+    "CLAIM_KINDS",
+    "AccountantClaim",
+    "Claim",
+    "GaussianDPClaim",
+    "PointClaim",
+    "ProfileClaim",
+    "as_claim",
+    "dpsgd_event",
+    "parse_claim",
+]
+
+#: The spec prefixes :func:`parse_claim` reads.
+CLAIM_KINDS = ("eps", "gdp", "dpsgd", "profile")
+
+#: Smallest delta a computed curve is tested at; below it no audit of fewer than 10^10 releases certifies more.
+DELTA_FLOOR = 1e-12
+#: Points of a computed curve's grid (an epsilon grid, so the claim is exact at each point).
+GRID_POINTS = 400
+#: The PLD accountant's discretisation: pessimistic (never below the exact curve); 1e-4 (its default)
+#: agrees to 4 decimals on the reference DP-SGD curves at 10x the cost.
+PLD_DISCRETIZATION = 1e-3
+
+
+def _as_deltas(delta) -> np.ndarray:
+    d = np.asarray(delta, dtype=float)
+    if np.any(~np.isfinite(d)) or np.any((d < 0) | (d >= 1)):
+        raise ParameterValueError(f"delta must be in [0, 1); got {delta!r}")
+    return d
+
+
+def _out(values: np.ndarray, delta) -> Any:
+    return values if np.ndim(delta) else float(values)
+
+
+@dataclass(frozen=True)
+class Claim(ABC):
+    """A privacy promise as a curve ``epsilon(delta)``; subclasses say how it is computed.
+
+    ``spec`` is the text the claim was given as (echoed in reports);
+    ``neighbouring`` the relation it is made for.
+    """
+
+    spec: str = field(default="", kw_only=True)
+    neighbouring: Neighbouring = field(default=Neighbouring.ADD_REMOVE, kw_only=True)
+
+    @abstractmethod
+    def grid(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(deltas, epsilons)``: points of the curve, deltas increasing, epsilons finite and exact there."""
+
+    def epsilon(self, delta):
+        """The claimed epsilon at each ``delta`` (``inf`` where the claim promises nothing finite).
+
+        Between two grid points the curve is read off the chord joining them in
+        the (e^epsilon, delta) plane: every mechanism's delta(epsilon) is convex
+        in e^epsilon (an integral of ``(p - e^epsilon q)_+``), so a mechanism
+        meeting both points meets the chord, and the claim is never understated.
+        Beyond the largest grid delta the last epsilon holds.
+        """
+        d = _as_deltas(delta)
+        gd, ge = self.grid()
+        i = np.searchsorted(gd, d, side="right") - 1
+        j = np.clip(i, 0, len(ge) - 1)
+        k = np.clip(i + 1, 0, len(ge) - 1)
+        out = np.where(i >= 0, ge[j], np.inf)
+        inner = (i >= 0) & (i + 1 < len(ge))
+        if np.any(inner):
+            t0, t1 = np.exp(ge[j]), np.exp(ge[k])
+            span = np.where(gd[k] > gd[j], gd[k] - gd[j], 1.0)
+            w = np.clip((d - gd[j]) / span, 0.0, 1.0)
+            out = np.where(inner, np.log(t0 + w * (t1 - t0)), out)
+        return _out(out, delta)
+
+    def tradeoff(self, alpha):
+        """The trade-off curve: the smallest false-negative rate a test with false-positive rate ``alpha`` can have.
+
+        Each point (epsilon, delta) of the curve allows ``max(0, 1 - delta - e^epsilon alpha,
+        e^-epsilon (1 - delta - alpha))``; the claim is all of them at once (Dong, Roth and Su 2022, Prop. 2.12).
+        """
+        a = np.clip(np.asarray(alpha, dtype=float), 0.0, 1.0)
+        gd, ge = self.grid()
+        e = np.exp(np.minimum(ge, 700.0))
+        f = np.maximum(1.0 - gd - e * a[..., None], (1.0 - gd - a[..., None]) / e)
+        return _out(np.maximum(f.max(axis=-1), 0.0), alpha)
+
+    @property
+    def reference(self) -> tuple[float, float]:
+        """``(epsilon, delta)`` shown when nothing is certified: the point itself, else the curve at 1e-5."""
+        d = 1e-5
+        return float(self.epsilon(d)), d
+
+    @property
+    def finite_point(self) -> tuple[float, float]:
+        """A point of the curve with finite epsilon: :attr:`reference`, else the first grid point.
+
+        Per-delta extras (a GDP event, sequential planning, a search's screening) start from it.
+        """
+        eps, delta = self.reference
+        if not np.isfinite(eps):
+            gd, ge = self.grid()
+            eps, delta = ge[0], gd[0]
+        return float(eps), float(delta)
+
+    @property
+    def kind(self) -> str:
+        return self.spec.split(":", 1)[0] if ":" in self.spec else type(self).__name__
+
+    def to_dict(self) -> dict:
+        return {"spec": self.spec, "kind": self.kind, "neighbouring": self.neighbouring.value}
+
+    def __str__(self) -> str:
+        return self.spec
+
+
+@dataclass(frozen=True)
+class PointClaim(Claim):
+    """(epsilon, delta)-DP: one point, the curve that is ``epsilon`` from ``delta`` on and infinite below.
+
+    >>> PointClaim(1.0, 1e-5).spec
+    'eps:1,delta=1e-05'
+    """
+
+    point_epsilon: float = 0.0
+    point_delta: float = 0.0
+
+    def __post_init__(self):
+        eps, delta = check_epsilon(self.point_epsilon, "epsilon"), check_delta(self.point_delta, "delta")
+        object.__setattr__(self, "point_epsilon", eps)
+        object.__setattr__(self, "point_delta", delta)
+        object.__setattr__(self, "spec", self.spec or f"eps:{eps:g}" + (f",delta={delta:g}" if delta else ""))
+        object.__setattr__(self, "neighbouring", Neighbouring.parse(self.neighbouring))
+
+    def grid(self):
+        return np.array([self.point_delta]), np.array([self.point_epsilon])
+
+    @property
+    def reference(self):
+        return self.point_epsilon, self.point_delta
+
+    @property
+    def privacy_claim(self) -> PrivacyClaim:
+        return PrivacyClaim(self.point_epsilon, self.point_delta, self.neighbouring)
+
+    def to_dict(self):
+        return {**super().to_dict(), "epsilon": self.point_epsilon, "delta": self.point_delta}
+
+
+def _epsilon_grid(delta_at, eps_max: float) -> tuple[np.ndarray, np.ndarray]:
+    """An epsilon grid on [0, eps_max] and the curve's delta at each point, as (deltas increasing, epsilons)."""
+    eps = np.linspace(0.0, eps_max, GRID_POINTS)
+    deltas = np.clip(np.asarray(delta_at(eps), dtype=float), 0.0, 1.0)
+    keep = deltas < 1.0
+    return deltas[keep][::-1].copy(), eps[keep][::-1].copy()
+
+
+@dataclass(frozen=True)
+class GaussianDPClaim(Claim):
+    """mu-Gaussian DP (Dong, Roth and Su 2022): the trade-off curve of N(0, 1) against N(mu, 1).
+
+    >>> c = GaussianDPClaim(1.0)
+    >>> round(float(c.tradeoff(0.05)), 4)   # Phi(Phi^-1(0.95) - 1)
+    0.7405
+    """
+
+    mu: float = 1.0
+    _grid: tuple = field(default=(), init=False, repr=False, compare=False)
+
+    def __post_init__(self):
+        object.__setattr__(self, "mu", check_real(self.mu, "mu", low=0.0, low_inclusive=False, finite=True))
+        if not self.spec:
+            object.__setattr__(self, "spec", f"gdp:mu={self.mu:g}")
+        object.__setattr__(self, "_grid", _gdp_grid(self.mu))
+
+    def grid(self):
+        return self._grid
+
+    def epsilon(self, delta):
+        from .stats.gdp import gaussian_epsilon
+
+        d = _as_deltas(delta)
+        out = np.vectorize(lambda x: gaussian_epsilon(self.mu, float(x)), otypes=[float])(d)
+        return _out(out, delta)
+
+    def tradeoff(self, alpha):
+        from scipy.special import ndtr, ndtri
+
+        a = np.clip(np.asarray(alpha, dtype=float), 0.0, 1.0)
+        return _out(ndtr(ndtri(1.0 - a) - self.mu), alpha)
+
+    def to_dict(self):
+        return {**super().to_dict(), "mu": self.mu}
+
+
+@functools.lru_cache(maxsize=64)
+def _gdp_grid(mu: float):
+    from scipy.special import log_ndtr, ndtr
+
+    from .stats.gdp import gaussian_epsilon
+
+    def delta_at(eps):
+        return ndtr(mu / 2 - eps / mu) - np.exp(eps + log_ndtr(-mu / 2 - eps / mu))
+
+    return _epsilon_grid(delta_at, gaussian_epsilon(mu, DELTA_FLOOR))
+
+
+def dpsgd_event(noise: float, rate: float, steps: int):
+    """The ``dp_accounting`` event of ``steps`` Poisson-subsampled Gaussian steps (DP-SGD's accounting)."""
+    from dp_accounting import dp_event
+
+    return dp_event.SelfComposedDpEvent(dp_event.PoissonSampledDpEvent(rate, dp_event.GaussianDpEvent(noise)), steps)
+
+
+@functools.lru_cache(maxsize=64)
+def _accountant_grid(event_repr: str, event):
+    """(deltas, epsilons) of ``event``'s curve, from one PLD (its pessimistic estimate), cached by the event."""
+    import dp_accounting
+    from dp_accounting.pld import pld_privacy_accountant
+
+    acc = pld_privacy_accountant.PLDAccountant(
+        neighboring_relation=dp_accounting.NeighboringRelation.ADD_OR_REMOVE_ONE,
+        value_discretization_interval=PLD_DISCRETIZATION)
+    if not acc.supports(event):
+        raise ParameterValueError(f"claim: dp_accounting's PLD accountant does not support the event {event_repr}")
+    acc.compose(event)
+    eps_max = float(acc.get_epsilon(DELTA_FLOOR))
+    # The composed PLD answers a whole epsilon grid in one call (0.04 s); the public one-epsilon
+    # answer serves when a later dp-accounting keeps it elsewhere (400 calls, about 1 s).
+    pld = getattr(acc, "_pld", None)
+    if pld is not None and hasattr(pld, "get_delta_for_epsilon"):
+        return _epsilon_grid(lambda e: pld.get_delta_for_epsilon(e), max(eps_max, 1e-6))
+    return _epsilon_grid(lambda e: np.array([acc.get_delta(float(x)) for x in e]), max(eps_max, 1e-6))
+
+
+@dataclass(frozen=True)
+class AccountantClaim(Claim):
+    """The curve of a ``dp_accounting`` ``DpEvent``, add/remove neighbours, from its PLD accountant.
+
+    The curve is computed once per event (cached) on an epsilon grid of
+    :data:`GRID_POINTS` points down to delta :data:`DELTA_FLOOR`.
+
+    >>> c = parse_claim("dpsgd:noise=1,rate=0.1,steps=10")
+    >>> [round(float(e), 3) for e in c.epsilon([1e-5, 1e-3, 1e-2])]
+    [2.855, 1.572, 0.887]
+    """
+
+    event: Any = None
+    _grid: tuple = field(default=(), init=False, repr=False, compare=False)
+
+    def __post_init__(self):
+        try:
+            from dp_accounting import dp_event
+        except ImportError as exc:  # pragma: no cover - a declared dependency
+            from .exceptions import MissingExtraError
+
+            raise MissingExtraError("claims from a DpEvent need dp-accounting (pip install dp-accounting)") from exc
+        if not isinstance(self.event, dp_event.DpEvent):
+            raise ParameterTypeError(f"event must be a dp_accounting DpEvent; got {self.event!r}")
+        if not self.spec:
+            object.__setattr__(self, "spec", repr(self.event))
+        object.__setattr__(self, "_grid", _accountant_grid(repr(self.event), self.event))
+
+    def grid(self):
+        return self._grid
+
+    def to_dict(self):
+        return {**super().to_dict(), "event": repr(self.event)}
+
+
+@dataclass(frozen=True)
+class ProfileClaim(Claim):
+    """(epsilon_i, delta_i)-DP for every listed pair; between them the smallest epsilon whose delta fits.
+
+    >>> c = ProfileClaim(((2.0, 1e-6), (1.0, 1e-3)))
+    >>> c.epsilon([1e-7, 1e-6, 1e-3, 0.5]).tolist()
+    [inf, 2.0, 1.0, 1.0]
+    >>> 1.0 < float(c.epsilon(1e-4)) < 2.0   # on the chord joining the two points
+    True
+    """
+
+    points: tuple = ()
+
+    def __post_init__(self):
+        pts = []
+        for i, p in enumerate(self.points):
+            if not isinstance(p, (list, tuple)) or len(p) != 2:
+                raise ParameterValueError(f"profile entry {i} must be a pair [epsilon, delta]; got {p!r}")
+            pts.append((check_epsilon(p[0], f"profile entry {i} epsilon"), check_delta(p[1], f"profile entry {i} delta")))
+        if not pts:
+            raise ParameterValueError("profile must list at least one [epsilon, delta] pair; got none")
+        object.__setattr__(self, "points", tuple(sorted(pts, key=lambda p: (p[1], p[0]))))
+        if not self.spec:
+            object.__setattr__(self, "spec", "profile:" + json.dumps([list(p) for p in self.points]))
+
+    def grid(self):
+        d = np.array([p[1] for p in self.points])
+        e = np.array([p[0] for p in self.points])
+        # Pareto front: at each delta, the smallest epsilon promised at that delta or any smaller one.
+        e = np.minimum.accumulate(e)
+        keep = np.r_[True, e[1:] < e[:-1]] & np.r_[d[1:] != d[:-1], True]
+        return d[keep], e[keep]
+
+    @property
+    def reference(self):
+        d, e = self.grid()
+        return float(e[0]), float(d[0])
+
+    def to_dict(self):
+        return {**super().to_dict(), "points": [list(p) for p in self.points]}
+
+
+# ----------------------------------------------------------------------------- parsing
+def _fields(spec: str, body: str, allowed: tuple[str, ...], *, first: str | None = None) -> dict[str, str]:
+    """``key=value`` pairs of a spec body; a bare first value is ``first`` (``eps:1``)."""
+    out: dict[str, str] = {}
+    for i, part in enumerate(p.strip() for p in body.split(",")):
+        key, sep, value = part.partition("=")
+        if not sep and i == 0 and first is not None:
+            key, value = first, key
+        elif not sep:
+            raise ParameterValueError(f"claim {spec!r}: expected KEY=VALUE, got {part!r}")
+        key = key.strip().lower()
+        if key not in allowed:
+            raise ParameterValueError(f"claim {spec!r}: unknown key {key!r}; expected {', '.join(allowed)}")
+        if key in out:
+            raise ParameterValueError(f"claim {spec!r}: {key} is given twice")
+        out[key] = value.strip()
+    missing = [k for k in allowed if k not in out and k not in ("delta",)]
+    if missing:
+        raise ParameterValueError(f"claim {spec!r}: missing {', '.join(missing)}")
+    return out
+
+
+def _number(spec: str, key: str, text: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise ParameterValueError(f"claim {spec!r}: {key} must be a number; got {text!r}") from None
+
+
+def _named(text: str, fn, *args, **kw):
+    """Run a check and prefix its message with the spec ``text``."""
+    try:
+        return fn(*args, **kw)
+    except (ParameterValueError, ParameterTypeError) as exc:
+        raise ParameterValueError(f"claim {text!r}: {exc}") from None  # a spec is text: any flaw is a wrong value
+
+
+def parse_claim(spec: str) -> Claim:
+    """The claim a spec names (see the module docstring).
+
+    Raises :class:`~dpaudit.exceptions.ParameterValueError` naming the part
+    of the spec that is wrong.
+
+    Examples
+    --------
+    >>> parse_claim("dpsgd:noise=1,rate=0.1,steps=10").kind
+    'dpsgd'
+    >>> parse_claim("dpsgd:noise=1,rate=2,steps=10")
+    Traceback (most recent call last):
+    ...
+    dpaudit.exceptions.ParameterValueError: claim 'dpsgd:noise=1,rate=2,steps=10': rate must be in (0, 1]; got 2.0
+    """
+    if not isinstance(spec, str):
+        raise ParameterTypeError(f"claim must be a spec string, a claim object or a dp_accounting DpEvent; got {spec!r}")
+    text = spec.strip()
+    kind, sep, body = text.partition(":")
+    kind = kind.strip().lower()
+    if not sep or kind not in CLAIM_KINDS:
+        raise ParameterValueError(f"claim {spec!r}: unknown kind {kind!r}; expected one of "
+                                  + ", ".join(f"{k}:..." for k in CLAIM_KINDS))
+    if not body.strip():
+        raise ParameterValueError(f"claim {spec!r}: nothing after '{kind}:'")
+    if kind == "eps":
+        f = _fields(spec, body, ("epsilon", "delta"), first="epsilon")
+        eps = _named(spec, check_epsilon, _number(spec, "epsilon", f["epsilon"]))
+        delta = _named(spec, check_delta, _number(spec, "delta", f.get("delta", "0")))
+        return PointClaim(eps, delta, spec=text)
+    if kind == "gdp":
+        f = _fields(spec, body, ("mu",))
+        mu = _named(spec, check_real, _number(spec, "mu", f["mu"]), "mu", low=0.0, low_inclusive=False, finite=True)
+        return GaussianDPClaim(mu, spec=text)
+    if kind == "dpsgd":
+        f = _fields(spec, body, ("noise", "rate", "steps"))
+        noise = _named(spec, check_real, _number(spec, "noise", f["noise"]), "noise", low=0.0, low_inclusive=False,
+                       finite=True)
+        rate = _named(spec, check_real, _number(spec, "rate", f["rate"]), "rate", low=0.0, high=1.0,
+                      low_inclusive=False)
+        steps = _named(spec, check_int, _number(spec, "steps", f["steps"]), "steps", low=1)
+        return AccountantClaim(dpsgd_event(noise, rate, steps), spec=text)
+    path = Path(body.strip())
+    try:
+        points = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ParameterValueError(f"claim {spec!r}: cannot read {str(path)!r} ({exc.strerror or exc})") from None
+    except ValueError as exc:
+        raise ParameterValueError(f"claim {spec!r}: {str(path)!r} is not valid JSON ({exc})") from None
+    if not isinstance(points, list):
+        raise ParameterValueError(f"claim {spec!r}: {str(path)!r} must hold a list [[epsilon, delta], ...]")
+    return _named(spec, ProfileClaim, tuple(points), spec=text)
+
+
+def as_claim(claim=None, *, epsilon=None, delta=None, neighbouring=None) -> Claim:
+    """The claim of an entry point: ``claim`` (a spec, a :class:`Claim`, a ``DpEvent``) or ``epsilon``/``delta``.
+
+    Giving both is an error: a point and a curve would be two claims, and
+    which one the verdict answered would be a guess.  ``delta`` alone (with
+    ``claim``) counts as given only when it is not ``None`` or 0.
+
+    >>> as_claim(epsilon=1.0).spec
+    'eps:1'
+    >>> as_claim("gdp:mu=1", epsilon=1.0)
+    Traceback (most recent call last):
+    ...
+    dpaudit.exceptions.ParameterValueError: claim: give either a claim or epsilon/delta, not both; got claim='gdp:mu=1' and epsilon=1.0
+    """
+    if claim is None:
+        if epsilon is None:
+            raise ParameterValueError("epsilon is required (or a claim, e.g. claim='gdp:mu=1')")
+        kw = {} if neighbouring is None else {"neighbouring": neighbouring}
+        return PointClaim(epsilon, 0.0 if delta is None else delta, **kw)
+    if epsilon is not None or (delta is not None and delta != 0):
+        given = f"epsilon={epsilon!r}" if epsilon is not None else f"delta={delta!r}"
+        raise ParameterValueError(f"claim: give either a claim or epsilon/delta, not both; got claim={str(claim)!r} "
+                                  f"and {given}")
+    if isinstance(claim, Claim):
+        return claim
+    if isinstance(claim, PrivacyClaim):
+        return PointClaim(claim.epsilon, claim.delta, neighbouring=claim.neighbouring)
+    if isinstance(claim, str):
+        return parse_claim(claim)
+    try:
+        from dp_accounting import dp_event
+    except ImportError:  # pragma: no cover
+        dp_event = None
+    if dp_event is not None and isinstance(claim, dp_event.DpEvent):
+        return AccountantClaim(claim)
+    raise ParameterTypeError("claim must be a spec string ('gdp:mu=1', 'dpsgd:noise=1,rate=0.01,steps=100', "
+                             f"'profile:FILE.json', 'eps:1'), a Claim or a dp_accounting DpEvent; got {claim!r}")
+

@@ -1,0 +1,295 @@
+"""Testing certified results against a claimed privacy curve, at one confidence for the whole curve.
+
+One held-out event with one-sided Clopper-Pearson upper bounds ``FPR_hi`` and
+``FNR_hi`` on its error rates (each at half the failure probability) certifies
+a whole lower curve at once:
+
+    eps(delta) >= max(ln((1 - delta - FNR_hi) / FPR_hi), ln((1 - delta - FPR_hi) / FNR_hi))   for every delta,
+
+since (epsilon, delta)-DP bounds every test's rates (Kairouz, Oh and Viswanath
+2015) and the two intervals hold together with probability ``confidence``
+whatever delta is then read.  Equivalently the point (FPR_hi, FNR_hi) lies on
+or above the mechanism's trade-off curve (Dong, Roth and Su 2022), and the
+test asks whether it lies below the claimed one (Zhu, Dong and Wang 2022 for
+the duality between profiles and trade-off curves).  No share of the failure
+probability is spent on the number of deltas tested: a grid of 400 points
+costs what one point costs.  ``docs/decisions/curve-claims.md`` compares this
+with one event per delta under a Bonferroni split (measured: the single event
+wins).
+
+:class:`CurveCertificate` is the estimator the audit holds for any claim: it
+chooses the event on calibration rates (the largest ratio of the event's
+curve to the claimed one) and turns the held-out bound into a
+:class:`CurveTest`.  A point claim is a curve of one point, for which both
+steps are exactly today's (epsilon, delta) choice and bound, so the audit
+never asks which kind of claim it holds.  :func:`curve_test` is the same test
+for callers that certified rates or a bound per delta elsewhere (attack
+scores, one-run audits).
+
+Examples
+--------
+1-GDP allows FNR >= Phi(Phi^-1(0.99) - 1) = 0.908 at FPR 0.01:
+
+>>> from dpaudit.claims import parse_claim
+>>> claim = parse_claim("gdp:mu=1")
+>>> t = curve_test(claim, fpr_upper=0.01, fnr_upper=0.95, confidence=0.95)
+>>> t.violation, t.epsilon_lower_bound <= t.claimed_epsilon
+(False, True)
+>>> t = curve_test(claim, fpr_upper=0.01, fnr_upper=0.5, confidence=0.95)
+>>> t.violation, t.epsilon_lower_bound > t.claimed_epsilon
+(True, True)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..exceptions import ParameterValueError
+from .bounds import EpsilonBound, log_ratio_bound
+from .selection import ThresholdEvent, pick_event
+
+__all__ = ["SELECTION_POINTS", "CurveCertificate", "CurveTest", "certified_curve", "curve_test"]
+
+#: Grid points the event choice reads (log-spaced among the claim's); certification reads them all.
+SELECTION_POINTS = 48
+#: Claimed epsilons below this count as this much in the ratio that ranks events and picks the reported delta.
+RATIO_FLOOR = 1e-3
+
+
+def certified_curve(fpr_upper, fnr_upper, deltas) -> np.ndarray:
+    """The lower curve eps(delta) that upper bounds on an event's FPR and FNR certify at every ``delta`` at once.
+
+    Broadcasts: ``fpr_upper``/``fnr_upper`` of shape (m, 1) against ``deltas`` of shape (k,) give (m, k).
+
+    >>> certified_curve(0.01, 0.5, [0.0, 0.1]).round(4).tolist()
+    [3.912, 3.6889]
+    """
+    fpr_upper = np.asarray(fpr_upper, dtype=float)
+    fnr_upper = np.asarray(fnr_upper, dtype=float)
+    return _curve(1.0 - fnr_upper, fpr_upper, np.asarray(deltas, dtype=float))
+
+
+def _curve(tpr_lo, fpr_hi, deltas):
+    # The same two inequalities, in the same arithmetic, as the point bound
+    # (dpaudit.stats.bounds.epsilon_bounds_array), so that a one-point curve is that bound exactly.
+    return np.maximum(log_ratio_bound(tpr_lo, fpr_hi, deltas), log_ratio_bound(1.0 - fpr_hi, 1.0 - tpr_lo, deltas))
+
+
+@dataclass(frozen=True)
+class CurveTest:
+    """A certified lower curve against a claimed one, on the claim's grid.
+
+    ``certified[j]`` is a lower bound on the mechanism's epsilon at
+    ``deltas[j]``, all valid at once with probability ``confidence``;
+    ``claimed[j]`` the claim's epsilon there.  The verdict is a violation
+    when some certified epsilon exceeds the claimed one.  The *reported* point
+    (:attr:`index`) is where the margin ``certified - claimed`` is largest
+    when there is a violation; otherwise where the ratio ``certified /
+    claimed`` is largest (the point of the claim the audit came closest to),
+    or the claim's reference delta when nothing is certified.
+    """
+
+    claim: str
+    confidence: float
+    deltas: np.ndarray = field(repr=False)
+    certified: np.ndarray = field(repr=False)
+    claimed: np.ndarray = field(repr=False)
+    fpr_upper: float | None = None
+    fnr_upper: float | None = None
+    reference_delta: float = 0.0
+
+    @property
+    def margins(self) -> np.ndarray:
+        with np.errstate(invalid="ignore"):
+            return np.where(np.isfinite(self.claimed), self.certified - self.claimed, -np.inf)
+
+    @property
+    def violation(self) -> bool:
+        return bool(np.any(self.certified > self.claimed))
+
+    @property
+    def margin(self) -> float:
+        """The largest margin over the grid: > 0 exactly when there is a violation."""
+        return float(np.max(self.margins))
+
+    @property
+    def index(self) -> int:
+        if self.violation:
+            return int(np.argmax(self.margins))
+        if np.any(self.certified > 0):
+            ratio = self.certified / np.maximum(np.where(np.isfinite(self.claimed), self.claimed, np.inf), RATIO_FLOOR)
+            return int(np.argmax(ratio))
+        return int(np.argmin(np.abs(np.log(self.deltas + 1e-300) - np.log(self.reference_delta + 1e-300))))
+
+    @property
+    def delta(self) -> float:
+        return float(self.deltas[self.index])
+
+    @property
+    def epsilon_lower_bound(self) -> float:
+        return float(self.certified[self.index])
+
+    @property
+    def claimed_epsilon(self) -> float:
+        return float(self.claimed[self.index])
+
+    def epsilon_lower_bound_at(self, delta):
+        """The certified epsilon at any ``delta`` (from the rates when known, else the grid's, stepped down)."""
+        d = np.asarray(delta, dtype=float)
+        if self.fpr_upper is not None:
+            out = certified_curve(self.fpr_upper, self.fnr_upper, d)
+        else:
+            i = np.searchsorted(self.deltas, d, side="right") - 1
+            out = np.where(i >= 0, self.certified[np.clip(i, 0, None)], 0.0)
+        return out if out.ndim else float(out)
+
+    def as_bound_against(self, epsilon: float) -> float:
+        """This test as a bound against a point claim of ``epsilon``: > ``epsilon`` exactly when it is a violation.
+
+        The sequential audit's tracker compares one bound with one epsilon;
+        fed this, it stops on "violation" exactly when the verdict is one.
+        At the tracker's own point the certified epsilon itself is returned.
+        """
+        if self.claimed_epsilon == epsilon:
+            return self.epsilon_lower_bound
+        shifted = epsilon + self.margin
+        if self.violation:
+            return float(max(shifted, np.nextafter(epsilon, np.inf)))
+        return float(max(0.0, min(shifted, epsilon)))
+
+    def curve_violation(self) -> dict | None:
+        """``None``, or the reported point of a violation (what the JSON's ``curve_violation`` holds)."""
+        if not self.violation:
+            return None
+        return {"delta": self.delta, "epsilon_lower_bound": self.epsilon_lower_bound,
+                "claimed_epsilon": self.claimed_epsilon, "margin": self.margin, "confidence": self.confidence,
+                "fpr_upper": self.fpr_upper, "fnr_upper": self.fnr_upper, "points_tested": len(self.deltas)}
+
+    def curve(self, n_points: int = 40) -> dict:
+        """Up to ``n_points`` grid points (log-spaced in delta), for reports and figures."""
+        idx = _spread(self.deltas, n_points)
+        return {"delta": self.deltas[idx].tolist(), "claimed_epsilon": self.claimed[idx].tolist(),
+                "epsilon_lower_bound": self.certified[idx].tolist()}
+
+    def to_dict(self) -> dict:
+        return {"claim": self.claim, "confidence": self.confidence, "violation": self.violation,
+                "delta": self.delta, "epsilon_lower_bound": self.epsilon_lower_bound,
+                "claimed_epsilon": self.claimed_epsilon, "margin": self.margin, "fpr_upper": self.fpr_upper,
+                "fnr_upper": self.fnr_upper, "curve": self.curve()}
+
+
+def _spread(deltas: np.ndarray, n_points: int) -> np.ndarray:
+    """Indices of at most ``n_points`` grid points, log-spaced in delta, both ends kept."""
+    n = len(deltas)
+    if n <= n_points:
+        return np.arange(n)
+    logs = np.log(np.maximum(deltas, 1e-300))
+    targets = np.linspace(logs[0], logs[-1], n_points)
+    return np.unique(np.clip(np.searchsorted(logs, targets), 0, n - 1))
+
+
+def curve_test(claim, *, confidence: float, fpr_upper=None, fnr_upper=None, deltas=None,
+               epsilon_lower_bounds=None) -> CurveTest:
+    """Test a certified result against ``claim`` (any object with ``grid()``, ``epsilon(delta)``, ``spec``).
+
+    Give either upper bounds on one event's FPR and FNR, valid together at
+    ``confidence`` (the whole lower curve follows, read on the claim's grid),
+    or lower bounds ``epsilon_lower_bounds`` at ``deltas``, valid together at
+    ``confidence`` (for example a one-run audit's bound per delta).
+
+    >>> from dpaudit.claims import parse_claim
+    >>> c = parse_claim("eps:1,delta=1e-5")
+    >>> curve_test(c, deltas=[1e-5], epsilon_lower_bounds=[1.2], confidence=0.95).curve_violation()["margin"]
+    0.19999999999999996
+    """
+    ref = float(claim.reference[1])
+    if fpr_upper is not None or fnr_upper is not None:
+        if fpr_upper is None or fnr_upper is None or epsilon_lower_bounds is not None:
+            raise ParameterValueError("give fpr_upper and fnr_upper together, or deltas with epsilon_lower_bounds")
+        fpr_upper, fnr_upper = float(fpr_upper), float(fnr_upper)
+        if not (0.0 <= fpr_upper <= 1.0 and 0.0 <= fnr_upper <= 1.0):
+            raise ParameterValueError(f"fpr_upper and fnr_upper must be in [0, 1]; got {fpr_upper!r}, {fnr_upper!r}")
+        gd, ge = claim.grid()
+        cert = certified_curve(fpr_upper, fnr_upper, gd)
+        return CurveTest(claim.spec, confidence, gd, cert, ge, fpr_upper, fnr_upper, ref)
+    if deltas is None or epsilon_lower_bounds is None:
+        raise ParameterValueError("give fpr_upper and fnr_upper, or deltas with epsilon_lower_bounds")
+    d = np.asarray(deltas, dtype=float).ravel()
+    e = np.asarray(epsilon_lower_bounds, dtype=float).ravel()
+    if d.shape != e.shape or d.size == 0:
+        raise ParameterValueError(f"deltas and epsilon_lower_bounds must have the same non-zero length; got "
+                                  f"{d.size} and {e.size}")
+    order = np.argsort(d, kind="stable")
+    d, e = d[order], np.maximum(e[order], 0.0)
+    return CurveTest(claim.spec, confidence, d, e, np.asarray(claim.epsilon(d), dtype=float), None, None, ref)
+
+
+class CurveCertificate:
+    """The estimator an audit holds for a claim: chooses events for it and tests held-out bounds against it.
+
+    Parameters
+    ----------
+    claim
+        A :class:`dpaudit.claims.Claim` (anything with ``grid()``,
+        ``epsilon(delta)``, ``spec`` and ``reference``).
+
+    Notes
+    -----
+    The event is chosen on calibration rates by the largest ratio of its
+    certifiable curve to the claimed one, ``max_j lb_j / claimed_j``, scaled by
+    the claim's reference epsilon (so a one-point claim ranks events by their
+    bound at that point, as before).  Ranking by the largest margin ``lb_j -
+    claimed_j`` instead was measured in ``docs/decisions/curve-claims.md``.
+
+    Examples
+    --------
+    >>> from dpaudit.claims import parse_claim
+    >>> cert = CurveCertificate(parse_claim("eps:1"))
+    >>> cert.pure
+    True
+    """
+
+    def __init__(self, claim):
+        self.claim = claim
+        self.deltas, self.claimed = (np.asarray(a, dtype=float) for a in claim.grid())
+        sel = _spread(self.deltas, SELECTION_POINTS)
+        self._sel_deltas = self.deltas[sel]
+        claimed = np.maximum(self.claimed[sel], RATIO_FLOOR)
+        ref = max(float(claim.reference[0]), RATIO_FLOOR)
+        self._weights = ref / claimed  # exactly 1.0 for a one-point claim
+        self.reference_epsilon, self.reference_delta = float(claim.reference[0]), float(claim.reference[1])
+
+    @property
+    def pure(self) -> bool:
+        """Whether the claim is one point at delta 0 (where a one-ratio certificate also applies)."""
+        return bool(len(self.deltas) == 1 and self.deltas[0] == 0.0)
+
+    def objective(self, rates) -> tuple[np.ndarray, np.ndarray]:
+        """(forward, reverse) values of every candidate event of ``rates`` (calibration intervals)."""
+        d = self._sel_deltas
+        w = self._weights
+        fwd = _curve(rates.tpr_lo[:, None], rates.fpr_hi[:, None], d) * w
+        rev = _curve(1.0 - rates.tpr_hi[:, None], 1.0 - rates.fpr_lo[:, None], d) * w
+        return fwd.max(axis=1), rev.max(axis=1)
+
+    def choose(self, rates) -> ThresholdEvent:
+        return pick_event(rates.candidates, *self.objective(rates))
+
+    def value(self, rates, event: ThresholdEvent) -> float:
+        i = rates._index(event)
+        fwd, rev = self.objective(rates)
+        return float((rev if event.reverse else fwd)[i])
+
+    def test(self, bound: EpsilonBound) -> CurveTest:
+        """The held-out bound of the chosen event, tested against the whole claimed curve."""
+        if bound.method != "clopper-pearson" or bound.directions != "forward":
+            # A one-ratio certificate (the Poisson test) holds at its own delta only.
+            return curve_test(self.claim, deltas=[bound.delta], epsilon_lower_bounds=[bound.epsilon_lower_bound],
+                              confidence=bound.confidence)
+        tpr_lo, fpr_hi = bound.tpr_interval()[0], bound.fpr_interval()[1]
+        cert = _curve(tpr_lo, fpr_hi, self.deltas)
+        cert = np.where(self.deltas == bound.delta, bound.epsilon_lower_bound, cert)  # the point bound itself
+        return CurveTest(self.claim.spec, bound.confidence, self.deltas, cert, self.claimed, float(fpr_hi),
+                         float(1.0 - tpr_lo), self.reference_delta)

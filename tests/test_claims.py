@@ -1,0 +1,158 @@
+"""Claims as curves: parsing, the curves' values against known answers, and errors that name the part."""
+
+import json
+
+import numpy as np
+import pytest
+
+from dpaudit.claims import (
+    AccountantClaim,
+    Claim,
+    GaussianDPClaim,
+    PointClaim,
+    ProfileClaim,
+    as_claim,
+    dpsgd_event,
+    parse_claim,
+)
+from dpaudit.exceptions import ParameterTypeError, ParameterValueError
+from dpaudit.privacy import PrivacyClaim
+from dpaudit.stats.gdp import gaussian_epsilon
+
+DPSGD = "dpsgd:noise=1,rate=0.1,steps=10"
+
+
+def test_dpsgd_curve_matches_the_accountant_reference_values():
+    # dp-accounting 0.6.0's PLD accountant, add/remove (steps 10, rate 0.1): 2.855 / 1.572 / 0.887 at noise 1,
+    # 4.543 / 2.570 / 1.500 at noise 0.8.
+    c = parse_claim(DPSGD)
+    assert np.allclose(c.epsilon([1e-5, 1e-3, 1e-2]), [2.855, 1.572, 0.887], atol=2e-3)
+    c8 = parse_claim("dpsgd:noise=0.8,rate=0.1,steps=10")
+    assert np.allclose(c8.epsilon([1e-5, 1e-3, 1e-2]), [4.543, 2.570, 1.500], atol=2e-3)
+
+
+def test_accountant_curve_is_never_below_the_exact_one():
+    # The accountant's own answer at 1e-4 discretisation; our grid reads chords above the convex profile.
+    import dp_accounting
+    from dp_accounting.pld import pld_privacy_accountant
+
+    acc = pld_privacy_accountant.PLDAccountant(neighboring_relation=dp_accounting.NeighboringRelation.ADD_OR_REMOVE_ONE)
+    acc.compose(dpsgd_event(1.0, 0.1, 10))
+    c = parse_claim(DPSGD)
+    for d in (3e-6, 2e-4, 5e-3, 0.05):
+        exact = acc.get_epsilon(d)
+        assert exact - 1e-9 <= c.epsilon(d) <= exact + 0.02
+
+
+def test_gdp_claim_known_answers():
+    c = parse_claim("gdp:mu=1")
+    assert round(float(c.epsilon(1e-3)), 3) == 3.139  # Gaussian sigma 1, mu = 1
+    assert float(c.tradeoff(0.05)) == pytest.approx(0.7405, abs=1e-4)  # Phi(Phi^-1(0.95) - 1)
+    d = np.logspace(-10, -1, 25)
+    grid_read = Claim.epsilon(c, d)  # the generic chord reading never understates the exact curve
+    assert np.all(grid_read >= c.epsilon(d) - 1e-12) and np.max(grid_read - c.epsilon(d)) < 1e-3
+
+
+def test_generic_tradeoff_agrees_with_gdp_closed_form():
+    c = GaussianDPClaim(1.0)
+    a = np.array([1e-4, 1e-3, 0.01, 0.1, 0.5])
+    assert np.allclose(Claim.tradeoff(c, a), c.tradeoff(a), atol=1e-3)
+
+
+def test_point_claim_is_a_step():
+    c = parse_claim("eps:1,delta=1e-5")
+    assert isinstance(c, PointClaim) and c.spec == "eps:1,delta=1e-5"
+    assert c.epsilon([0.0, 1e-6, 1e-5, 0.5]).tolist() == [np.inf, np.inf, 1.0, 1.0]
+    assert parse_claim("eps:epsilon=2").epsilon(0.0) == 2.0
+    assert c.reference == (1.0, 1e-5)
+
+
+def test_profile_claim_from_file(tmp_path):
+    f = tmp_path / "p.json"
+    f.write_text(json.dumps([[1.0, 1e-3], [2.0, 1e-6], [3.0, 1e-7]]))
+    c = parse_claim(f"profile:{f}")
+    assert isinstance(c, ProfileClaim)
+    assert c.epsilon([1e-8, 1e-7, 1e-6, 1e-3, 0.9]).tolist() == [np.inf, 3.0, 2.0, 1.0, 1.0]
+    # Between two points: on the chord in (e^eps, delta), between their epsilons.
+    assert 1.0 < c.epsilon(1e-4) < 2.0
+
+
+def test_dp_event_object_is_a_claim():
+    ev = dpsgd_event(1.0, 0.1, 10)
+    c = as_claim(ev)
+    assert isinstance(c, AccountantClaim) and c.spec == repr(ev)
+    assert float(c.epsilon(1e-2)) == pytest.approx(0.887, abs=2e-3)
+
+
+def test_claims_are_immutable_and_round_trip_their_spec():
+    c = parse_claim(" gdp:mu=0.5 ")
+    with pytest.raises(AttributeError):
+        c.mu = 2.0
+    assert c.spec == "gdp:mu=0.5" and c.to_dict()["mu"] == 0.5
+    assert parse_claim(c.spec) == c
+
+
+def test_as_claim_resolves_points_and_refuses_both():
+    assert as_claim(epsilon=1.0, delta=1e-5).reference == (1.0, 1e-5)
+    assert as_claim(PrivacyClaim(1.0, 1e-6)).reference == (1.0, 1e-6)
+    with pytest.raises(ParameterValueError, match="not both"):
+        as_claim("gdp:mu=1", epsilon=1.0)
+    with pytest.raises(ParameterValueError, match="not both"):
+        as_claim("gdp:mu=1", delta=1e-5)
+    with pytest.raises(ParameterValueError, match="epsilon is required"):
+        as_claim()
+    with pytest.raises(ParameterTypeError, match="claim must be"):
+        as_claim(3.0)
+
+
+@pytest.mark.parametrize("spec, part", [
+    ("gdp", "unknown kind 'gdp'"),
+    ("rdp:alpha=2", "unknown kind 'rdp'"),
+    ("gdp:", "nothing after"),
+    ("gdp:mu=-1", "mu must be"),
+    ("gdp:mu=abc", "mu must be a number"),
+    ("gdp:sigma=1", "unknown key 'sigma'"),
+    ("dpsgd:noise=1,rate=0.1", "missing steps"),
+    ("dpsgd:noise=1,rate=0,steps=10", "rate must be"),
+    ("dpsgd:noise=1,rate=0.1,steps=2.5", "steps must be an integer"),
+    ("dpsgd:noise=1,noise=2,rate=0.1,steps=1", "noise is given twice"),
+    ("eps:-1", "epsilon must be"),
+    ("eps:1,delta=1", "delta must be"),
+    ("eps:1,2", "expected KEY=VALUE"),
+    ("profile:/no/such/file.json", "cannot read"),
+])
+def test_malformed_specs_name_the_part(spec, part):
+    with pytest.raises(ParameterValueError, match=part) as err:
+        parse_claim(spec)
+    assert spec.strip() in str(err.value) or "unknown kind" in str(err.value)
+
+
+def test_malformed_profile_files(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    with pytest.raises(ParameterValueError, match="not valid JSON"):
+        parse_claim(f"profile:{bad}")
+    bad.write_text(json.dumps([[1.0, 2.0]]))
+    with pytest.raises(ParameterValueError, match="entry 0 delta"):
+        parse_claim(f"profile:{bad}")
+    bad.write_text(json.dumps([[1.0]]))
+    with pytest.raises(ParameterValueError, match="entry 0 must be a pair"):
+        parse_claim(f"profile:{bad}")
+    bad.write_text(json.dumps([]))
+    with pytest.raises(ParameterValueError, match="at least one"):
+        parse_claim(f"profile:{bad}")
+
+
+def test_the_accountant_curve_is_computed_once_per_event():
+    from dpaudit.claims import _accountant_grid
+
+    parse_claim(DPSGD)
+    before = _accountant_grid.cache_info()
+    for _ in range(5):
+        parse_claim(DPSGD).epsilon(np.logspace(-8, -1, 50))
+    after = _accountant_grid.cache_info()
+    assert after.misses == before.misses and after.hits == before.hits + 5
+
+
+def test_gaussian_epsilon_reference():
+    assert float(parse_claim("gdp:mu=1").epsilon(1e-5)) == pytest.approx(gaussian_epsilon(1.0, 1e-5))
