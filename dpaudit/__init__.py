@@ -26,6 +26,7 @@ from . import adapters as _adapters  # noqa: F401  registers diffprivlib.* / ope
 from .mechanisms import compose, get_mechanism, list_mechanisms, postprocess, rr_debias, subsample
 from .privacy import Neighbouring, PrivacyClaim
 from .claims import Claim, parse_claim
+from .one_run_audit import OneRunReport, audit_one_run, one_run
 from .targets import Target, load_target, parse_dataset
 from . import testing  # noqa: E402, F401  dpaudit.testing.assert_dp; imports nothing heavy
 
@@ -46,6 +47,9 @@ __all__ = [
     "PrivacyClaim",
     "Claim",
     "parse_claim",
+    "audit_one_run",
+    "one_run",
+    "OneRunReport",
     "Target",
     "load_target",
     "parse_dataset",

@@ -1,7 +1,8 @@
 """The options of each entry point, declared once: name, type, range, default, flag and help.
 
 One table per entry point (:data:`AUDIT_OPTIONS` for :func:`dpaudit.audit`,
-:data:`SEARCH_OPTIONS` for :func:`dpaudit.search`), in the spirit of
+:data:`SEARCH_OPTIONS` for :func:`dpaudit.search`, :data:`ONE_RUN_OPTIONS` for
+:func:`dpaudit.audit_one_run` and :func:`dpaudit.one_run`), in the spirit of
 scikit-learn's ``_parameter_constraints``.  The same rows build the command
 line's flags (:meth:`OptionTable.add_arguments`, :meth:`OptionTable.from_args`),
 check the Python keywords (:meth:`OptionTable.check`) and give the YAML
@@ -34,7 +35,7 @@ from ._validation import check_bool, check_choice, check_int, check_real, check_
 from .exceptions import ParameterValueError
 from .privacy import Neighbouring
 
-__all__ = ["Option", "OptionTable", "AUDIT_OPTIONS", "SEARCH_OPTIONS", "RELATIONS", "all_cores"]
+__all__ = ["Option", "OptionTable", "AUDIT_OPTIONS", "SEARCH_OPTIONS", "ONE_RUN_OPTIONS", "RELATIONS", "all_cores"]
 
 #: The neighbouring relations a search domain takes: :class:`dpaudit.Neighbouring`'s canonical spellings.
 RELATIONS = tuple(r.value for r in Neighbouring)
@@ -357,4 +358,19 @@ SEARCH_OPTIONS = OptionTable([
     Option("max_candidates", "int", None, low=1, help="pairs screened at most"),
     "samples", "max_samples", "time_budget", "confidence", "seed", "attack", "ideal", "estimator", "n_jobs",
     "backend", "scheduler", "timeout",
+], base=AUDIT_OPTIONS)
+
+#: :func:`dpaudit.audit_one_run`'s and :func:`dpaudit.one_run`'s options (``dpaudit one-run``): the claim rows are
+#: the audit's own; ``seed`` (which canaries go in) is the harness's only, not a flag.
+ONE_RUN_OPTIONS = OptionTable([
+    "epsilon",
+    "delta",
+    "claim",
+    Option("guesses", "int", None, low=1, flag="--guesses", metavar="K",
+           help="guess on exactly K canaries (the ceil(K/2) highest scores 'included', the floor(K/2) lowest "
+                "'excluded'); default: every K of the grid m, m/2, m/4, ... >= 10, each at confidence "
+                "1-(1-C)/(grid size), the largest bound reported"),
+    "confidence",
+    Option("seed", "int", None, low=0, help="seed of the inclusion bits and of train's rng; drawn and reported "
+                                             "when absent"),
 ], base=AUDIT_OPTIONS)

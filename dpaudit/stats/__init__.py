@@ -12,6 +12,7 @@ from .estimators import (
     HeldOutCounts,
     make_estimator,
 )
+from .one_run import guess, guess_grid, one_run_counts, one_run_epsilon, one_run_p_value
 from .gdp import gaussian_delta, gaussian_epsilon, mu_from_rates
 from .profile import DEFAULT_DELTAS, GDPBound, PrivacyProfile, empirical_roc, gdp_mu_lower_bound, privacy_profile
 from .sequential import (
@@ -46,6 +47,11 @@ __all__ = [
     "HeldOutCounts",
     "make_estimator",
     "mu_from_rates",
+    "guess",
+    "guess_grid",
+    "one_run_counts",
+    "one_run_epsilon",
+    "one_run_p_value",
     "DEFAULT_DELTAS",
     "GDPBound",
     "PrivacyProfile",
