@@ -12,34 +12,54 @@
 'no violation found'
 """
 
-from .accounting import accountant_epsilon, accountant_profile, dpsgd_event, noise_for_epsilon, shuffle_max_epsilon
-from .canaries import GradientCanary, InputCanary, audit_dataset, mislabelled_canary, opposing_records, outlier_canary
+from .accounting import (
+    accountant_epsilon,
+    accountant_profile,
+    dpsgd_event,
+    noise_for_epsilon,
+    shuffle_max_epsilon,
+)
+from .canaries import (
+    GradientCanary,
+    InputCanary,
+    audit_dataset,
+    mislabelled_canary,
+    opposing_records,
+    outlier_canary,
+)
 from .config import MODELS, DPSGDConfig, Variant
 from .dpsgd import GRADIENT_LABEL, TrainingRuns, train_runs
-from .threats import STATISTICS, BlackBoxRelease, WhiteBoxRelease, make_score, make_train, updates_statistic
+from .threats import (
+    STATISTICS,
+    BlackBoxRelease,
+    WhiteBoxRelease,
+    make_score,
+    make_train,
+    updates_statistic,
+)
 
 __all__ = [
-    "DPSGDConfig",
-    "Variant",
-    "MODELS",
-    "train_runs",
-    "TrainingRuns",
     "GRADIENT_LABEL",
-    "dpsgd_event",
-    "accountant_epsilon",
-    "accountant_profile",
-    "noise_for_epsilon",
-    "shuffle_max_epsilon",
+    "MODELS",
+    "STATISTICS",
+    "BlackBoxRelease",
+    "DPSGDConfig",
     "GradientCanary",
     "InputCanary",
-    "outlier_canary",
-    "mislabelled_canary",
-    "audit_dataset",
-    "opposing_records",
+    "TrainingRuns",
+    "Variant",
     "WhiteBoxRelease",
-    "BlackBoxRelease",
-    "STATISTICS",
-    "make_train",
+    "accountant_epsilon",
+    "accountant_profile",
+    "audit_dataset",
+    "dpsgd_event",
     "make_score",
+    "make_train",
+    "mislabelled_canary",
+    "noise_for_epsilon",
+    "opposing_records",
+    "outlier_canary",
+    "shuffle_max_epsilon",
+    "train_runs",
     "updates_statistic",
 ]

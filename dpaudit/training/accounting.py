@@ -24,7 +24,7 @@ from scipy import optimize, stats
 from .._validation import check_delta, check_epsilon, check_int, check_real
 from .config import DPSGDConfig
 
-__all__ = ["dpsgd_event", "accountant_epsilon", "accountant_profile", "noise_for_epsilon", "shuffle_max_epsilon"]
+__all__ = ["accountant_epsilon", "accountant_profile", "dpsgd_event", "noise_for_epsilon", "shuffle_max_epsilon"]
 
 
 def _dp_accounting():

@@ -22,8 +22,14 @@ from .._validation import check_int, check_real
 from ..exceptions import ParameterValueError
 from .dpsgd import GRADIENT_LABEL
 
-__all__ = ["GradientCanary", "InputCanary", "outlier_canary", "mislabelled_canary", "audit_dataset",
-           "opposing_records"]
+__all__ = [
+    "GradientCanary",
+    "InputCanary",
+    "audit_dataset",
+    "mislabelled_canary",
+    "opposing_records",
+    "outlier_canary",
+]
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass
 
 from .._validation import check_choice, check_int, check_probability, check_real
 
-__all__ = ["DPSGDConfig", "Variant", "MODELS"]
+__all__ = ["MODELS", "DPSGDConfig", "Variant"]
 
 #: The models the lab trains (numpy, CPU).
 MODELS = ("logistic", "mlp")
@@ -132,7 +132,7 @@ class DPSGDConfig:
             return min(1.0, self.sampling_rate * self.accounted_rate_factor)
         return self.sampling_rate
 
-    def replace(self, **changes) -> "DPSGDConfig":
+    def replace(self, **changes) -> DPSGDConfig:
         """A copy with some fields changed (validated again)."""
         return DPSGDConfig(**{**asdict(self), **changes})
 

@@ -24,7 +24,7 @@ from ..exceptions import ParameterValueError
 from . import models
 from .config import DPSGDConfig, Variant
 
-__all__ = ["train_runs", "TrainingRuns", "split_rows", "GRADIENT_LABEL", "BLOCK"]
+__all__ = ["BLOCK", "GRADIENT_LABEL", "TrainingRuns", "split_rows", "train_runs"]
 
 #: The label that marks a gradient record.
 GRADIENT_LABEL = -1.0
@@ -137,7 +137,7 @@ def _train_block(x, y, g, c: DPSGDConfig, r: int, rng, trace: bool):
     std = c.noise_multiplier * (1.0 if c.variant is Variant.NOISE_UNSCALED else c.clip_norm)
     fixed_noise = rng.standard_normal((r, p)) if c.variant is Variant.REUSED_NOISE else None
     shuffled = c.variant is Variant.SHUFFLE
-    k = max(1, int(round(1.0 / c.sampling_rate)))  # batches per epoch when shuffling
+    k = max(1, round(1.0 / c.sampling_rate))  # batches per epoch when shuffling
     out = np.empty((r, c.steps + 1, p)) if trace else None
     if trace:
         out[:, 0] = theta

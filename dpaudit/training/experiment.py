@@ -17,8 +17,15 @@ from .canaries import GradientCanary, audit_dataset, opposing_records, outlier_c
 from .config import DPSGDConfig, Variant
 from .threats import BlackBoxRelease, WhiteBoxRelease
 
-__all__ = ["CURVE_THREATS", "VARIANT_THREATS", "curve_config", "run_curve", "run_variants", "plot_curve",
-           "variant_table"]
+__all__ = [
+    "CURVE_THREATS",
+    "VARIANT_THREATS",
+    "curve_config",
+    "plot_curve",
+    "run_curve",
+    "run_variants",
+    "variant_table",
+]
 
 DELTA = 1e-5
 #: Few steps and a large rate: each step's canary signal is strong, so the audit gets close to the claim.
@@ -144,7 +151,13 @@ def variant_table(rows) -> str:
 
 def plot_curve(rows, stem):
     """Certified epsilon (delta 1e-5) per threat model against the claim, and the best certified/accountant ratio."""
-    from ..plots.style import legend_below, new_figure, paper_style, save_figure, series_style
+    from ..plots.style import (
+        legend_below,
+        new_figure,
+        paper_style,
+        save_figure,
+        series_style,
+    )
 
     with paper_style():
         fig, (ax, bx) = new_figure("two-column", panels=2, aspect=0.8)
@@ -163,7 +176,8 @@ def plot_curve(rows, stem):
         ax.set_xscale("log", base=2)
         ax.set_yscale("log", base=2)
         ax.set_xticks(claims, [f"{c:g}" for c in claims])
-        ax.set_yticks(claims, [f"{c:g}" for c in claims])
+        ticks = [0.5, *claims]
+        ax.set_yticks(ticks, [f"{c:g}" for c in ticks])
         ax.set_xlabel(r"claimed $\varepsilon$ at $\delta = 10^{-5}$")
         ax.set_ylabel(r"certified $\varepsilon$ at $\delta = 10^{-5}$ (95%)")
         ax.set_title("(a) certified against claimed", loc="left")

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["n_params", "init_params", "clipped_sum", "logits"]
+__all__ = ["clipped_sum", "init_params", "logits", "n_params"]
 
 
 def n_params(model: str, n_features: int, hidden: int) -> int:

@@ -27,7 +27,7 @@ from .canaries import GradientCanary, InputCanary, audit_dataset
 from .config import DPSGDConfig
 from .dpsgd import train_runs
 
-__all__ = ["WhiteBoxRelease", "BlackBoxRelease", "STATISTICS", "make_train", "make_score", "updates_statistic"]
+__all__ = ["STATISTICS", "BlackBoxRelease", "WhiteBoxRelease", "make_score", "make_train", "updates_statistic"]
 
 #: White-box statistics of the T updates along the canary direction.
 STATISTICS = ("llr", "updates", "max", "sum")
@@ -114,7 +114,7 @@ class WhiteBoxRelease:
 
     def to_dict(self) -> dict:
         return {"threat": "white-box", "config": self.config.to_dict(), "canary": self.canary.to_dict(),
-                "statistic": self.statistic, "n_records": int(len(self.base))}
+                "statistic": self.statistic, "n_records": len(self.base)}
 
 
 @dataclass(frozen=True)
@@ -156,7 +156,7 @@ class BlackBoxRelease:
 
     def to_dict(self) -> dict:
         return {"threat": "black-box", "config": self.config.to_dict(), "canary": self.canary.to_dict(),
-                "n_records": int(len(self.base))}
+                "n_records": len(self.base)}
 
 
 def _final_score(params: np.ndarray, canary, config: DPSGDConfig, n_features: int) -> np.ndarray:

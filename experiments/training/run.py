@@ -2,7 +2,7 @@
 
     PYTHONPATH=. python experiments/training/run.py --out results/training
 
-Writes curve.json, variants.json, variants.md and figure.pdf/png under --out.
+Writes curve.json, variants.json, table.md and figure.pdf/png under --out.
 Default budgets (10^6 training runs per side for the curve, 2 x 10^5 for the
 table) take a few minutes on two cores.  The ``one_run`` fields stay null:
 they are for one-run audit results, to be filled when that audit is run.
@@ -16,7 +16,12 @@ import sys
 import time
 from pathlib import Path
 
-from dpaudit.training.experiment import plot_curve, run_curve, run_variants, variant_table
+from dpaudit.training.experiment import (
+    plot_curve,
+    run_curve,
+    run_variants,
+    variant_table,
+)
 
 
 def main(argv=None):
@@ -35,14 +40,14 @@ def main(argv=None):
     est = len(eps) * 14 * a.samples / 1e6 + (0 if a.skip_variants else 36 * 1.5 * a.variant_samples / 2e5)
     print(f"estimated time: about {est / 60:.1f} min", file=sys.stderr)
     t0 = time.perf_counter()
-    log = lambda s: print(s, file=sys.stderr, flush=True)  # noqa: E731
+    log = lambda s: print(s, file=sys.stderr, flush=True)
     curve = run_curve(eps, samples=int(a.samples), seed=a.seed, log=log)
     (out / "curve.json").write_text(json.dumps(curve, indent=1))
     paths = plot_curve(curve, out / "figure")
     if not a.skip_variants:
         rows = run_variants(samples=int(a.variant_samples), seed=a.seed, log=log)
         (out / "variants.json").write_text(json.dumps(rows, indent=1))
-        (out / "variants.md").write_text(variant_table(rows) + "\n")
+        (out / "table.md").write_text(variant_table(rows) + "\n")
         print(variant_table(rows))
     print(f"done in {time.perf_counter() - t0:.0f} s; figure: {paths[1]}", file=sys.stderr)
 

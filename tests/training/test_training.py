@@ -10,7 +10,6 @@ from dpaudit.training import (
     BlackBoxRelease,
     DPSGDConfig,
     GradientCanary,
-    Variant,
     WhiteBoxRelease,
     accountant_epsilon,
     audit_dataset,
@@ -63,10 +62,11 @@ def test_training_is_reproducible_and_rejects_bad_rows():
         train_runs(np.column_stack([d[:, :-1], np.full(len(d), 2.0)]), CFG, runs=1, rng=0)
 
 
-def _canary_updates(cfg, base=None, canary=GradientCanary(0), n=20_000):
+def _canary_updates(cfg, base=None, canary=None, n=20_000):
+    canary = GradientCanary(0) if canary is None else canary
     base = audit_dataset() if base is None else base
     with_c = np.vstack([base, canary.row(base.shape[1] - 1)])
-    u = lambda d: train_runs(d, cfg, runs=n, rng=1, trace=True).updates()[:, :, canary.index]  # noqa: E731
+    u = lambda d: train_runs(d, cfg, runs=n, rng=1, trace=True).updates()[:, :, canary.index]
     return u(with_c), u(base)
 
 
