@@ -59,6 +59,17 @@ def updates_statistic(u: np.ndarray, config: DPSGDConfig, statistic: str) -> np.
     return np.logaddexp(np.log1p(-q), np.log(q) + a).sum(axis=1)
 
 
+class _CanaryPair:
+    """The base dataset (default :func:`audit_dataset`) and the add/remove pair with the canary's row."""
+
+    def _set_base(self):
+        object.__setattr__(self, "base", audit_dataset() if self.base is None else _check_dataset(self.base))
+
+    def neighbouring_pair(self):
+        """``(base + canary, base)``: add/remove neighbours."""
+        return np.vstack([self.base, self.canary.row(self.base.shape[1] - 1)]), self.base.copy()
+
+
 def _check_dataset(dataset) -> np.ndarray:
     data = np.asarray(dataset, dtype=float)
     if data.ndim != 2:
@@ -67,7 +78,7 @@ def _check_dataset(dataset) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class WhiteBoxRelease:
+class WhiteBoxRelease(_CanaryPair):
     """Release of a white-box auditor with a gradient canary: the canary-direction updates of one training run.
 
     Parameters
@@ -98,12 +109,7 @@ class WhiteBoxRelease:
         if not isinstance(self.canary, GradientCanary):
             raise ParameterTypeError(f"canary must be a GradientCanary; got {type(self.canary).__name__}")
         check_choice(self.statistic, "statistic", STATISTICS)
-        base = audit_dataset() if self.base is None else _check_dataset(self.base)
-        object.__setattr__(self, "base", base)
-
-    def neighbouring_pair(self):
-        """``(base + canary, base)``: add/remove neighbours."""
-        return np.vstack([self.base, self.canary.row(self.base.shape[1] - 1)]), self.base.copy()
+        self._set_base()
 
     def __call__(self, dataset, *, size=None, rng=None):
         n = 1 if size is None else check_int(size, "size", low=1)
@@ -118,7 +124,7 @@ class WhiteBoxRelease:
 
 
 @dataclass(frozen=True)
-class BlackBoxRelease:
+class BlackBoxRelease(_CanaryPair):
     """Release of a black-box auditor: the final model's score on the canary, one per training run.
 
     For an input canary, the logit toward its label; for a gradient canary,
@@ -141,11 +147,7 @@ class BlackBoxRelease:
     def __post_init__(self):
         if not isinstance(self.canary, (GradientCanary, InputCanary)):
             raise ParameterTypeError(f"canary must be a GradientCanary or InputCanary; got {type(self.canary).__name__}")
-        base = audit_dataset() if self.base is None else _check_dataset(self.base)
-        object.__setattr__(self, "base", base)
-
-    def neighbouring_pair(self):
-        return np.vstack([self.base, self.canary.row(self.base.shape[1] - 1)]), self.base.copy()
+        self._set_base()
 
     def __call__(self, dataset, *, size=None, rng=None):
         n = 1 if size is None else check_int(size, "size", low=1)
