@@ -495,7 +495,6 @@ def audit(
     t_start = time.perf_counter()
     (epsilon, delta, confidence, samples, max_samples, time_budget, attack, ideal, n_jobs, backend, scheduler,
      calibration_fraction, calibration_cap, chunk_size, timeout) = AUDIT_OPTIONS.check(locals(), *_CHECKED)
-    n_jobs = all_cores(n_jobs)
     claim_given = claim
     claim, cert, est = _claim_and_estimator(claim, epsilon, delta, estimator)
     # The point the per-delta extras (GDP event, sequential planning) start from: the claim's
@@ -506,96 +505,123 @@ def audit(
     tgt = load_target(target)
     pair = _resolve_pair(tgt, dataset, neighbor)
     vectorised = bool(getattr(tgt, "vectorised", False))
-    default_max = DEFAULT_SAMPLES_VECTORISED if vectorised else DEFAULT_SAMPLES_PER_CALL
+    plan, tracker, max_samples = _plan(samples, max_samples, time_budget, vectorised=vectorised,
+                                       calibration_fraction=calibration_fraction, calibration_cap=calibration_cap,
+                                       epsilon=epsilon, delta=delta, confidence=confidence)
+    entropy = seed_entropy(as_seed_sequence(seed))
+    total_planned = sum(p.n_calibration + p.n_test for p in plan)
+    if progress is None:
+        progress = sys.stderr.isatty() and (total_planned > 4 * chunk_size or not vectorised)
+    sampler = Sampler(tgt, pair, entropy=entropy, chunk_size=chunk_size, n_jobs=all_cores(n_jobs), timeout=timeout,
+                      progress=bool(progress), in_process=_is_builtin(tgt),
+                      executor=Executor(all_cores(n_jobs), backend, scheduler))
+    run = _Run(sampler, plan, tracker, attack=attack, ideal=bool(ideal), cert=cert, est=est, entropy=entropy,
+               epsilon=epsilon, delta=delta, confidence=confidence, t_start=t_start,
+               reason="fixed" if samples is not None else "budget")
+    try:
+        run.rounds_until_stop()
+    finally:
+        sampler.close()
+    return _report(tgt, run.rounds, run.kind, sampler.shape, reason=run.reason, attack=attack, ideal=bool(ideal),
+                   est=est, epsilon=run.epsilon, claim=None if claim_given is None else (
+                       claim_given if isinstance(claim_given, str) else claim.spec),
+                   confidence=confidence, entropy=entropy, drawn=run.drawn,
+                   max_samples=max_samples, t_start=t_start)
+
+
+def _plan(samples, max_samples, time_budget, *, vectorised, calibration_fraction, calibration_cap, epsilon, delta,
+          confidence):
+    """(rounds, sequential tracker or None, sample budget): one round for a fixed audit, else a schedule."""
     if samples is not None:
         if max_samples is not None or time_budget is not None:
             raise ParameterValueError("samples fixes the audit's size; max_samples and time_budget are for "
                                       "sequential audits (leave samples out)")
         n_cal = min(max(int(round(samples * calibration_fraction)), 10), samples - 10, calibration_cap)
-        plan = [sequential.RoundPlan(n_cal, samples - n_cal, _CAL, _TEST)]
-        round_confidence = confidence
-        tracker = None
-    else:
-        max_samples = default_max if max_samples is None else max_samples
-        sched, plan = sequential.schedule(max_samples, vectorised=vectorised,
-                                          calibration_fraction=calibration_fraction,
-                                          calibration_cap=calibration_cap, cal_phase=_cal_phase,
-                                          test_phase=_test_phase)
-        # The statistics core owns the rounds' confidence and the stopping rules.
-        tracker = SequentialBound(schedule=sched, epsilon=epsilon, delta=delta, confidence=confidence,
-                                  time_budget=time_budget)
-        round_confidence = tracker.round_confidence
-    seq = as_seed_sequence(seed)
-    entropy = seed_entropy(seq)
-    total_planned = sum(p.n_calibration + p.n_test for p in plan)
-    if progress is None:
-        progress = sys.stderr.isatty() and (total_planned > 4 * chunk_size or not vectorised)
-    sampler = Sampler(tgt, pair, entropy=entropy, chunk_size=chunk_size, n_jobs=n_jobs, timeout=timeout,
-                      progress=bool(progress), in_process=_is_builtin(tgt),
-                      executor=Executor(n_jobs, backend, scheduler))
+        return [sequential.RoundPlan(n_cal, samples - n_cal, _CAL, _TEST)], None, max_samples
+    if max_samples is None:
+        max_samples = DEFAULT_SAMPLES_VECTORISED if vectorised else DEFAULT_SAMPLES_PER_CALL
+    sched, plan = sequential.schedule(max_samples, vectorised=vectorised, calibration_fraction=calibration_fraction,
+                                      calibration_cap=calibration_cap, cal_phase=_cal_phase, test_phase=_test_phase)
+    # The statistics core owns the rounds' confidence and the stopping rules.
+    tracker = SequentialBound(schedule=sched, epsilon=epsilon, delta=delta, confidence=confidence,
+                              time_budget=time_budget)
+    return plan, tracker, max_samples
 
-    pool: list = [None, None]
-    kind = None
-    rounds: list[_Round] = []
-    drawn = 0
-    reason = "fixed" if samples is not None else "budget"
-    for r, step in enumerate(plan):
-        t_round = time.perf_counter()
+
+class _Run:
+    """One audit's rounds: calibrate on the growing pool, count held out, certify, ask the tracker whether to stop."""
+
+    def __init__(self, sampler, plan, tracker, *, attack, ideal, cert, est, entropy, epsilon, delta, confidence,
+                 t_start, reason):
+        self.sampler, self.plan, self.tracker = sampler, plan, tracker
+        self.attack, self.ideal, self.cert, self.est, self.entropy = attack, ideal, cert, est, entropy
+        self.epsilon, self.delta, self.t_start, self.reason = epsilon, delta, t_start, reason
+        self.confidence = tracker.round_confidence if tracker is not None else confidence
+        self.pool: list = [None, None]
+        self.kind = None
+        self.test = self.float_test = None
+        self.rounds: list[_Round] = []
+        self.drawn = 0
+
+    def rounds_until_stop(self) -> None:
+        for r, step in enumerate(self.plan):
+            t_round = time.perf_counter()
+            rd, same_event = self._round(r, step)
+            self.rounds.append(rd)
+            if self.tracker is None:
+                return
+            stop = self._track(r, step, rd, same_event, round_seconds=time.perf_counter() - t_round)
+            if stop is not None:
+                self.reason = stop
+                return
+
+    def _round(self, r, step) -> tuple["_Round", bool]:
         previous = previous_poisson = None
-        if step.n_calibration or not rounds:
-            x0, x1 = sampler.draw(step.cal_phase, step.n_calibration)
-            pool = [x if p is None else np.concatenate([p, x]) for p, x in zip(pool, (x0, x1))]
-            if kind is None:
-                kind = output_kind(np.concatenate([pool[0][:10_000], pool[1][:10_000]]))
-            test, float_test = _calibrate(pool, attack=attack, ideal=bool(ideal), kind=kind,
-                                          cert=cert, confidence=round_confidence,
-                                          n_test=_held_out_total(plan, r))
+        if step.n_calibration or not self.rounds:
+            x0, x1 = self.sampler.draw(step.cal_phase, step.n_calibration)
+            self.pool = [x if p is None else np.concatenate([p, x]) for p, x in zip(self.pool, (x0, x1))]
+            if self.kind is None:
+                self.kind = output_kind(np.concatenate([self.pool[0][:10_000], self.pool[1][:10_000]]))
+            self.test, self.float_test = _calibrate(self.pool, attack=self.attack, ideal=self.ideal, kind=self.kind,
+                                                    cert=self.cert, confidence=self.confidence,
+                                                    n_test=_held_out_total(self.plan, r))
         else:
             # No new calibration data: the events stay, so their held-out counts add up.
-            previous, previous_poisson = rounds[-1].counts, rounds[-1].poisson_counts
-        tests = [test] + ([float_test] if float_test is not None else [])
-        counts, pcounts, extra = _count(sampler, tests, n_test=step.n_test, test_phase=step.test_phase,
-                                        entropy=entropy, previous=previous, previous_poisson=previous_poisson)
-        drawn += step.n_calibration + step.n_test + extra
-        rd = _bounds(r, drawn, len(pool[0]), test, float_test, counts, pcounts, delta=delta,
-                     confidence=round_confidence, estimator=est, cert=cert)
-        rounds.append(rd)
-        if tracker is None:
-            break
+            previous, previous_poisson = self.rounds[-1].counts, self.rounds[-1].poisson_counts
+        tests = [self.test] + ([self.float_test] if self.float_test is not None else [])
+        counts, pcounts, extra = _count(self.sampler, tests, n_test=step.n_test, test_phase=step.test_phase,
+                                        entropy=self.entropy, previous=previous, previous_poisson=previous_poisson)
+        self.drawn += step.n_calibration + step.n_test + extra
+        rd = _bounds(r, self.drawn, len(self.pool[0]), self.test, self.float_test, counts, pcounts, delta=self.delta,
+                     confidence=self.confidence, estimator=self.est, cert=self.cert)
+        return rd, previous is not None
+
+    def _track(self, r, step, rd, same_event, *, round_seconds) -> str | None:
         if r == 0:
             # The tracker plans at the point of the claim the first round came closest to (a point
             # claim's own point); it is fed _round_bound against that point's epsilon, which exceeds
             # it exactly when some point of the claim is violated.
-            epsilon, delta = _retarget(rd, epsilon, delta)
-            tracker = replace(tracker, epsilon=epsilon, delta=delta)
+            self.epsilon, self.delta = _retarget(rd, self.epsilon, self.delta)
+            self.tracker = replace(self.tracker, epsilon=self.epsilon, delta=self.delta)
         # The tracker is fed the round's certified bound, the one the verdict reads (Poisson
         # certificate, float leak and their shares of the failure probability included), so
         # it stops on "violation" exactly when the report says "violation"; the main event's
         # counts only plan the rest (its reachable bound).
-        tracker = tracker.update(tp=rd.tracked.tp, fp=rd.tracked.fp, samples=step.cumulative, counted=rd.n_test,
-                                 same_event=previous is not None,
-                                 projected=sequential.held_out_at_budget(plan, r, rd.n_test),
-                                 certified=_round_bound(rd, epsilon))
-        nxt = plan[r + 1] if r + 1 < len(plan) else None
-        round_seconds = time.perf_counter() - t_round
+        self.tracker = self.tracker.update(tp=rd.tracked.tp, fp=rd.tracked.fp, samples=step.cumulative,
+                                           counted=rd.n_test, same_event=same_event,
+                                           projected=sequential.held_out_at_budget(self.plan, r, rd.n_test),
+                                           certified=_round_bound(rd, self.epsilon))
+        nxt = self.plan[r + 1] if r + 1 < len(self.plan) else None
         next_seconds = None if nxt is None else round_seconds * (nxt.n_calibration + nxt.n_test) / max(
             step.n_calibration + step.n_test, 1)
-        stop = tracker.stopping_reason(elapsed_seconds=time.perf_counter() - t_start,
-                                       next_round_seconds=next_seconds)
-        if stop == "converged" and any(p.n_calibration for p in plan[r + 1:]):
+        stop = self.tracker.stopping_reason(elapsed_seconds=time.perf_counter() - self.t_start,
+                                            next_round_seconds=next_seconds)
+        if stop == "converged" and any(p.n_calibration for p in self.plan[r + 1:]):
             # "Converged" judges this round's event; while the calibration pool
             # still grows, a later round may choose a far better one (an SVT leak
             # can hide from an event chosen on a few thousand releases).
-            stop = None
-        if stop is not None:
-            reason = stop
-            break
-    sampler.close()
-    return _report(tgt, rounds, kind, sampler.shape, reason=reason, attack=attack, ideal=bool(ideal), est=est,
-                   epsilon=epsilon, claim=None if claim_given is None else (
-                       claim_given if isinstance(claim_given, str) else claim.spec),
-                   confidence=confidence, entropy=entropy, drawn=drawn,
-                   max_samples=max_samples, t_start=t_start)
+            return None
+        return stop
 
 
 def _at(test: CurveTest, delta: float) -> float:
