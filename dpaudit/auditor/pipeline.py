@@ -642,16 +642,55 @@ def _report(tgt, rounds, kind, shape, *, reason, attack, ideal, est, epsilon, cl
     decisive = max(reversed([t for rd in rounds for t in rd.tests()]), key=lambda t: t.as_bound_against(epsilon))
     delta, claimed_epsilon = decisive.delta, decisive.claimed_epsilon
     dist_bound = max(_at(rd.curve, delta) for rd in rounds)
-    float_rounds = [rd for rd in rounds if rd.float_bound is not None]
-    floating = None
-    if float_rounds:
-        fr = max(reversed(float_rounds), key=lambda rd: _at(rd.float_curve, delta))
-        fb = fr.float_bound
-        floating = {"attack": fr.float_test.name, "epsilon_lower_bound": _at(fr.float_curve, delta),
-                    "event": fr.float_test.event.describe(), "tp": fb.tp, "fp": fb.fp, "n_test": fb.n0,
-                    "ceiling": fb.ceiling}
+    floating = _floating_section(rounds, delta)
     bound = decisive.epsilon_lower_bound
-    verdict = "violation" if any(rd.violation() for rd in rounds) else "no violation found"
+    post = posterior_interval(min(bound, 700.0), delta=delta)
+    claim_post = posterior_interval(claimed_epsilon, delta=delta)
+    at = f" at delta = {delta:g}" if len(decisive.deltas) > 1 else ""  # a curve: say where
+    explanation = (
+        f"on this pair an attacker who starts at 50% can be moved to {format_percent(post.high)} or more "
+        f"(epsilon >= {bound:.3g}{at} with {confidence:.0%} confidence); the claim epsilon = {claimed_epsilon:g}{at} "
+        f"allows at most {format_percent(claim_post.high)}")
+    fpr, tpr = best.roc
+    return AuditReport(
+        epsilon_lower_bound=float(bound), claimed_epsilon=float(claimed_epsilon), claimed_delta=float(delta),
+        confidence=confidence, samples=drawn, attack=best.test.name if attack == "auto" else attack, seed=entropy,
+        verdict="violation" if any(rd.violation() for rd in rounds) else "no violation found",
+        ceiling=main.ceiling, estimator=est.name, target=str(tgt.name), seeded=bool(getattr(tgt, "seeded", True)),
+        output_kind=kind, output_shape=list(shape or ()),
+        event=best.test.event.describe(), threshold=best.test.event.threshold,
+        direction=f"{main.direction}, {main.event}",
+        tp=main.tp, fn=main.fn, fp=main.fp, tn=main.tn, tpr=main.tpr, fpr=main.fpr,
+        tpr_interval=list(main.tpr_interval()), fpr_interval=list(main.fpr_interval()),
+        n_calibration=best.n_calibration, n_test=best.n_test, gdp_mu_lower_bound=best.gdp.mu_lower_bound,
+        privacy_profile={"delta": list(DEFAULT_DELTAS), "epsilon": list(best.profile),
+                         "simultaneous": True, "confidence": confidence},
+        roc={"fpr": fpr.tolist(), "tpr": tpr.tolist()},
+        posterior={"prior": 0.5, "low": post.low, "high": post.high, "claimed_high": claim_post.high},
+        explanation=explanation, notes=_notes(tgt, est, main, floating, dist_bound), rounds=len(rounds),
+        stopping_reason=reason, max_samples=max_samples, trajectory=_trajectory(rounds, delta),
+        floating_point=floating, distribution_epsilon_lower_bound=float(dist_bound), ideal=ideal,
+        certificate=main.method, version=__version__, elapsed_seconds=round(time.perf_counter() - t_start, 4),
+        claim=claim,
+        curve_violation=None if not decisive.violation else {
+            **decisive.curve_violation(), "confidence": confidence},  # every round's test holds at once
+        claim_curve=decisive.curve(),
+    )
+
+
+def _floating_section(rounds, delta: float) -> dict | None:
+    """The report's ``floating_point``: the strongest float test at ``delta``, or None."""
+    float_rounds = [rd for rd in rounds if rd.float_bound is not None]
+    if not float_rounds:
+        return None
+    fr = max(reversed(float_rounds), key=lambda rd: _at(rd.float_curve, delta))
+    fb = fr.float_bound
+    return {"attack": fr.float_test.name, "epsilon_lower_bound": _at(fr.float_curve, delta),
+            "event": fr.float_test.event.describe(), "tp": fb.tp, "fp": fb.fp, "n_test": fb.n0,
+            "ceiling": fb.ceiling}
+
+
+def _notes(tgt, est, main, floating, dist_bound: float) -> list[str]:
     notes = []
     if est.caveat:
         notes.append(est.caveat)
@@ -664,61 +703,14 @@ def _report(tgt, rounds, kind, shape, *, reason, attack, ideal, est, epsilon, cl
         notes.append("the target takes no rng: its randomness is its own, so this audit is not reproducible")
     if main.epsilon_lower_bound >= main.ceiling - 1e-9 and est.name == "clopper-pearson":
         notes.append("the bound reached the sample-size ceiling: more samples could certify more")
-    post = posterior_interval(min(bound, 700.0), delta=delta)
-    claim_post = posterior_interval(claimed_epsilon, delta=delta)
-    at = f" at delta = {delta:g}" if len(decisive.deltas) > 1 else ""  # a curve: say where
-    explanation = (
-        f"on this pair an attacker who starts at 50% can be moved to {format_percent(post.high)} or more "
-        f"(epsilon >= {bound:.3g}{at} with {confidence:.0%} confidence); the claim epsilon = {claimed_epsilon:g}{at} "
-        f"allows at most {format_percent(claim_post.high)}")
+    return notes
+
+
+def _trajectory(rounds, delta: float) -> dict:
+    """The running best certified epsilon at ``delta`` after each round."""
     running, trajectory = 0.0, {"samples": [], "epsilon_lower_bound": []}
     for rd in rounds:
         running = max(running, *(_at(t, delta) for t in rd.tests()))
         trajectory["samples"].append(rd.samples)
         trajectory["epsilon_lower_bound"].append(running)
-    fpr, tpr = best.roc
-    return AuditReport(
-        epsilon_lower_bound=float(bound),
-        claimed_epsilon=float(claimed_epsilon),
-        claimed_delta=float(delta),
-        confidence=confidence,
-        samples=drawn,
-        attack=best.test.name if attack == "auto" else attack,
-        seed=entropy,
-        verdict=verdict,
-        ceiling=main.ceiling,
-        estimator=est.name,
-        target=str(tgt.name),
-        seeded=bool(getattr(tgt, "seeded", True)),
-        output_kind=kind,
-        output_shape=list(shape or ()),
-        event=best.test.event.describe(),
-        threshold=best.test.event.threshold,
-        direction=f"{main.direction}, {main.event}",
-        tp=main.tp, fn=main.fn, fp=main.fp, tn=main.tn,
-        tpr=main.tpr, fpr=main.fpr,
-        tpr_interval=list(main.tpr_interval()), fpr_interval=list(main.fpr_interval()),
-        n_calibration=best.n_calibration,
-        n_test=best.n_test,
-        gdp_mu_lower_bound=best.gdp.mu_lower_bound,
-        privacy_profile={"delta": list(DEFAULT_DELTAS), "epsilon": list(best.profile),
-                         "simultaneous": True, "confidence": confidence},
-        roc={"fpr": fpr.tolist(), "tpr": tpr.tolist()},
-        posterior={"prior": 0.5, "low": post.low, "high": post.high, "claimed_high": claim_post.high},
-        explanation=explanation,
-        notes=notes,
-        rounds=len(rounds),
-        stopping_reason=reason,
-        max_samples=max_samples,
-        trajectory=trajectory,
-        floating_point=floating,
-        distribution_epsilon_lower_bound=float(dist_bound),
-        ideal=ideal,
-        certificate=main.method,
-        version=__version__,
-        elapsed_seconds=round(time.perf_counter() - t_start, 4),
-        claim=claim,
-        curve_violation=None if not decisive.violation else {
-            **decisive.curve_violation(), "confidence": confidence},  # every round's test holds at once
-        claim_curve=decisive.curve(),
-    )
+    return trajectory
