@@ -72,7 +72,8 @@ VARIANT_THREATS = {
 }
 
 
-def _profile_ratio(report, config):
+def profile_ratio(report, config) -> dict | None:
+    """The profile point where the certified epsilon is the largest share of the accountant's (None if none)."""
     prof = report.privacy_profile
     best = None
     for d, lb in zip(prof["delta"], prof["epsilon"]):
@@ -96,7 +97,7 @@ def run_curve(epsilons=(1, 2, 4, 8), *, samples: int = 1_000_000, seed: int = 0,
             t0 = time.perf_counter()
             rep = audit(rel, *rel.neighbouring_pair(), epsilon=float(eps), delta=DELTA, samples=samples,
                         seed=seed + 100 * i + j, ideal=True, progress=progress)
-            best = _profile_ratio(rep, config)
+            best = profile_ratio(rep, config)
             row = {"claimed_epsilon": float(eps), "threat": name, "config": config.to_dict(),
                    "epsilon_lower_bound": rep.epsilon_lower_bound, "verdict": rep.verdict,
                    "strongest": best, "privacy_profile": rep.privacy_profile, "samples": samples,

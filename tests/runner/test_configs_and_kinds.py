@@ -48,6 +48,8 @@ TINY = {
                                                         "max_samples": 2000}}},
                {"epsilon_lower_bound", "dataset", "neighbor", "candidates_screened", "stopping_reason",
                 "trajectory"}),
+    "training": ({"attack": {"name": "training", "params": {"epsilon": 2, "samples": 4000}}},
+                 {"epsilon_lower_bound", "claim", "curve_violation", "accountant_epsilon", "strongest", "dpsgd"}),
 }
 # Kinds with a second shape worth running (a dict literal would silently keep only one entry per kind):
 # a sequential audit beside the fixed one, the search kind's fixed-size final audit beside its sequential one.
