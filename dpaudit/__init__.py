@@ -11,7 +11,7 @@
 """
 
 from ._version import __version__
-from .auditor import AuditReport, audit
+from .auditor import AuditReport, OneRunReport, audit, audit_one_run, audit_scores, one_run
 from .exceptions import (
     ConfigError,
     DatasetError,
@@ -32,6 +32,10 @@ from . import testing  # noqa: E402, F401  dpaudit.testing.assert_dp; imports no
 __all__ = [
     "__version__",
     "audit",
+    "audit_scores",
+    "audit_one_run",
+    "one_run",
+    "OneRunReport",
     "AuditReport",
     "search",
     "SearchReport",

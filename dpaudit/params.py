@@ -358,3 +358,19 @@ SEARCH_OPTIONS = OptionTable([
     "samples", "max_samples", "time_budget", "confidence", "seed", "attack", "ideal", "estimator", "n_jobs",
     "backend", "scheduler", "timeout",
 ], base=AUDIT_OPTIONS)
+
+#: :func:`dpaudit.audit_scores`'s options: the claim and the certificate, as for an audit.
+SCORES_OPTIONS = OptionTable([
+    "epsilon", "delta", "claim", "confidence", "seed", "estimator",
+    Option("selection_fraction", "real", 0.3, low=0.0, high=1.0, low_inclusive=False, high_inclusive=False,
+           help="share of each side's scores that chooses the event; the rest certify it"),
+], base=AUDIT_OPTIONS)
+
+#: :func:`dpaudit.audit_one_run`'s options: the claim, the number of guesses and the confidence.
+ONE_RUN_OPTIONS = OptionTable([
+    "epsilon", "delta", "claim", "confidence",
+    Option("guesses", "int", None, low=1, flag="--guesses", metavar="K",
+           help="guesses made (half 'included' on the highest scores, half 'excluded' on the lowest); default: "
+                "m, m/2, m/4, ... down to 10, each at a Bonferroni share of the confidence"),
+], base=AUDIT_OPTIONS)
+

@@ -77,7 +77,7 @@ ESTIMATORS = ("clopper-pearson", "gdp")
 
 #: When the held-out set is at least ``TRUST_FROM`` times the selection data, the chosen
 #: distinguisher's event is chosen with the selection counts trusted as ``SELECTION_TRUST``
-#: times as many (see ``_choose``).
+#: times as many (see ``choose_test``).
 SELECTION_TRUST = 2
 TRUST_FROM = 8
 
@@ -144,7 +144,7 @@ class _Test:
         return [e for e in (self.event, self.gdp_event, *self.profile_events, *self.roc_events) if e is not None]
 
 
-def _choose(names, pool, *, cert=None, delta=None, confidence, full: bool, n_test: int = 0) -> _Test | None:
+def choose_test(names, pool, *, cert=None, delta=None, confidence, full: bool, n_test: int = 0) -> _Test | None:
     """Fit each named distinguisher on the pool's first half, choose its event on the second, keep the best.
 
     Candidates are ranked by the bound their selection counts certify, with
@@ -261,8 +261,8 @@ def _calibrate(pool, *, attack, ideal, kind, cert, confidence, n_test=0):
     else:
         names = (attack,)
     fnames = () if (ideal or attack != "auto") else float_choices(fit[0])
-    test = _choose(names, pool, cert=cert, confidence=confidence, full=True, n_test=n_test)
-    float_test = _choose(fnames, pool, cert=cert, confidence=confidence, full=False, n_test=n_test)
+    test = choose_test(names, pool, cert=cert, confidence=confidence, full=True, n_test=n_test)
+    float_test = choose_test(fnames, pool, cert=cert, confidence=confidence, full=False, n_test=n_test)
     if float_test is not None and float_test.value <= test.value:
         # The float family adds nothing the distribution attack does not show:
         # do not spend failure probability on it.
@@ -332,8 +332,10 @@ def _certify(test, counts, pcounts, *, delta, confidence):
                                  confidence=confidence, details=details)
 
 
-def _bounds(r, samples, n_calibration, test, float_test, counts, pcounts, *, delta, confidence,
-            estimator, cert) -> "_Round":
+def certify_round(r, samples, n_calibration, test, float_test, counts, pcounts, *, delta, confidence,
+                  estimator, cert) -> "_Round":
+    """Round ``r``'s certified results from its held-out counts: the estimator's bound, the GDP mu, the
+    profile, the ROC and the claim's curve test, all at ``confidence`` (shared with a float test)."""
     # Two held-out tests share the failure probability; one keeps all of it.
     conf = 1.0 - (1.0 - confidence) / (2 if float_test is not None else 1)
     # The stopping rules follow the event's interval bound on all held-out counts (it covers the
@@ -357,7 +359,7 @@ def _bounds(r, samples, n_calibration, test, float_test, counts, pcounts, *, del
                   float_bound, headline, counts, tracked, pcounts, curve, float_curve)
 
 
-def _claim_and_estimator(claim, epsilon, delta, estimator):
+def resolve_claim(claim, epsilon, delta, estimator):
     """(claim, its certificate, the estimator) from an entry point's keywords, checked against each other."""
     from ..claims import as_claim
 
@@ -496,7 +498,7 @@ def audit(
     (epsilon, delta, confidence, samples, max_samples, time_budget, attack, ideal, n_jobs, backend, scheduler,
      calibration_fraction, calibration_cap, chunk_size, timeout) = AUDIT_OPTIONS.check(locals(), *_CHECKED)
     claim_given = claim
-    claim, cert, est = _claim_and_estimator(claim, epsilon, delta, estimator)
+    claim, cert, est = resolve_claim(claim, epsilon, delta, estimator)
     # The point the per-delta extras (GDP event, sequential planning) start from: the claim's
     # own for a point, a point of the curve (updated after the first round) for a curve.
     epsilon, delta = claim.finite_point
@@ -522,7 +524,7 @@ def audit(
         run.rounds_until_stop()
     finally:
         sampler.close()
-    return _report(tgt, run.rounds, run.kind, sampler.shape, reason=run.reason, attack=attack, ideal=bool(ideal),
+    return build_report(tgt, run.rounds, run.kind, sampler.shape, reason=run.reason, attack=attack, ideal=bool(ideal),
                    est=est, epsilon=run.epsilon, claim=None if claim_given is None else (
                        claim_given if isinstance(claim_given, str) else claim.spec),
                    confidence=confidence, entropy=entropy, drawn=run.drawn,
@@ -592,7 +594,7 @@ class _Run:
         counts, pcounts, extra = _count(self.sampler, tests, n_test=step.n_test, test_phase=step.test_phase,
                                         entropy=self.entropy, previous=previous, previous_poisson=previous_poisson)
         self.drawn += step.n_calibration + step.n_test + extra
-        rd = _bounds(r, self.drawn, len(self.pool[0]), self.test, self.float_test, counts, pcounts, delta=self.delta,
+        rd = certify_round(r, self.drawn, len(self.pool[0]), self.test, self.float_test, counts, pcounts, delta=self.delta,
                      confidence=self.confidence, estimator=self.est, cert=self.cert)
         return rd, previous is not None
 
@@ -632,8 +634,9 @@ def _at(test: CurveTest, delta: float) -> float:
     return float(test.epsilon_lower_bound_at(delta))
 
 
-def _report(tgt, rounds, kind, shape, *, reason, attack, ideal, est, epsilon, claim, confidence, entropy, drawn,
-            max_samples, t_start) -> AuditReport:
+def build_report(tgt, rounds, kind, shape, *, reason, attack, ideal, est, epsilon, claim, confidence, entropy, drawn,
+                 max_samples, t_start) -> AuditReport:
+    """The :class:`AuditReport` of certified rounds: the strongest round, the decisive point of the claim, notes."""
     # The round that certified most (the latest on ties) is the one reported.
     best = max(reversed(rounds), key=lambda rd: _round_bound(rd, epsilon))
     main = best.main
