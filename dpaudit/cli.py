@@ -17,7 +17,7 @@ import os
 import sys
 
 from ._version import __version__
-from .params import AUDIT_OPTIONS, SEARCH_OPTIONS
+from .params import AUDIT_OPTIONS, ONE_RUN_OPTIONS, SCORES_OPTIONS, SEARCH_OPTIONS
 
 EXIT_OK, EXIT_VIOLATION, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 
@@ -122,6 +122,7 @@ def _build_parser() -> argparse.ArgumentParser:
     a.set_defaults(func=cmd_audit)
 
     _add_search_parser(sub)
+    _add_score_parsers(sub)
 
     ls = sub.add_parser("list", help="list mechanisms, attacks and estimators",
                         description="List the built-in mechanisms (with their claims), attacks and estimators.",
@@ -179,8 +180,12 @@ def cmd_audit(args) -> int:
         warning = pair_warning(target, dataset, neighbor)
         if warning:
             print(warning, file=sys.stderr)
-    report = audit(target, dataset, neighbor, **kw)
-    if args.json:
+    return _emit(audit(target, dataset, neighbor, **kw), args.json)
+
+
+def _emit(report, as_json: bool) -> int:
+    """Print a report (the summary for people; with ``--json`` one object on stdout) and return the exit status."""
+    if as_json:
         print(report.summary(), file=sys.stderr)
         sys.stdout.write(json.dumps(_finite(report.to_dict()), allow_nan=False) + "\n")
     else:
@@ -253,6 +258,63 @@ def _add_search_parser(sub) -> None:
                    help="a parameter of a built-in TARGET (repeatable)")
     s.add_argument("--json", action="store_true", help="print exactly one JSON object on stdout")
     s.set_defaults(func=cmd_search)
+
+
+SCORES_EXAMPLE = """\
+examples:
+  dpaudit scores in.npy out.npy --epsilon 1 --delta 1e-5
+  dpaudit scores in.csv out.csv --claim gdp:mu=1 --json
+  dpaudit scores in.json out.json --claim dpsgd:noise=1,rate=0.01,steps=1000 --seed 7
+"""
+
+ONE_RUN_EXAMPLE = """\
+examples:
+  dpaudit one-run scores.npy included.npy --epsilon 4 --delta 1e-5
+  dpaudit one-run scores.csv included.csv --epsilon 2 --guesses 200 --json
+  dpaudit one-run scores.json included.json --claim dpsgd:noise=1,rate=0.01,steps=1000
+"""
+
+
+def _add_score_parsers(sub) -> None:
+    s = sub.add_parser("scores", help="audit from attack scores someone else computed (IN and OUT runs)",
+                       description="Certify an epsilon lower bound from attack scores: part of each side chooses "
+                                   "the threshold, the rest certify it, so the bound holds whatever the scores.",
+                       epilog=SCORES_EXAMPLE, formatter_class=_FORMATTER)
+    s.add_argument("in_scores", metavar="IN", help="scores of runs with the record (.npy, .csv or .json; higher "
+                                                   "means more likely IN)")
+    s.add_argument("out_scores", metavar="OUT", help="scores of runs without it (same forms)")
+    SCORES_OPTIONS.add_arguments(s)
+    s.add_argument("--json", action="store_true", help="print exactly one JSON object on stdout")
+    s.set_defaults(func=cmd_scores)
+    o = sub.add_parser("one-run", help="one-run audit: canary scores and inclusion bits of one training run",
+                       description="Certify an epsilon lower bound from one run (Steinke, Nasr and Jagielski "
+                                   "2023): each canary included with probability 1/2, guesses on the highest and "
+                                   "lowest scores.", epilog=ONE_RUN_EXAMPLE, formatter_class=_FORMATTER)
+    o.add_argument("scores", metavar="SCORES", help="one score per canary (.npy, .csv or .json)")
+    o.add_argument("included", metavar="INCLUDED", help="0/1 per canary: was it in the training data (same forms)")
+    ONE_RUN_OPTIONS.add_arguments(o)
+    o.add_argument("--json", action="store_true", help="print exactly one JSON object on stdout")
+    o.set_defaults(func=cmd_one_run)
+
+
+def cmd_scores(args) -> int:
+    from .auditor import audit_scores
+    from .datasets import load_scores
+
+    kw = claim_keywords(SCORES_OPTIONS.from_args(args), "scores")
+    in_scores = load_scores(args.in_scores, name=f"IN ({args.in_scores})")
+    out_scores = load_scores(args.out_scores, name=f"OUT ({args.out_scores})")
+    return _emit(audit_scores(in_scores, out_scores, **kw), args.json)
+
+
+def cmd_one_run(args) -> int:
+    from .auditor import audit_one_run
+    from .auditor.one_run import canary_inputs
+
+    kw = claim_keywords(ONE_RUN_OPTIONS.from_args(args), "one-run")
+    scores, included = canary_inputs(args.scores, args.included,
+                                     names=(f"SCORES ({args.scores})", f"INCLUDED ({args.included})"))
+    return _emit(audit_one_run(scores, included.astype(int), **kw), args.json)
 
 
 def cmd_search(args) -> int:

@@ -23,7 +23,7 @@ from ..exceptions import DatasetError, ParameterValueError
 from ..params import ONE_RUN_OPTIONS
 from ..stats.one_run import guess_counts, guess_grid, one_run_ceiling, one_run_epsilon_bound
 
-__all__ = ["OneRunReport", "audit_one_run", "one_run"]
+__all__ = ["OneRunReport", "audit_one_run", "canary_inputs", "one_run"]
 
 #: The deltas a curve claim is tested at: one run's delta term grows as 2 m delta, so only small ones help.
 CURVE_DELTAS = (0.0, 1e-6, 1e-5, 1e-4, 1e-3)
@@ -77,14 +77,16 @@ class OneRunReport:
         return self.summary()
 
 
-def _inputs(scores, included):
-    s = load_scores(scores, name="scores", min_count=2)
-    inc = load_scores(included, name="included", min_count=2)
+def canary_inputs(scores, included, *, names=("scores", "included")):
+    """(scores, inclusion bits as bools) checked: one finite score and one 0/1 per canary; errors use ``names``."""
+    s = load_scores(scores, name=names[0], min_count=2)
+    inc = load_scores(included, name=names[1], min_count=2)
     if len(inc) != len(s):
-        raise DatasetError(f"included: {len(inc)} values for {len(s)} scores; give one 0/1 per canary")
+        raise DatasetError(f"{names[1]}: {len(inc)} values for {len(s)} scores in {names[0]}; give one 0/1 per "
+                           "canary")
     if not np.all((inc == 0) | (inc == 1)):
         bad = inc[(inc != 0) & (inc != 1)][0]
-        raise DatasetError(f"included: expected 0 or 1 per canary, got {bad!r}")
+        raise DatasetError(f"{names[1]}: expected 0 or 1 per canary, got {bad!r}")
     return s, inc.astype(bool)
 
 
@@ -117,7 +119,7 @@ def audit_one_run(scores, included, *, epsilon=None, delta=0.0, claim=None, gues
 
     t_start = time.perf_counter()
     confidence, guesses = ONE_RUN_OPTIONS.check(locals(), "confidence", "guesses")
-    s, inc = _inputs(scores, included)
+    s, inc = canary_inputs(scores, included)
     m = len(s)
     if guesses is not None and guesses > m:
         raise ParameterValueError(f"guesses must be at most the number of canaries ({m}); got {guesses}")

@@ -87,9 +87,11 @@ def one_run_ceiling(m: int, r: int, *, delta: float = 0.0, confidence: float = 0
 
 
 def guess_counts(scores, included, guesses: int) -> tuple[int, int]:
-    """(guesses made, correct ones): "included" for the ``ceil(k/2)`` highest scores, "excluded" for the ``floor(k/2)`` lowest.
+    """(guesses made, correct ones) when the ``guesses`` scores farthest from the median are guessed.
 
-    Ties are broken by position (a stable sort), never by the inclusion bits.
+    A score at or above the median is guessed "included", below it "excluded": the highest and the
+    lowest scores, in the proportion the scores themselves show.  The rule reads the scores only (ties
+    by position), never the inclusion bits, so the theorem applies to it.
 
     >>> guess_counts([0.9, 0.1, 0.5, 0.8], [1, 0, 0, 1], 2)
     (2, 2)
@@ -97,11 +99,10 @@ def guess_counts(scores, included, guesses: int) -> tuple[int, int]:
     s = np.asarray(scores, dtype=float)
     inc = np.asarray(included).astype(bool)
     k = check_int(guesses, "guesses", low=0, high=len(s))
-    order = np.argsort(s, kind="stable")
-    n_pos = (k + 1) // 2
-    top = order[len(s) - n_pos:] if n_pos else order[:0]
-    bottom = order[: k // 2]
-    return k, int(inc[top].sum() + (~inc[bottom]).sum())
+    center = float(np.median(s))
+    chosen = np.argsort(-np.abs(s - center), kind="stable")[:k]
+    guess_in = s[chosen] >= center
+    return k, int(np.sum(guess_in == inc[chosen]))
 
 
 def guess_grid(m: int, *, smallest: int = 10) -> list[int]:
