@@ -18,7 +18,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import stats
 
 from .._validation import check_delta, check_int, check_real
 
@@ -41,6 +40,8 @@ def one_run_p_value(m: int, r: int, v: int, epsilon: float, delta: float = 0.0) 
     >>> round(one_run_p_value(100, 100, 75, math.log(3)), 3)     # the paper's example: 0.553
     0.553
     """
+    from scipy import stats  # on use: the command line starts without scipy.stats
+
     m, r, v, delta = _check(m, r, v, delta)
     epsilon = check_real(epsilon, "epsilon", low=0.0)
     q = 1.0 / (1.0 + math.exp(-epsilon)) if epsilon < 700 else 1.0
