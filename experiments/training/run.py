@@ -4,8 +4,9 @@
 
 Writes curve.json, variants.json, table.md and figure.pdf/png under --out.
 Default budgets (10^6 training runs per side for the curve, 2 x 10^5 for the
-table) take a few minutes on two cores.  The ``one_run`` fields stay null:
-they are for one-run audit results, to be filled when that audit is run.
+table) take a few minutes on two cores.  Beside each white-box many-run audit
+and each variant, a one-run audit of the same configuration (1,000 gradient
+canaries, one training run) fills the ``one_run`` fields.
 """
 
 from __future__ import annotations
