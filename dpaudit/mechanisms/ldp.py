@@ -31,7 +31,7 @@ from ..privacy import PrivacyClaim
 from ._noise import laplace_release
 from .base import BuiltinMechanism, answers_vector, input_domain, positive_epsilon
 
-__all__ = ["GRR", "SubsetSelection", "SUE", "OUE", "SHE", "THE", "BLH", "OLH", "HadamardResponse", "LDP_PROTOCOLS",
+__all__ = ["LDPProtocol", "GRR", "SubsetSelection", "SUE", "OUE", "SHE", "THE", "BLH", "OLH", "HadamardResponse", "LDP_PROTOCOLS",
            "the_threshold"]
 
 #: A prime above every domain size: local hashing's universal family ((a v + b) mod P) mod g.
@@ -39,7 +39,7 @@ _PRIME = (1 << 31) - 1
 
 
 @dataclass(frozen=True)
-class _Protocol(BuiltinMechanism):
+class LDPProtocol(BuiltinMechanism):
     """One user's value in ``{0, ..., k-1}`` through an LDP protocol claiming ``epsilon`` (replace-one)."""
 
     epsilon: float = 1.0
@@ -85,7 +85,7 @@ def _others(v: int, k: int, n: int, rng: np.random.Generator) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class GRR(_Protocol):
+class GRR(LDPProtocol):
     """Generalized randomized response: the true value with probability e^eps/(e^eps+k-1), else another uniformly."""
 
     name: ClassVar[str] = "grr"
@@ -109,7 +109,7 @@ def _random_subsets(v: int, k: int, size: int, n: int, rng: np.random.Generator)
 
 
 @dataclass(frozen=True)
-class SubsetSelection(_Protocol):
+class SubsetSelection(LDPProtocol):
     """Subset selection: a set of omega values, holding the true one with probability omega e^eps/(omega e^eps + k - omega)."""
 
     name: ClassVar[str] = "ss"
@@ -131,7 +131,7 @@ class SubsetSelection(_Protocol):
 
 
 @dataclass(frozen=True)
-class _UnaryEncoding(_Protocol):
+class _UnaryEncoding(LDPProtocol):
     def _probabilities(self) -> tuple[float, float]:  # (P[bit 1 | its value], P[bit 1 | another value])
         raise NotImplementedError
 
@@ -164,7 +164,7 @@ class OUE(_UnaryEncoding):
 
 
 @dataclass(frozen=True)
-class SHE(_Protocol):
+class SHE(LDPProtocol):
     """Histogram encoding with summation: the one-hot vector plus Laplace(2/eps) noise per coordinate."""
 
     name: ClassVar[str] = "she"
@@ -212,7 +212,7 @@ class THE(_UnaryEncoding):
 
 
 @dataclass(frozen=True)
-class _LocalHashing(_Protocol):
+class _LocalHashing(LDPProtocol):
     """Hash the value with a fresh universal hash into g buckets, report the bucket by GRR over g; release its support."""
 
     def _buckets(self) -> int:
@@ -254,7 +254,7 @@ class OLH(_LocalHashing):
 
 
 @dataclass(frozen=True)
-class HadamardResponse(_Protocol):
+class HadamardResponse(LDPProtocol):
     """Hadamard response: an index j of a K x K Hadamard matrix (K > k a power of 2), from the value's row's +1
     columns with probability e^eps/(e^eps+1), else from its -1 columns."""
 
