@@ -66,9 +66,15 @@ def run_ldp_auditor(path: Path, cells, log):
     venv = path / ".venv"
     python = venv / "bin" / "python"
     if not python.exists():
-        log(f"creating {venv} and installing {path / 'requirements.txt'} (minutes)")
+        # Its pins (pure-ldp 1.1.2, ray 2.20, numba 0.59) are not all installable on Python 3.11 today:
+        # the same packages unpinned, plus the two its code needs that the file leaves out or outgrew
+        # (xxhash < 3.1 hashes str, as its run_audit does; pure-ldp imports scikit-learn).
+        reqs = [line.split("==")[0].strip() for line in (path / "requirements.txt").read_text().splitlines()
+                if line.strip() and not line.startswith("#")]
+        reqs = [r for r in reqs if r != "xxhash"] + ["xxhash<3.1", "scikit-learn"]
+        log(f"creating {venv} with {', '.join(reqs)} (minutes)")
         subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-        subprocess.run([str(python), "-m", "pip", "install", "-q", "-r", str(path / "requirements.txt")], check=True)
+        subprocess.run([str(python), "-m", "pip", "install", "-q", *reqs], check=True)
     out = subprocess.run([str(python), "-c", DRIVER, str(path), json.dumps(cells)], capture_output=True, text=True)
     if out.returncode:
         raise SystemExit(f"LDP-Auditor failed in {venv}: {out.stderr.strip().splitlines()[-1:]}")
