@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import time
@@ -75,7 +76,10 @@ def run_ldp_auditor(path: Path, cells, log):
         log(f"creating {venv} with {', '.join(reqs)} (minutes)")
         subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
         subprocess.run([str(python), "-m", "pip", "install", "-q", *reqs], check=True)
-    out = subprocess.run([str(python), "-c", DRIVER, str(path), json.dumps(cells)], capture_output=True, text=True)
+    # From its own directory, on PYTHONPATH: Ray's workers import ldp_audit too.
+    env = {**os.environ, "PYTHONPATH": str(path)}
+    out = subprocess.run([str(python), "-c", DRIVER, str(path), json.dumps(cells)], capture_output=True, text=True,
+                         cwd=str(path), env=env)
     if out.returncode:
         raise SystemExit(f"LDP-Auditor failed in {venv}: {out.stderr.strip().splitlines()[-1:]}")
     by_key = {(d["protocol"], d["k"], d["epsilon"], d["seed"]): d for d in map(json.loads, out.stdout.splitlines())}
