@@ -11,7 +11,7 @@
 """
 
 from ._version import __version__
-from .auditor import AuditReport, audit
+from .auditor import AuditReport, OneRunReport, audit, audit_one_run, audit_scores, one_run
 from .exceptions import (
     ConfigError,
     DatasetError,
@@ -26,13 +26,16 @@ from . import adapters as _adapters  # noqa: F401  registers diffprivlib.* / ope
 from .mechanisms import compose, get_mechanism, list_mechanisms, postprocess, rr_debias, subsample
 from .privacy import Neighbouring, PrivacyClaim
 from .claims import Claim, parse_claim
-from .one_run_audit import OneRunReport, audit_one_run, one_run
 from .targets import Target, load_target, parse_dataset
 from . import testing  # noqa: E402, F401  dpaudit.testing.assert_dp; imports nothing heavy
 
 __all__ = [
     "__version__",
     "audit",
+    "audit_scores",
+    "audit_one_run",
+    "one_run",
+    "OneRunReport",
     "AuditReport",
     "search",
     "SearchReport",
@@ -47,9 +50,6 @@ __all__ = [
     "PrivacyClaim",
     "Claim",
     "parse_claim",
-    "audit_one_run",
-    "one_run",
-    "OneRunReport",
     "Target",
     "load_target",
     "parse_dataset",

@@ -1,6 +1,6 @@
 """The command line: parses, calls, prints.
 
-Flags of ``audit``, ``search`` and ``one-run`` come from :mod:`dpaudit.params`.  Exit status:
+Flags of ``audit`` and ``search`` come from :mod:`dpaudit.params`.  Exit status:
 0 no violation found, 1 violation found, 2 bad input or usage (one line on
 stderr, always starting ``dpaudit: error:``, naming the argument; no
 traceback), 3 an internal error (a bug in dpaudit: one line starting
@@ -17,7 +17,7 @@ import os
 import sys
 
 from ._version import __version__
-from .params import AUDIT_OPTIONS, ONE_RUN_OPTIONS, SEARCH_OPTIONS
+from .params import AUDIT_OPTIONS, ONE_RUN_OPTIONS, SCORES_OPTIONS, SEARCH_OPTIONS
 
 EXIT_OK, EXIT_VIOLATION, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 
@@ -122,7 +122,7 @@ def _build_parser() -> argparse.ArgumentParser:
     a.set_defaults(func=cmd_audit)
 
     _add_search_parser(sub)
-    _add_one_run_parser(sub)
+    _add_score_parsers(sub)
 
     ls = sub.add_parser("list", help="list mechanisms, attacks and estimators",
                         description="List the built-in mechanisms (with their claims), attacks and estimators.",
@@ -180,8 +180,12 @@ def cmd_audit(args) -> int:
         warning = pair_warning(target, dataset, neighbor)
         if warning:
             print(warning, file=sys.stderr)
-    report = audit(target, dataset, neighbor, **kw)
-    if args.json:
+    return _emit(audit(target, dataset, neighbor, **kw), args.json)
+
+
+def _emit(report, as_json: bool) -> int:
+    """Print a report (the summary for people; with ``--json`` one object on stdout) and return the exit status."""
+    if as_json:
         print(report.summary(), file=sys.stderr)
         sys.stdout.write(json.dumps(_finite(report.to_dict()), allow_nan=False) + "\n")
     else:
@@ -256,6 +260,63 @@ def _add_search_parser(sub) -> None:
     s.set_defaults(func=cmd_search)
 
 
+SCORES_EXAMPLE = """\
+examples:
+  dpaudit scores in.npy out.npy --epsilon 1 --delta 1e-5
+  dpaudit scores in.csv out.csv --claim gdp:mu=1 --json
+  dpaudit scores in.json out.json --claim dpsgd:noise=1,rate=0.01,steps=1000 --seed 7
+"""
+
+ONE_RUN_EXAMPLE = """\
+examples:
+  dpaudit one-run scores.npy included.npy --epsilon 4 --delta 1e-5
+  dpaudit one-run scores.csv included.csv --epsilon 2 --guesses 200 --json
+  dpaudit one-run scores.json included.json --claim dpsgd:noise=1,rate=0.01,steps=1000
+"""
+
+
+def _add_score_parsers(sub) -> None:
+    s = sub.add_parser("scores", help="audit from attack scores someone else computed (IN and OUT runs)",
+                       description="Certify an epsilon lower bound from attack scores: part of each side chooses "
+                                   "the threshold, the rest certify it, so the bound holds whatever the scores.",
+                       epilog=SCORES_EXAMPLE, formatter_class=_FORMATTER)
+    s.add_argument("in_scores", metavar="IN", help="scores of runs with the record (.npy, .csv or .json; higher "
+                                                   "means more likely IN)")
+    s.add_argument("out_scores", metavar="OUT", help="scores of runs without it (same forms)")
+    SCORES_OPTIONS.add_arguments(s)
+    s.add_argument("--json", action="store_true", help="print exactly one JSON object on stdout")
+    s.set_defaults(func=cmd_scores)
+    o = sub.add_parser("one-run", help="one-run audit: canary scores and inclusion bits of one training run",
+                       description="Certify an epsilon lower bound from one run (Steinke, Nasr and Jagielski "
+                                   "2023): each canary included with probability 1/2, guesses on the highest and "
+                                   "lowest scores.", epilog=ONE_RUN_EXAMPLE, formatter_class=_FORMATTER)
+    o.add_argument("scores", metavar="SCORES", help="one score per canary (.npy, .csv or .json)")
+    o.add_argument("included", metavar="INCLUDED", help="0/1 per canary: was it in the training data (same forms)")
+    ONE_RUN_OPTIONS.add_arguments(o)
+    o.add_argument("--json", action="store_true", help="print exactly one JSON object on stdout")
+    o.set_defaults(func=cmd_one_run)
+
+
+def cmd_scores(args) -> int:
+    from .auditor import audit_scores
+    from .datasets import load_scores
+
+    kw = claim_keywords(SCORES_OPTIONS.from_args(args), "scores")
+    in_scores = load_scores(args.in_scores, name=f"IN ({args.in_scores})")
+    out_scores = load_scores(args.out_scores, name=f"OUT ({args.out_scores})")
+    return _emit(audit_scores(in_scores, out_scores, **kw), args.json)
+
+
+def cmd_one_run(args) -> int:
+    from .auditor import audit_one_run
+    from .auditor.one_run import canary_inputs
+
+    kw = claim_keywords(ONE_RUN_OPTIONS.from_args(args), "one-run")
+    scores, included = canary_inputs(args.scores, args.included,
+                                     names=(f"SCORES ({args.scores})", f"INCLUDED ({args.included})"))
+    return _emit(audit_one_run(scores, included.astype(int), **kw), args.json)
+
+
 def cmd_search(args) -> int:
     from .pair_search import search
     from .targets import load_target
@@ -280,56 +341,6 @@ def cmd_search(args) -> int:
     if "samples" in kw and ("max_samples" in kw or "time_budget" in kw):
         raise UsageError("argument --samples: a fixed-size final audit takes no --max-samples or --time-budget")
     report = search(target, progress=True, **kw)
-    if args.json:
-        print(report.summary(), file=sys.stderr)
-        sys.stdout.write(json.dumps(_finite(report.to_dict()), allow_nan=False) + "\n")
-    else:
-        print(report.summary())
-    return EXIT_VIOLATION if report.violation else EXIT_OK
-
-
-ONE_RUN_EXAMPLE = """\
-examples:
-  dpaudit one-run scores.npy included.npy --epsilon 1
-  dpaudit one-run scores.csv included.csv --epsilon 2 --delta 1e-5 --json
-  dpaudit one-run scores.json included.json --claim dpsgd:noise=1,rate=0.01,steps=1000
-  dpaudit one-run scores.npy included.npy --epsilon 1 --guesses 200 --confidence 0.99
-
-SCORES holds one score per canary (higher: more likely included), INCLUDED a
-0/1 per canary (whether it was in the training data; each canary must have
-been included independently with probability 1/2).  Each is a .npy, .csv (one
-column, a header row allowed) or .json 1-D array.  The audit guesses
-'included' for the highest scores and 'excluded' for the lowest, abstains on
-the rest, and certifies the epsilon lower bound of Steinke, Nasr and Jagielski
-(2023), Theorem 3.  Without --guesses every count of guesses in m, m/2, m/4,
-... (>= 10) is tried, each at confidence 1-(1-C)/(grid size), so choosing the
-best costs no validity.  With every guess right, 1000 canaries certify at most
-epsilon 5.809 at 95% (--guesses 1000, delta 0).
-Exit status: 0 no violation found, 1 violation found, 2 bad input.
-"""
-
-
-def _add_one_run_parser(sub) -> None:
-    o = sub.add_parser("one-run", help="audit from one training run: canary scores and inclusion bits",
-                       description="Certify an epsilon lower bound from one run with canaries, each included "
-                                   "with probability 1/2 (Steinke, Nasr and Jagielski 2023).",
-                       epilog=ONE_RUN_EXAMPLE, formatter_class=_FORMATTER)
-    o.add_argument("scores", metavar="SCORES", help="one score per canary: .npy, .csv or .json")
-    o.add_argument("included", metavar="INCLUDED", help="0/1 per canary, whether it was included: same forms")
-    ONE_RUN_OPTIONS.add_arguments(o)
-    o.add_argument("--json", action="store_true", help="print exactly one JSON object on stdout")
-    o.set_defaults(func=cmd_one_run)
-
-
-def cmd_one_run(args) -> int:
-    from .one_run_audit import audit_one_run, load_one_run_inputs
-
-    kw = claim_keywords(ONE_RUN_OPTIONS.from_args(args), "one-run")
-    scores, included = load_one_run_inputs(args.scores, args.included, names=("SCORES", "INCLUDED"))
-    if kw.get("guesses") is not None and kw["guesses"] > scores.size:
-        raise UsageError(f"argument --guesses: must be at most the number of canaries ({scores.size}); "
-                         f"got {kw['guesses']}")
-    report = audit_one_run(scores, included, **kw)
     if args.json:
         print(report.summary(), file=sys.stderr)
         sys.stdout.write(json.dumps(_finite(report.to_dict()), allow_nan=False) + "\n")

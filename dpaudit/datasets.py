@@ -30,7 +30,7 @@ import numpy as np
 
 from .exceptions import DatasetError
 
-__all__ = ["load_dataset", "parse_dataset", "expand_user"]
+__all__ = ["load_dataset", "load_scores", "parse_dataset", "expand_user"]
 
 
 def _validate_dataset(obj: Any, name: str, source: str) -> np.ndarray:
@@ -120,6 +120,32 @@ def load_dataset(value: Any, *, name: str = "dataset", base_dir: str | os.PathLi
         if text and text[0] not in "[{" and not Path(text).expanduser().is_absolute():
             value = str(Path(base_dir) / text)
     return parse_dataset(value, name=name)
+
+
+def load_scores(value: Any, *, name: str = "scores", min_count: int = 1) -> np.ndarray:
+    """1-D float scores from an array, a JSON literal or a .json/.npy/.csv file (one column; a header is skipped).
+
+    The dataset loader's checks and messages, plus: one score per row, every score finite.
+
+    >>> load_scores("[0.5, 1, 2]").tolist()
+    [0.5, 1.0, 2.0]
+    >>> load_scores("[[1, 2], [3, 4]]", name="IN")
+    Traceback (most recent call last):
+    ...
+    dpaudit.exceptions.DatasetError: IN: expected one score per row (a 1-D array or one column), got shape (2, 2)
+    """
+    arr = load_dataset(value, name=name)
+    if arr.ndim == 2 and arr.shape[1] == 1:
+        arr = arr[:, 0]
+    if arr.ndim != 1:
+        raise DatasetError(f"{name}: expected one score per row (a 1-D array or one column), got shape {arr.shape}")
+    arr = arr.astype(float)
+    bad = np.flatnonzero(~np.isfinite(arr))
+    if len(bad):
+        raise DatasetError(f"{name}: score {int(bad[0])} is {arr[bad[0]]!r}; every score must be a finite number")
+    if len(arr) < min_count:
+        raise DatasetError(f"{name}: {len(arr)} scores; at least {min_count} are needed")
+    return arr
 
 
 def parse_dataset(text_or_path: Any, name: str = "--dataset") -> np.ndarray:

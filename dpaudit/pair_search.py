@@ -641,51 +641,73 @@ def search(
 
     tgt = load_target(target)
     n_final = samples or max_samples or _default_final_samples(bool(tgt.vectorised))
-    if screen_samples is None:
-        screen_samples = min(max(n_final // 100, 1000), 20_000)
-    levels = REFINE_LEVELS["large" if n_final // screen_samples >= 100 else "small"]
-    refine_cost = sum(k * f for k, f in levels)
-    if max_candidates is None:
-        # Screening draws about as many releases as the final audit.
-        max_candidates = max(20, n_final // screen_samples - refine_cost)
+    screen_samples, levels, max_candidates = _screening_sizes(n_final, screen_samples, max_candidates)
     if progress is None:
         progress = sys.stderr.isatty()
 
-    seq = as_seed_sequence(seed)
-    entropy = seed_entropy(seq)
+    entropy = seed_entropy(as_seed_sequence(seed))
     cand_rng = np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=(2,)))
     # Scores are projected to the final audit's held-out size (half its releases per side).
     screen = _Screener(tgt, entropy, screen_samples, delta, budget, progress, project_to=n_final // 2)
-
     fixed = candidate_pairs(domain, rng=cand_rng)
     n_fixed = min(len(fixed), max_candidates)
-    early = []
-    if samples is None and screen_samples > QUICK_SAMPLES:
-        # 0. A quick look at the patterns: a sequential audit certifies a gross violation in a few
-        # thousand releases, and a search that then spent its full budget would cost many audits.
-        # A pattern at the bound of completely separated sides is about as strong as this sample can
-        # show (a later one could gain a few hundredths at most): the look stops there.
-        ceiling = _separated_bound(QUICK_SAMPLES, delta)
-        for origin, a, b in fixed[:n_fixed]:
+    early = _quick_look(screen, fixed[:n_fixed], epsilon=epsilon, delta=delta) \
+        if samples is None and screen_samples > QUICK_SAMPLES else []
+    if not early:
+        # 1. Patterns and random pairs: patterns first, random ones fill a quarter of what is left.
+        n_random = max(0, (max_candidates - n_fixed) // 4)
+        for origin, a, b in fixed[:n_fixed] + candidate_pairs(domain, n_random=n_random, rng=cand_rng)[len(fixed):]:
             if not screen.time_left():
                 break
-            row = screen(origin, a, b, n_samples=QUICK_SAMPLES, stage="quick")
-            if row["bound"] > epsilon and row["bound"] >= ceiling * (1.0 - 1e-9):
-                break
-        early = sorted(screen.rows, key=lambda r: -r["bound"])
-        if not early or early[0]["bound"] <= epsilon:
-            early = []
+            screen(origin, a, b)
+        _local_search(screen, domain, cand_rng, max_candidates)
+    chosen = _distinct(early)[:finalists] if early else _halving(screen, fixed, levels, finalists)
+    stopping = "budget" if screen.out_of_time else ("exceeded" if early else "candidates")
+    search_seconds = screen.elapsed()
 
-    # 1. Patterns and random pairs: patterns first, random ones fill a quarter of what is left.
-    n_random = max(0, (max_candidates - n_fixed) // 4)
-    pool = [] if early else fixed[:n_fixed] + candidate_pairs(domain, n_random=n_random, rng=cand_rng)[len(fixed):]
-    for origin, a, b in pool:
+    # 4. Final audits on fresh samples, Bonferroni over the finalists.
+    final_conf = 1.0 - (1.0 - confidence) / len(chosen)
+    kwargs = dict(**final_claim, confidence=final_conf, attack=attack, ideal=ideal, estimator=estimator,
+                  n_jobs=n_jobs, backend=backend, scheduler=scheduler, timeout=timeout,
+                  **_final_size(samples, max_samples, time_budget, n_final,
+                                expect_violation=not early and chosen and chosen[0]["score"] > epsilon))
+    reports = _final_audits(tgt, chosen, entropy, kwargs)
+    return _search_report(tgt, screen, chosen, reports, domain=domain, confidence=confidence, final_conf=final_conf,
+                          stopping=stopping, search_seconds=search_seconds, budget=budget)
+
+
+def _screening_sizes(n_final: int, screen_samples, max_candidates) -> tuple[int, tuple, int]:
+    """(releases per screened pair, halving levels, pairs screened at most): the screening draws about as
+    many releases as the final audit."""
+    if screen_samples is None:
+        screen_samples = min(max(n_final // 100, 1000), 20_000)
+    levels = REFINE_LEVELS["large" if n_final // screen_samples >= 100 else "small"]
+    if max_candidates is None:
+        max_candidates = max(20, n_final // screen_samples - sum(k * f for k, f in levels))
+    return screen_samples, levels, max_candidates
+
+
+def _quick_look(screen: _Screener, patterns, *, epsilon, delta) -> list[dict]:
+    """0. The patterns on a few releases each: rows that already exceed the claim, best first (else none).
+
+    A sequential audit certifies a gross violation in a few thousand releases, and a search that
+    then spent its full budget would cost many audits.  A pattern at the bound of completely
+    separated sides is about as strong as this sample can show: the look stops there.
+    """
+    ceiling = _separated_bound(QUICK_SAMPLES, delta)
+    for origin, a, b in patterns:
         if not screen.time_left():
             break
-        screen(origin, a, b)
+        row = screen(origin, a, b, n_samples=QUICK_SAMPLES, stage="quick")
+        if row["bound"] > epsilon and row["bound"] >= ceiling * (1.0 - 1e-9):
+            break
+    early = sorted(screen.rows, key=lambda r: -r["bound"])
+    return early if early and early[0]["bound"] > epsilon else []
 
-    # 2. Local search from the three best: a (1+1) hill-climb per start, step x1.5 on success, x0.7 on failure.
-    starts = [] if early else sorted((r for r in screen.rows if r["stage"] != "quick"), key=lambda r: -r["score"])[:3]
+
+def _local_search(screen: _Screener, domain, cand_rng, max_candidates: int) -> None:
+    """2. From the three best: a (1+1) hill-climb per start, step x1.5 on success, x0.7 on failure."""
+    starts = sorted((r for r in screen.rows if r["stage"] != "quick"), key=lambda r: -r["score"])[:3]
     incumbents = [dict(r, scale=0.25) for r in starts]
     n_local = max_candidates - sum(r["stage"] != "quick" for r in screen.rows)
     for step in range(max(0, n_local)):
@@ -702,16 +724,18 @@ def search(
         else:
             inc["scale"] = max(inc["scale"] * 0.7, 0.01)
 
-    # 3. The leaders again, on larger fresh screening samples: less noise in the final choice.
-    # Quick-look scores come from 10x smaller samples: noisier, so inflated by the max over thresholds.
+
+def _halving(screen: _Screener, fixed, levels, finalists: int) -> list[dict]:
+    """3. The leaders again on larger fresh samples (successive halving): the finalists, best first.
+
+    Each level screens the best of the previous one again and ranks them by that alone, so a pair
+    lucky on a small sample does not win by luck.  Quick-look scores (10x smaller samples, inflated
+    by the max over thresholds) do not rank.  With a large budget, the fixed patterns ranked within
+    PATTERN_RANK_LIMIT times the leaders also go to the first level: patterns are the known worst
+    cases of whole families (StatDP, DP-Sniper), and a weak leak can rank them a few places too low.
+    """
     full = [r for r in screen.rows if r["stage"] != "quick"] or screen.rows
-    ranked = _distinct(sorted(full, key=lambda r: -r["score"]))
-    # Successive halving: each level screens the best of the previous one again on fresh, larger
-    # samples and ranks them by that alone, so a pair lucky on a small sample does not win by luck.
-    pool = [] if early else ranked
-    # With a large budget, the fixed patterns ranked within PATTERN_RANK_LIMIT times the leaders also go
-    # to the first halving level: patterns are the known worst cases of whole families (StatDP,
-    # DP-Sniper), and a weak leak can still rank them a few places too low on the smallest sample.
+    pool = _distinct(sorted(full, key=lambda r: -r["score"]))
     pattern_keys = {_pair_key(a, b) for _, a, b in fixed[:MAX_PATTERNS_REFINED]}
     for level, (n_keep, factor) in enumerate(levels):
         leaders = pool[:max(n_keep, finalists)]
@@ -728,32 +752,36 @@ def search(
         if len(again_rows) < len(leaders):
             break  # out of time within a level: keep the previous level's ranking
         pool = sorted(again_rows, key=lambda r: -r["score"])
-    chosen = _distinct(early)[:finalists] if early else pool[:finalists]
-    stopping = "budget" if screen.out_of_time else ("exceeded" if early else "candidates")
-    search_seconds = screen.elapsed()
+    return pool[:finalists]
 
-    # 4. Final audits on fresh samples, Bonferroni over the finalists.
-    audit = _audit_function()
-    final_conf = 1.0 - (1.0 - confidence) / len(chosen)
-    kwargs: dict[str, Any] = dict(**final_claim, confidence=final_conf, attack=attack, ideal=ideal,
-                                  estimator=estimator, n_jobs=n_jobs, backend=backend, scheduler=scheduler,
-                                  timeout=timeout)
-    # A sequential audit may stop early when its first rounds see nothing, and a leak that shows in
-    # one release in a hundred can hide there.  When the screening expects the chosen pair to exceed
-    # the claim at the final size, the final audit draws that size at once.  The choice depends on
-    # screening samples only, so the final audit's samples stay fresh and its bound valid.
-    expect_violation = not early and chosen and chosen[0]["score"] > epsilon
+
+def _final_size(samples, max_samples, time_budget, n_final: int, *, expect_violation: bool) -> dict[str, Any]:
+    """The final audit's size keywords.
+
+    A sequential audit may stop early when its first rounds see nothing, and a leak that shows in
+    one release in a hundred can hide there.  When the screening expects the chosen pair to exceed
+    the claim at the final size, the final audit draws that size at once.  The choice depends on
+    screening samples only, so the final audit's samples stay fresh and its bound valid.
+    """
     if samples is not None:
-        kwargs["samples"] = samples
-    elif expect_violation:
-        kwargs["samples"] = n_final
-    else:
-        kwargs.update(max_samples=max_samples, time_budget=time_budget)
+        return {"samples": samples}
+    if expect_violation:
+        return {"samples": n_final}
+    return {"max_samples": max_samples, "time_budget": time_budget}
+
+
+def _final_audits(tgt, chosen: list[dict], entropy: int, kwargs: dict) -> list:
+    """4. Each finalist audited on its own fresh seed stream."""
+    audit = _audit_function()
     reports = []
     for j, r in enumerate(chosen):
         final_seed = int(np.random.SeedSequence(entropy, spawn_key=(1, j)).generate_state(1, np.uint64)[0] >> 1)
-        rep = audit(tgt, r["dataset"], r["neighbor"], seed=final_seed, **kwargs)
-        reports.append(rep)
+        reports.append(audit(tgt, r["dataset"], r["neighbor"], seed=final_seed, **kwargs))
+    return reports
+
+
+def _search_report(tgt, screen: _Screener, chosen, reports, *, domain, confidence, final_conf, stopping,
+                   search_seconds, budget) -> SearchReport:
     # The finalist whose audit came closest to (or went furthest past) the claim; for a point claim: the largest bound.
     best_j = max(range(len(reports)), key=lambda j: (reports[j].violation, reports[j].epsilon_lower_bound
                                                      - reports[j].claimed_epsilon, reports[j].epsilon_lower_bound,
@@ -773,23 +801,12 @@ def search(
     if not tgt.seeded:
         notes.append("the target takes no rng: the search itself is not reproducible")
     return SearchReport(
-        audit=best_report,
-        dataset=winner["dataset"].tolist(),
-        neighbor=winner["neighbor"].tolist(),
-        candidates_screened=len(_distinct(screen.rows)),
-        confidence=confidence,
-        finalist_confidence=final_conf,
-        domain=domain.to_dict(),
-        origin=winner["origin"],
-        difference=compare_pair(winner["dataset"], winner["neighbor"]).describe(),
-        finalists=final_rows,
-        screening=table,
-        screen_samples=screen_samples,
-        stopping=stopping,
-        search_seconds=round(search_seconds, 4),
-        budget=budget,
-        notes=notes,
-    )
+        audit=best_report, dataset=winner["dataset"].tolist(), neighbor=winner["neighbor"].tolist(),
+        candidates_screened=len(_distinct(screen.rows)), confidence=confidence, finalist_confidence=final_conf,
+        domain=domain.to_dict(), origin=winner["origin"],
+        difference=compare_pair(winner["dataset"], winner["neighbor"]).describe(), finalists=final_rows,
+        screening=table, screen_samples=screen.n_samples, stopping=stopping,
+        search_seconds=round(search_seconds, 4), budget=budget, notes=notes)
 
 
 def _distinct(rows: list[dict]) -> list[dict]:

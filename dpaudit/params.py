@@ -1,8 +1,7 @@
 """The options of each entry point, declared once: name, type, range, default, flag and help.
 
 One table per entry point (:data:`AUDIT_OPTIONS` for :func:`dpaudit.audit`,
-:data:`SEARCH_OPTIONS` for :func:`dpaudit.search`, :data:`ONE_RUN_OPTIONS` for
-:func:`dpaudit.audit_one_run` and :func:`dpaudit.one_run`), in the spirit of
+:data:`SEARCH_OPTIONS` for :func:`dpaudit.search`), in the spirit of
 scikit-learn's ``_parameter_constraints``.  The same rows build the command
 line's flags (:meth:`OptionTable.add_arguments`, :meth:`OptionTable.from_args`),
 check the Python keywords (:meth:`OptionTable.check`) and give the YAML
@@ -35,7 +34,7 @@ from ._validation import check_bool, check_choice, check_int, check_real, check_
 from .exceptions import ParameterValueError
 from .privacy import Neighbouring
 
-__all__ = ["Option", "OptionTable", "AUDIT_OPTIONS", "SEARCH_OPTIONS", "ONE_RUN_OPTIONS", "RELATIONS", "all_cores"]
+__all__ = ["Option", "OptionTable", "AUDIT_OPTIONS", "SEARCH_OPTIONS", "RELATIONS", "all_cores"]
 
 #: The neighbouring relations a search domain takes: :class:`dpaudit.Neighbouring`'s canonical spellings.
 RELATIONS = tuple(r.value for r in Neighbouring)
@@ -360,17 +359,18 @@ SEARCH_OPTIONS = OptionTable([
     "backend", "scheduler", "timeout",
 ], base=AUDIT_OPTIONS)
 
-#: :func:`dpaudit.audit_one_run`'s and :func:`dpaudit.one_run`'s options (``dpaudit one-run``): the claim rows are
-#: the audit's own; ``seed`` (which canaries go in) is the harness's only, not a flag.
-ONE_RUN_OPTIONS = OptionTable([
-    "epsilon",
-    "delta",
-    "claim",
-    Option("guesses", "int", None, low=1, flag="--guesses", metavar="K",
-           help="guess on exactly K canaries (the ceil(K/2) highest scores 'included', the floor(K/2) lowest "
-                "'excluded'); default: every K of the grid m, m/2, m/4, ... >= 10, each at confidence "
-                "1-(1-C)/(grid size), the largest bound reported"),
-    "confidence",
-    Option("seed", "int", None, low=0, help="seed of the inclusion bits and of train's rng; drawn and reported "
-                                             "when absent"),
+#: :func:`dpaudit.audit_scores`'s options: the claim and the certificate, as for an audit.
+SCORES_OPTIONS = OptionTable([
+    "epsilon", "delta", "claim", "confidence", "seed", "estimator",
+    Option("selection_fraction", "real", 0.3, low=0.0, high=1.0, low_inclusive=False, high_inclusive=False,
+           help="share of each side's scores that chooses the event; the rest certify it"),
 ], base=AUDIT_OPTIONS)
+
+#: :func:`dpaudit.audit_one_run`'s options: the claim, the number of guesses and the confidence.
+ONE_RUN_OPTIONS = OptionTable([
+    "epsilon", "delta", "claim", "confidence",
+    Option("guesses", "int", None, low=1, flag="--guesses", metavar="K",
+           help="guesses made (half 'included' on the highest scores, half 'excluded' on the lowest); default: "
+                "m, m/2, m/4, ... down to 10, each at a Bonferroni share of the confidence"),
+], base=AUDIT_OPTIONS)
+

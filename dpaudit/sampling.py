@@ -97,11 +97,13 @@ def _count_chunk(target, data, n, entropy, key, timeout, inner_jobs, scorers, th
         raise TargetError(f"target {target.name!r} changed its output shape from {tuple(shape)} to "
                           f"{tuple(x.shape[1:])} on the {SIDES[key[0]]}")
     scores = [scorer.score(x) for scorer in scorers]
-    full = [count_at_least(sc, t) for sc, t in zip(scores, thresholds)]
-    if cut is None:
-        return full
-    # The chunk that holds the end of a Poisson-sized prefix also counts that prefix.
-    return full, [count_at_least(np.asarray(sc)[:cut], t) for sc, t in zip(scores, thresholds)]
+    # The chunk that holds the end of a Poisson-sized prefix also counts that prefix (before the sort).
+    prefix = None if cut is None else [count_at_least(np.asarray(sc)[:cut], t) for sc, t in zip(scores, thresholds)]
+    # Each held-out score array is sorted in place unless a later one shares its memory: the releases
+    # are dropped after counting, and a scorer that returns the releases themselves needs no copy.
+    full = [count_at_least(sc, t, overwrite=not any(np.may_share_memory(sc, o) for o in scores[i + 1:]))
+            for i, (sc, t) in enumerate(zip(scores, thresholds))]
+    return full if cut is None else (full, prefix)
 
 
 class Sampler:

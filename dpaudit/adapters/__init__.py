@@ -19,6 +19,7 @@ from .diffprivlib import (
     DiffprivlibGeometric,
     DiffprivlibLaplace,
 )
+from .ldp_libraries import MULTI_FREQ_TARGETS, PURE_LDP_TARGETS
 from .opendp import OpenDPGaussian, OpenDPLaplace, OpenDPRandomizedResponse
 
 __all__ = ["ADAPTERS", "available"]
@@ -36,10 +37,13 @@ ADAPTERS = {
         (OpenDPLaplace, "opendp"),
         (OpenDPGaussian, "opendp"),
         (OpenDPRandomizedResponse, "opendp"),
+        *((cls, "pure-ldp") for cls in PURE_LDP_TARGETS),
+        *((cls, "multi-freq-ldpy") for cls in MULTI_FREQ_TARGETS),
     ]
 }
 
-_SEEDING = {"diffprivlib": "seeded via a RandomState", "opendp": "unseeded: OpenDP's own RNG"}
+_SEEDING = {"diffprivlib": "seeded via a RandomState", "opendp": "unseeded: OpenDP's own RNG",
+            "pure-ldp": "its global generators seeded per chunk", "multi-freq-ldpy": "numba's generator seeded per chunk"}
 
 for _name, (_cls, _extra) in ADAPTERS.items():
     if _name not in REGISTRY:

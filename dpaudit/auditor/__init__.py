@@ -1,4 +1,4 @@
-"""The black-box auditor: :func:`audit` and its :class:`AuditReport`."""
+"""The auditor: :func:`audit` (draws its own releases), :func:`audit_scores` (scores given) and their :class:`AuditReport`."""
 
 from .pipeline import (
     DEFAULT_CALIBRATION_CAP,
@@ -9,9 +9,15 @@ from .pipeline import (
     audit,
 )
 from .report import TIMING_FIELDS, AuditReport
+from .one_run import OneRunReport, audit_one_run, one_run
+from .scores import audit_scores
 
 __all__ = [
     "audit",
+    "audit_scores",
+    "audit_one_run",
+    "one_run",
+    "OneRunReport",
     "AuditReport",
     "TIMING_FIELDS",
     "DEFAULT_SAMPLES_VECTORISED",

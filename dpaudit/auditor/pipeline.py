@@ -77,7 +77,7 @@ ESTIMATORS = ("clopper-pearson", "gdp")
 
 #: When the held-out set is at least ``TRUST_FROM`` times the selection data, the chosen
 #: distinguisher's event is chosen with the selection counts trusted as ``SELECTION_TRUST``
-#: times as many (see ``_choose``).
+#: times as many (see ``choose_test``).
 SELECTION_TRUST = 2
 TRUST_FROM = 8
 
@@ -144,7 +144,7 @@ class _Test:
         return [e for e in (self.event, self.gdp_event, *self.profile_events, *self.roc_events) if e is not None]
 
 
-def _choose(names, pool, *, cert=None, delta=None, confidence, full: bool, n_test: int = 0) -> _Test | None:
+def choose_test(names, pool, *, cert=None, delta=None, confidence, full: bool, n_test: int = 0) -> _Test | None:
     """Fit each named distinguisher on the pool's first half, choose its event on the second, keep the best.
 
     Candidates are ranked by the bound their selection counts certify, with
@@ -261,8 +261,8 @@ def _calibrate(pool, *, attack, ideal, kind, cert, confidence, n_test=0):
     else:
         names = (attack,)
     fnames = () if (ideal or attack != "auto") else float_choices(fit[0])
-    test = _choose(names, pool, cert=cert, confidence=confidence, full=True, n_test=n_test)
-    float_test = _choose(fnames, pool, cert=cert, confidence=confidence, full=False, n_test=n_test)
+    test = choose_test(names, pool, cert=cert, confidence=confidence, full=True, n_test=n_test)
+    float_test = choose_test(fnames, pool, cert=cert, confidence=confidence, full=False, n_test=n_test)
     if float_test is not None and float_test.value <= test.value:
         # The float family adds nothing the distribution attack does not show:
         # do not spend failure probability on it.
@@ -332,8 +332,10 @@ def _certify(test, counts, pcounts, *, delta, confidence):
                                  confidence=confidence, details=details)
 
 
-def _bounds(r, samples, n_calibration, test, float_test, counts, pcounts, *, delta, confidence,
-            estimator, cert) -> "_Round":
+def certify_round(r, samples, n_calibration, test, float_test, counts, pcounts, *, delta, confidence,
+                  estimator, cert) -> "_Round":
+    """Round ``r``'s certified results from its held-out counts: the estimator's bound, the GDP mu, the
+    profile, the ROC and the claim's curve test, all at ``confidence`` (shared with a float test)."""
     # Two held-out tests share the failure probability; one keeps all of it.
     conf = 1.0 - (1.0 - confidence) / (2 if float_test is not None else 1)
     # The stopping rules follow the event's interval bound on all held-out counts (it covers the
@@ -357,7 +359,7 @@ def _bounds(r, samples, n_calibration, test, float_test, counts, pcounts, *, del
                   float_bound, headline, counts, tracked, pcounts, curve, float_curve)
 
 
-def _claim_and_estimator(claim, epsilon, delta, estimator):
+def resolve_claim(claim, epsilon, delta, estimator):
     """(claim, its certificate, the estimator) from an entry point's keywords, checked against each other."""
     from ..claims import as_claim
 
@@ -495,9 +497,8 @@ def audit(
     t_start = time.perf_counter()
     (epsilon, delta, confidence, samples, max_samples, time_budget, attack, ideal, n_jobs, backend, scheduler,
      calibration_fraction, calibration_cap, chunk_size, timeout) = AUDIT_OPTIONS.check(locals(), *_CHECKED)
-    n_jobs = all_cores(n_jobs)
     claim_given = claim
-    claim, cert, est = _claim_and_estimator(claim, epsilon, delta, estimator)
+    claim, cert, est = resolve_claim(claim, epsilon, delta, estimator)
     # The point the per-delta extras (GDP event, sequential planning) start from: the claim's
     # own for a point, a point of the curve (updated after the first round) for a curve.
     epsilon, delta = claim.finite_point
@@ -506,96 +507,123 @@ def audit(
     tgt = load_target(target)
     pair = _resolve_pair(tgt, dataset, neighbor)
     vectorised = bool(getattr(tgt, "vectorised", False))
-    default_max = DEFAULT_SAMPLES_VECTORISED if vectorised else DEFAULT_SAMPLES_PER_CALL
+    plan, tracker, max_samples = _plan(samples, max_samples, time_budget, vectorised=vectorised,
+                                       calibration_fraction=calibration_fraction, calibration_cap=calibration_cap,
+                                       epsilon=epsilon, delta=delta, confidence=confidence)
+    entropy = seed_entropy(as_seed_sequence(seed))
+    total_planned = sum(p.n_calibration + p.n_test for p in plan)
+    if progress is None:
+        progress = sys.stderr.isatty() and (total_planned > 4 * chunk_size or not vectorised)
+    sampler = Sampler(tgt, pair, entropy=entropy, chunk_size=chunk_size, n_jobs=all_cores(n_jobs), timeout=timeout,
+                      progress=bool(progress), in_process=_is_builtin(tgt),
+                      executor=Executor(all_cores(n_jobs), backend, scheduler))
+    run = _Run(sampler, plan, tracker, attack=attack, ideal=bool(ideal), cert=cert, est=est, entropy=entropy,
+               epsilon=epsilon, delta=delta, confidence=confidence, t_start=t_start,
+               reason="fixed" if samples is not None else "budget")
+    try:
+        run.rounds_until_stop()
+    finally:
+        sampler.close()
+    return build_report(tgt, run.rounds, run.kind, sampler.shape, reason=run.reason, attack=attack, ideal=bool(ideal),
+                   est=est, epsilon=run.epsilon, claim=None if claim_given is None else (
+                       claim_given if isinstance(claim_given, str) else claim.spec),
+                   confidence=confidence, entropy=entropy, drawn=run.drawn,
+                   max_samples=max_samples, t_start=t_start)
+
+
+def _plan(samples, max_samples, time_budget, *, vectorised, calibration_fraction, calibration_cap, epsilon, delta,
+          confidence):
+    """(rounds, sequential tracker or None, sample budget): one round for a fixed audit, else a schedule."""
     if samples is not None:
         if max_samples is not None or time_budget is not None:
             raise ParameterValueError("samples fixes the audit's size; max_samples and time_budget are for "
                                       "sequential audits (leave samples out)")
         n_cal = min(max(int(round(samples * calibration_fraction)), 10), samples - 10, calibration_cap)
-        plan = [sequential.RoundPlan(n_cal, samples - n_cal, _CAL, _TEST)]
-        round_confidence = confidence
-        tracker = None
-    else:
-        max_samples = default_max if max_samples is None else max_samples
-        sched, plan = sequential.schedule(max_samples, vectorised=vectorised,
-                                          calibration_fraction=calibration_fraction,
-                                          calibration_cap=calibration_cap, cal_phase=_cal_phase,
-                                          test_phase=_test_phase)
-        # The statistics core owns the rounds' confidence and the stopping rules.
-        tracker = SequentialBound(schedule=sched, epsilon=epsilon, delta=delta, confidence=confidence,
-                                  time_budget=time_budget)
-        round_confidence = tracker.round_confidence
-    seq = as_seed_sequence(seed)
-    entropy = seed_entropy(seq)
-    total_planned = sum(p.n_calibration + p.n_test for p in plan)
-    if progress is None:
-        progress = sys.stderr.isatty() and (total_planned > 4 * chunk_size or not vectorised)
-    sampler = Sampler(tgt, pair, entropy=entropy, chunk_size=chunk_size, n_jobs=n_jobs, timeout=timeout,
-                      progress=bool(progress), in_process=_is_builtin(tgt),
-                      executor=Executor(n_jobs, backend, scheduler))
+        return [sequential.RoundPlan(n_cal, samples - n_cal, _CAL, _TEST)], None, max_samples
+    if max_samples is None:
+        max_samples = DEFAULT_SAMPLES_VECTORISED if vectorised else DEFAULT_SAMPLES_PER_CALL
+    sched, plan = sequential.schedule(max_samples, vectorised=vectorised, calibration_fraction=calibration_fraction,
+                                      calibration_cap=calibration_cap, cal_phase=_cal_phase, test_phase=_test_phase)
+    # The statistics core owns the rounds' confidence and the stopping rules.
+    tracker = SequentialBound(schedule=sched, epsilon=epsilon, delta=delta, confidence=confidence,
+                              time_budget=time_budget)
+    return plan, tracker, max_samples
 
-    pool: list = [None, None]
-    kind = None
-    rounds: list[_Round] = []
-    drawn = 0
-    reason = "fixed" if samples is not None else "budget"
-    for r, step in enumerate(plan):
-        t_round = time.perf_counter()
+
+class _Run:
+    """One audit's rounds: calibrate on the growing pool, count held out, certify, ask the tracker whether to stop."""
+
+    def __init__(self, sampler, plan, tracker, *, attack, ideal, cert, est, entropy, epsilon, delta, confidence,
+                 t_start, reason):
+        self.sampler, self.plan, self.tracker = sampler, plan, tracker
+        self.attack, self.ideal, self.cert, self.est, self.entropy = attack, ideal, cert, est, entropy
+        self.epsilon, self.delta, self.t_start, self.reason = epsilon, delta, t_start, reason
+        self.confidence = tracker.round_confidence if tracker is not None else confidence
+        self.pool: list = [None, None]
+        self.kind = None
+        self.test = self.float_test = None
+        self.rounds: list[_Round] = []
+        self.drawn = 0
+
+    def rounds_until_stop(self) -> None:
+        for r, step in enumerate(self.plan):
+            t_round = time.perf_counter()
+            rd, same_event = self._round(r, step)
+            self.rounds.append(rd)
+            if self.tracker is None:
+                return
+            stop = self._track(r, step, rd, same_event, round_seconds=time.perf_counter() - t_round)
+            if stop is not None:
+                self.reason = stop
+                return
+
+    def _round(self, r, step) -> tuple["_Round", bool]:
         previous = previous_poisson = None
-        if step.n_calibration or not rounds:
-            x0, x1 = sampler.draw(step.cal_phase, step.n_calibration)
-            pool = [x if p is None else np.concatenate([p, x]) for p, x in zip(pool, (x0, x1))]
-            if kind is None:
-                kind = output_kind(np.concatenate([pool[0][:10_000], pool[1][:10_000]]))
-            test, float_test = _calibrate(pool, attack=attack, ideal=bool(ideal), kind=kind,
-                                          cert=cert, confidence=round_confidence,
-                                          n_test=_held_out_total(plan, r))
+        if step.n_calibration or not self.rounds:
+            x0, x1 = self.sampler.draw(step.cal_phase, step.n_calibration)
+            self.pool = [x if p is None else np.concatenate([p, x]) for p, x in zip(self.pool, (x0, x1))]
+            if self.kind is None:
+                self.kind = output_kind(np.concatenate([self.pool[0][:10_000], self.pool[1][:10_000]]))
+            self.test, self.float_test = _calibrate(self.pool, attack=self.attack, ideal=self.ideal, kind=self.kind,
+                                                    cert=self.cert, confidence=self.confidence,
+                                                    n_test=_held_out_total(self.plan, r))
         else:
             # No new calibration data: the events stay, so their held-out counts add up.
-            previous, previous_poisson = rounds[-1].counts, rounds[-1].poisson_counts
-        tests = [test] + ([float_test] if float_test is not None else [])
-        counts, pcounts, extra = _count(sampler, tests, n_test=step.n_test, test_phase=step.test_phase,
-                                        entropy=entropy, previous=previous, previous_poisson=previous_poisson)
-        drawn += step.n_calibration + step.n_test + extra
-        rd = _bounds(r, drawn, len(pool[0]), test, float_test, counts, pcounts, delta=delta,
-                     confidence=round_confidence, estimator=est, cert=cert)
-        rounds.append(rd)
-        if tracker is None:
-            break
+            previous, previous_poisson = self.rounds[-1].counts, self.rounds[-1].poisson_counts
+        tests = [self.test] + ([self.float_test] if self.float_test is not None else [])
+        counts, pcounts, extra = _count(self.sampler, tests, n_test=step.n_test, test_phase=step.test_phase,
+                                        entropy=self.entropy, previous=previous, previous_poisson=previous_poisson)
+        self.drawn += step.n_calibration + step.n_test + extra
+        rd = certify_round(r, self.drawn, len(self.pool[0]), self.test, self.float_test, counts, pcounts, delta=self.delta,
+                     confidence=self.confidence, estimator=self.est, cert=self.cert)
+        return rd, previous is not None
+
+    def _track(self, r, step, rd, same_event, *, round_seconds) -> str | None:
         if r == 0:
             # The tracker plans at the point of the claim the first round came closest to (a point
             # claim's own point); it is fed _round_bound against that point's epsilon, which exceeds
             # it exactly when some point of the claim is violated.
-            epsilon, delta = _retarget(rd, epsilon, delta)
-            tracker = replace(tracker, epsilon=epsilon, delta=delta)
+            self.epsilon, self.delta = _retarget(rd, self.epsilon, self.delta)
+            self.tracker = replace(self.tracker, epsilon=self.epsilon, delta=self.delta)
         # The tracker is fed the round's certified bound, the one the verdict reads (Poisson
         # certificate, float leak and their shares of the failure probability included), so
         # it stops on "violation" exactly when the report says "violation"; the main event's
         # counts only plan the rest (its reachable bound).
-        tracker = tracker.update(tp=rd.tracked.tp, fp=rd.tracked.fp, samples=step.cumulative, counted=rd.n_test,
-                                 same_event=previous is not None,
-                                 projected=sequential.held_out_at_budget(plan, r, rd.n_test),
-                                 certified=_round_bound(rd, epsilon))
-        nxt = plan[r + 1] if r + 1 < len(plan) else None
-        round_seconds = time.perf_counter() - t_round
+        self.tracker = self.tracker.update(tp=rd.tracked.tp, fp=rd.tracked.fp, samples=step.cumulative,
+                                           counted=rd.n_test, same_event=same_event,
+                                           projected=sequential.held_out_at_budget(self.plan, r, rd.n_test),
+                                           certified=_round_bound(rd, self.epsilon))
+        nxt = self.plan[r + 1] if r + 1 < len(self.plan) else None
         next_seconds = None if nxt is None else round_seconds * (nxt.n_calibration + nxt.n_test) / max(
             step.n_calibration + step.n_test, 1)
-        stop = tracker.stopping_reason(elapsed_seconds=time.perf_counter() - t_start,
-                                       next_round_seconds=next_seconds)
-        if stop == "converged" and any(p.n_calibration for p in plan[r + 1:]):
+        stop = self.tracker.stopping_reason(elapsed_seconds=time.perf_counter() - self.t_start,
+                                            next_round_seconds=next_seconds)
+        if stop == "converged" and any(p.n_calibration for p in self.plan[r + 1:]):
             # "Converged" judges this round's event; while the calibration pool
             # still grows, a later round may choose a far better one (an SVT leak
             # can hide from an event chosen on a few thousand releases).
-            stop = None
-        if stop is not None:
-            reason = stop
-            break
-    sampler.close()
-    return _report(tgt, rounds, kind, sampler.shape, reason=reason, attack=attack, ideal=bool(ideal), est=est,
-                   epsilon=epsilon, claim=None if claim_given is None else (
-                       claim_given if isinstance(claim_given, str) else claim.spec),
-                   confidence=confidence, entropy=entropy, drawn=drawn,
-                   max_samples=max_samples, t_start=t_start)
+            return None
+        return stop
 
 
 def _at(test: CurveTest, delta: float) -> float:
@@ -606,8 +634,9 @@ def _at(test: CurveTest, delta: float) -> float:
     return float(test.epsilon_lower_bound_at(delta))
 
 
-def _report(tgt, rounds, kind, shape, *, reason, attack, ideal, est, epsilon, claim, confidence, entropy, drawn,
-            max_samples, t_start) -> AuditReport:
+def build_report(tgt, rounds, kind, shape, *, reason, attack, ideal, est, epsilon, claim, confidence, entropy, drawn,
+                 max_samples, t_start) -> AuditReport:
+    """The :class:`AuditReport` of certified rounds: the strongest round, the decisive point of the claim, notes."""
     # The round that certified most (the latest on ties) is the one reported.
     best = max(reversed(rounds), key=lambda rd: _round_bound(rd, epsilon))
     main = best.main
@@ -616,16 +645,55 @@ def _report(tgt, rounds, kind, shape, *, reason, attack, ideal, est, epsilon, cl
     decisive = max(reversed([t for rd in rounds for t in rd.tests()]), key=lambda t: t.as_bound_against(epsilon))
     delta, claimed_epsilon = decisive.delta, decisive.claimed_epsilon
     dist_bound = max(_at(rd.curve, delta) for rd in rounds)
-    float_rounds = [rd for rd in rounds if rd.float_bound is not None]
-    floating = None
-    if float_rounds:
-        fr = max(reversed(float_rounds), key=lambda rd: _at(rd.float_curve, delta))
-        fb = fr.float_bound
-        floating = {"attack": fr.float_test.name, "epsilon_lower_bound": _at(fr.float_curve, delta),
-                    "event": fr.float_test.event.describe(), "tp": fb.tp, "fp": fb.fp, "n_test": fb.n0,
-                    "ceiling": fb.ceiling}
+    floating = _floating_section(rounds, delta)
     bound = decisive.epsilon_lower_bound
-    verdict = "violation" if any(rd.violation() for rd in rounds) else "no violation found"
+    post = posterior_interval(min(bound, 700.0), delta=delta)
+    claim_post = posterior_interval(claimed_epsilon, delta=delta)
+    at = f" at delta = {delta:g}" if len(decisive.deltas) > 1 else ""  # a curve: say where
+    explanation = (
+        f"on this pair an attacker who starts at 50% can be moved to {format_percent(post.high)} or more "
+        f"(epsilon >= {bound:.3g}{at} with {confidence:.0%} confidence); the claim epsilon = {claimed_epsilon:g}{at} "
+        f"allows at most {format_percent(claim_post.high)}")
+    fpr, tpr = best.roc
+    return AuditReport(
+        epsilon_lower_bound=float(bound), claimed_epsilon=float(claimed_epsilon), claimed_delta=float(delta),
+        confidence=confidence, samples=drawn, attack=best.test.name if attack == "auto" else attack, seed=entropy,
+        verdict="violation" if any(rd.violation() for rd in rounds) else "no violation found",
+        ceiling=main.ceiling, estimator=est.name, target=str(tgt.name), seeded=bool(getattr(tgt, "seeded", True)),
+        output_kind=kind, output_shape=list(shape or ()),
+        event=best.test.event.describe(), threshold=best.test.event.threshold,
+        direction=f"{main.direction}, {main.event}",
+        tp=main.tp, fn=main.fn, fp=main.fp, tn=main.tn, tpr=main.tpr, fpr=main.fpr,
+        tpr_interval=list(main.tpr_interval()), fpr_interval=list(main.fpr_interval()),
+        n_calibration=best.n_calibration, n_test=best.n_test, gdp_mu_lower_bound=best.gdp.mu_lower_bound,
+        privacy_profile={"delta": list(DEFAULT_DELTAS), "epsilon": list(best.profile),
+                         "simultaneous": True, "confidence": confidence},
+        roc={"fpr": fpr.tolist(), "tpr": tpr.tolist()},
+        posterior={"prior": 0.5, "low": post.low, "high": post.high, "claimed_high": claim_post.high},
+        explanation=explanation, notes=_notes(tgt, est, main, floating, dist_bound), rounds=len(rounds),
+        stopping_reason=reason, max_samples=max_samples, trajectory=_trajectory(rounds, delta),
+        floating_point=floating, distribution_epsilon_lower_bound=float(dist_bound), ideal=ideal,
+        certificate=main.method, version=__version__, elapsed_seconds=round(time.perf_counter() - t_start, 4),
+        claim=claim,
+        curve_violation=None if not decisive.violation else {
+            **decisive.curve_violation(), "confidence": confidence},  # every round's test holds at once
+        claim_curve=decisive.curve(),
+    )
+
+
+def _floating_section(rounds, delta: float) -> dict | None:
+    """The report's ``floating_point``: the strongest float test at ``delta``, or None."""
+    float_rounds = [rd for rd in rounds if rd.float_bound is not None]
+    if not float_rounds:
+        return None
+    fr = max(reversed(float_rounds), key=lambda rd: _at(rd.float_curve, delta))
+    fb = fr.float_bound
+    return {"attack": fr.float_test.name, "epsilon_lower_bound": _at(fr.float_curve, delta),
+            "event": fr.float_test.event.describe(), "tp": fb.tp, "fp": fb.fp, "n_test": fb.n0,
+            "ceiling": fb.ceiling}
+
+
+def _notes(tgt, est, main, floating, dist_bound: float) -> list[str]:
     notes = []
     if est.caveat:
         notes.append(est.caveat)
@@ -638,61 +706,14 @@ def _report(tgt, rounds, kind, shape, *, reason, attack, ideal, est, epsilon, cl
         notes.append("the target takes no rng: its randomness is its own, so this audit is not reproducible")
     if main.epsilon_lower_bound >= main.ceiling - 1e-9 and est.name == "clopper-pearson":
         notes.append("the bound reached the sample-size ceiling: more samples could certify more")
-    post = posterior_interval(min(bound, 700.0), delta=delta)
-    claim_post = posterior_interval(claimed_epsilon, delta=delta)
-    at = f" at delta = {delta:g}" if len(decisive.deltas) > 1 else ""  # a curve: say where
-    explanation = (
-        f"on this pair an attacker who starts at 50% can be moved to {format_percent(post.high)} or more "
-        f"(epsilon >= {bound:.3g}{at} with {confidence:.0%} confidence); the claim epsilon = {claimed_epsilon:g}{at} "
-        f"allows at most {format_percent(claim_post.high)}")
+    return notes
+
+
+def _trajectory(rounds, delta: float) -> dict:
+    """The running best certified epsilon at ``delta`` after each round."""
     running, trajectory = 0.0, {"samples": [], "epsilon_lower_bound": []}
     for rd in rounds:
         running = max(running, *(_at(t, delta) for t in rd.tests()))
         trajectory["samples"].append(rd.samples)
         trajectory["epsilon_lower_bound"].append(running)
-    fpr, tpr = best.roc
-    return AuditReport(
-        epsilon_lower_bound=float(bound),
-        claimed_epsilon=float(claimed_epsilon),
-        claimed_delta=float(delta),
-        confidence=confidence,
-        samples=drawn,
-        attack=best.test.name if attack == "auto" else attack,
-        seed=entropy,
-        verdict=verdict,
-        ceiling=main.ceiling,
-        estimator=est.name,
-        target=str(tgt.name),
-        seeded=bool(getattr(tgt, "seeded", True)),
-        output_kind=kind,
-        output_shape=list(shape or ()),
-        event=best.test.event.describe(),
-        threshold=best.test.event.threshold,
-        direction=f"{main.direction}, {main.event}",
-        tp=main.tp, fn=main.fn, fp=main.fp, tn=main.tn,
-        tpr=main.tpr, fpr=main.fpr,
-        tpr_interval=list(main.tpr_interval()), fpr_interval=list(main.fpr_interval()),
-        n_calibration=best.n_calibration,
-        n_test=best.n_test,
-        gdp_mu_lower_bound=best.gdp.mu_lower_bound,
-        privacy_profile={"delta": list(DEFAULT_DELTAS), "epsilon": list(best.profile),
-                         "simultaneous": True, "confidence": confidence},
-        roc={"fpr": fpr.tolist(), "tpr": tpr.tolist()},
-        posterior={"prior": 0.5, "low": post.low, "high": post.high, "claimed_high": claim_post.high},
-        explanation=explanation,
-        notes=notes,
-        rounds=len(rounds),
-        stopping_reason=reason,
-        max_samples=max_samples,
-        trajectory=trajectory,
-        floating_point=floating,
-        distribution_epsilon_lower_bound=float(dist_bound),
-        ideal=ideal,
-        certificate=main.method,
-        version=__version__,
-        elapsed_seconds=round(time.perf_counter() - t_start, 4),
-        claim=claim,
-        curve_violation=None if not decisive.violation else {
-            **decisive.curve_violation(), "confidence": confidence},  # every round's test holds at once
-        claim_curve=decisive.curve(),
-    )
+    return trajectory

@@ -15,8 +15,8 @@ import inspect
 from typing import Any, Callable
 
 from ..exceptions import ParameterValueError
-from . import (additive, dpsgd, floating_point, gaussian, histogram, noisy_max, numerical_svt, parallel, prefix_sum,
-               randomized_response, rappor, selection, sparse_vector, truncated_geometric, wrappers)
+from . import (additive, dpsgd, floating_point, gaussian, histogram, ldp, noisy_max, numerical_svt, parallel,
+               prefix_sum, randomized_response, rappor, selection, sparse_vector, truncated_geometric, wrappers)
 
 __all__ = ["REGISTRY", "register", "get_mechanism", "list_mechanisms"]
 
@@ -39,6 +39,8 @@ _BUILTINS: tuple[type, ...] = (
     rappor.Rappor,
     rappor.OneTimeRappor,
     dpsgd.SubsampledGaussianSteps,
+    # Local DP frequency oracles (LDP-Auditor's protocols).
+    *ldp.LDP_PROTOCOLS,
     # Known-broken variants.
     sparse_vector.SVTLyuAlg3,
     sparse_vector.SVTLyuAlg4,

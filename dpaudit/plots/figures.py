@@ -18,7 +18,7 @@ import numpy as np
 
 from .elements import (DELTA, EPS, claim_curve_of, draw_curve_frontier, draw_curve_profile, draw_event, draw_frontier,
                        draw_profile_claim, draw_roc, roc_points)
-from .style import columns_that_fit, legend_below, new_figure, series_style
+from .style import columns_that_fit, legend_below, new_figure, series_style, short_spec
 
 __all__ = [
     "plot_epsilon_vs_claimed",
@@ -100,12 +100,12 @@ def _one_point(results, groups):
     return chosen, f"sweep point {points.index(point) + 1} of {len(points)}: {desc} (plot.point)"
 
 
-def _series_label(group, shown_paths) -> str:
+def _series_label(group, shown_paths, fallback: str = "attack") -> str:
     parts = [group["mechanism"]] if group.get("mechanism") else []
     # a mechanism's own swept parameters show up through its claim; name the others
     parts += [f"{k.split('.')[-1]}={_fmt(group['sweep'][k])}" for k in shown_paths
               if not k.startswith("mechanisms.") and k in group["sweep"]]
-    return ", ".join(parts) or "attack"
+    return ", ".join(parts) or fallback
 
 
 def _differing_paths(results, groups) -> list:
@@ -507,13 +507,13 @@ def plot_privacy_profile(results, *, size="one-column"):
             ax.fill_between(delta[keep], eps.min(0)[keep], eps.max(0)[keep], color=st["color"], alpha=0.2, lw=0)
         # Solid: in this figure dashes mean a claim and dots an exact curve.
         ax.plot(delta[keep], np.median(eps, 0)[keep], color=st["color"], marker=st["marker"], ls="-",
-                ms=3, lw=1.1, label=_series_label(g, paths), zorder=3)
+                ms=3, lw=1.1, label=_series_label(g, paths, "certified lower bound"), zorder=3)
         top = max(top, float(eps.max()))
         r = ts[0]["result"]
         claim_eps, claim_delta = r.get("claimed_epsilon"), r.get("claimed_delta") or 0.0
         curve = claim_curve_of(r)
         if curve is not None:  # a claimed curve, drawn whole (dashed)
-            draw_curve_profile(ax, curve, color=st["color"], label=f"claimed curve ({r.get('claim')})")
+            draw_curve_profile(ax, curve, color=st["color"], label=f"claimed curve ({short_spec(r.get('claim'))})")
             top = max(top, float(np.max(curve["claimed_epsilon"][(curve["delta"] >= d_range[0])
                                                                  & np.isfinite(curve["claimed_epsilon"])], initial=0.0)))
         elif _finite(claim_eps):

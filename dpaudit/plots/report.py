@@ -13,7 +13,7 @@ import numpy as np
 
 from .elements import (DELTA, EPS, claim_curve_of, draw_curve_frontier, draw_curve_profile, draw_event, draw_frontier,
                        draw_profile_claim, draw_roc, roc_points)
-from .style import legend_below, new_figure, paper_style, series_style
+from .style import legend_below, new_figure, paper_style, series_style, short_spec
 
 __all__ = ["plot_report"]
 
@@ -121,7 +121,7 @@ def plot_report(report, *, size: str = "two-column"):
                          label=f"{EPS}({DELTA}) lower bound")
         top = max([float(pe.max()) if pe.size else 0.0, float(eps or 0.0), float(d.get("epsilon_lower_bound") or 0)])
         if curve is not None:
-            draw_curve_profile(ax_prof, curve, color=st["color"], label=f"claimed curve ({claim})",
+            draw_curve_profile(ax_prof, curve, color=st["color"], label=f"claimed curve ({short_spec(claim)})",
                                certified_label=f"certified by the event (all {DELTA} at once)")
             shown = curve["claimed_epsilon"][(curve["delta"] >= d_range[0]) & np.isfinite(curve["claimed_epsilon"])]
             top = max(top, float(np.max(shown, initial=0.0)))

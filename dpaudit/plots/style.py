@@ -115,6 +115,13 @@ def columns_that_fit(labels, width_inches: float) -> int:
     return max(1, int(width_inches // column))
 
 
+def short_spec(spec) -> str:
+    """A claim spec for a legend: its numbers to 4 significant digits (``noise=2.38539450839`` -> ``noise=2.385``)."""
+    import re
+
+    return re.sub(r"\d+\.\d{4,}(?:e[-+]?\d+)?", lambda m: f"{float(m.group()):.4g}", str(spec))
+
+
 @contextmanager
 def paper_style():
     """Temporarily apply the paper rcParams."""

@@ -4,6 +4,7 @@ from .bayes import PosteriorInterval, posterior_interval
 from .bounds import EpsilonBound, ceiling, epsilon_bounds_array, epsilon_lower_bound, log_ratio_bound
 from .clopper_pearson import clopper_pearson_interval, cp_lower, cp_upper
 from .curves import CurveCertificate, CurveTest, certified_curve, curve_test
+from .one_run import guess_counts, guess_grid, one_run_ceiling, one_run_epsilon_bound, one_run_p_value
 from .estimators import (
     ESTIMATORS,
     ClopperPearsonEstimator,
@@ -12,7 +13,6 @@ from .estimators import (
     HeldOutCounts,
     make_estimator,
 )
-from .one_run import guess, guess_grid, one_run_counts, one_run_epsilon, one_run_p_value
 from .gdp import gaussian_delta, gaussian_epsilon, mu_from_rates
 from .profile import DEFAULT_DELTAS, GDPBound, PrivacyProfile, empirical_roc, gdp_mu_lower_bound, privacy_profile
 from .sequential import (
@@ -37,6 +37,11 @@ __all__ = [
     "cp_lower",
     "cp_upper",
     "CurveCertificate",
+    "one_run_p_value",
+    "one_run_epsilon_bound",
+    "one_run_ceiling",
+    "guess_counts",
+    "guess_grid",
     "CurveTest",
     "certified_curve",
     "curve_test",
@@ -47,11 +52,6 @@ __all__ = [
     "HeldOutCounts",
     "make_estimator",
     "mu_from_rates",
-    "guess",
-    "guess_grid",
-    "one_run_counts",
-    "one_run_epsilon",
-    "one_run_p_value",
     "DEFAULT_DELTAS",
     "GDPBound",
     "PrivacyProfile",

@@ -1,4 +1,4 @@
-"""The event of a large held-out set: chosen with the selection counts trusted twice (pipeline._choose)."""
+"""The event of a large held-out set: chosen with the selection counts trusted twice (pipeline.choose_test)."""
 
 import numpy as np
 import pytest
@@ -17,8 +17,8 @@ def test_trust_applies_only_to_a_much_larger_held_out_set():
     """Below TRUST_FROM times the selection split the event is the nested objective's own."""
     pool = _gaussian_pool(3)
     sel = len(pool[0]) // 2
-    base = pipeline._choose(("threshold",), pool, delta=0.0, confidence=0.95, full=False)
-    same = pipeline._choose(("threshold",), pool, delta=0.0, confidence=0.95, full=False,
+    base = pipeline.choose_test(("threshold",), pool, delta=0.0, confidence=0.95, full=False)
+    same = pipeline.choose_test(("threshold",), pool, delta=0.0, confidence=0.95, full=False,
                             n_test=pipeline.TRUST_FROM * sel - 1)
     assert same.event == base.event
 
@@ -31,8 +31,8 @@ def test_trusted_event_is_no_more_common_on_a_gaussian_shift():
     for seed in range(10):
         pool = _gaussian_pool(seed)
         sel = len(pool[0]) // 2
-        base = pipeline._choose(("threshold",), pool, delta=0.0, confidence=0.95, full=False)
-        far = pipeline._choose(("threshold",), pool, delta=0.0, confidence=0.95, full=False,
+        base = pipeline.choose_test(("threshold",), pool, delta=0.0, confidence=0.95, full=False)
+        far = pipeline.choose_test(("threshold",), pool, delta=0.0, confidence=0.95, full=False,
                                n_test=pipeline.TRUST_FROM * sel)
         assert far.event.reverse == base.event.reverse
         # "score >= t" for the forward event: a rarer event has a larger threshold.

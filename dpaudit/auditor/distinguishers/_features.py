@@ -62,16 +62,21 @@ def symbol_codes(x: np.ndarray, specials: list[np.ndarray]) -> np.ndarray:
     cols = columns(x)
     codes = np.zeros(cols.shape, dtype=np.int64)  # (k, n): each coordinate contiguous
     for j, vals in enumerate(specials):
-        if len(vals) == 0:
-            continue
-        col = cols[j]
-        if len(vals) <= 4:
-            out = codes[j]
-            for i, v in enumerate(vals):
-                out += (col == v) * np.int64(i + 1)  # specials are distinct: at most one term is non-zero
-            continue
-        codes[j] = position_codes(vals, col)
+        if len(vals):
+            column_codes(cols[j], vals, out=codes[j])
     return codes.T
+
+
+def column_codes(col: np.ndarray, vals: np.ndarray, *, out: np.ndarray | None = None) -> np.ndarray:
+    """One coordinate's :func:`symbol_codes`: ``i + 1`` where ``col == vals[i]``, else 0 (into ``out``, zeros)."""
+    if out is None:
+        out = np.zeros(len(col), dtype=np.int64)
+    if len(vals) <= 4:
+        for i, v in enumerate(vals):
+            out += (col == v) * np.int64(i + 1)  # specials are distinct: at most one term is non-zero
+        return out
+    out[:] = position_codes(vals, col)
+    return out
 
 
 #: Largest span of integer keys looked up through a dense table (8 bytes per entry: 8 MB).
@@ -152,22 +157,28 @@ class KeyIndex:
         return position_codes(self.keys, np.asarray(keys)) - 1
 
 
-def bin_index(edges: np.ndarray, col: np.ndarray) -> np.ndarray:
+def bin_index(edges: np.ndarray, col: np.ndarray, *, narrow: bool = False) -> np.ndarray:
     """``searchsorted(edges, col, side="right")``, by comparisons when there are few edges.
 
     A binary search per value costs ~2 Laplace draws (branches and cache
     misses on unsorted values); one vectorised comparison per edge costs a
     fraction of a nanosecond per value, so up to ~64 edges it is much cheaper.
 
+    ``narrow=True`` may return the indices as bytes (an index array for a lookup needs no wider type).
+
     >>> bin_index(np.array([0.0, 1.0]), np.array([-1.0, 0.0, 0.5, 1.0, 2.0])).tolist()
     [0, 1, 1, 2, 2]
     """
     if len(edges) > 64:
         return np.searchsorted(edges, col, side="right")
-    idx = np.zeros(len(col), dtype=np.intp)
+    # Bytes, not machine integers, while counting (at most 64 edges): 2.5x less memory traffic per edge
+    # (31 edges, 10^6 values: 34 ms -> 13 ms), widened once at the end.
+    idx = np.zeros(len(col), dtype=np.uint8)
+    hit = np.empty(len(col), dtype=bool)
     for e in edges:
-        idx += col >= e
-    return idx
+        np.greater_equal(col, e, out=hit)
+        idx += hit.view(np.uint8)
+    return idx if narrow else idx.astype(np.intp)
 
 
 def quantile_edges(values: np.ndarray, n_bins: int) -> np.ndarray:

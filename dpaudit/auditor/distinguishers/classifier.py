@@ -148,8 +148,18 @@ class BinnedLogisticScore:
         return self
 
     def score(self, x):
-        cells = self._cells(x)
-        out = np.zeros(len(cells))
-        for j in range(cells.shape[1]):
-            out += self.weights[cells[:, j]]
+        # The sum of each coordinate's cell weight, one coordinate at a time: the same cells as
+        # _cells without the (n, k) index matrix (held-out chunks are scored on every round).
+        from ._features import bin_index, column_codes, columns
+
+        cols = columns(x)
+        out = np.zeros(cols.shape[1])
+        for j, edges in enumerate(self.edges):
+            vals = self.specials[j]
+            w = self.weights[self.offsets[j]:self.offsets[j] + len(edges) + 1 + len(vals)]
+            idx = bin_index(edges, cols[j], narrow=True) if len(edges) else np.zeros(cols.shape[1], np.uint8)
+            if len(vals):
+                code = column_codes(cols[j], vals)
+                idx = np.where(code > 0, len(edges) + code, idx)
+            out += w[idx]
         return out

@@ -48,4 +48,4 @@ def _load_builtins() -> None:
     if _LOADED:
         return
     _LOADED = True
-    from . import attacks, audit, rr_tradeoff, search  # noqa: F401  (they register themselves)
+    from . import attacks, audit, rr_tradeoff, scores, search, training  # noqa: F401  (they register themselves)

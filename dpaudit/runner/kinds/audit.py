@@ -27,16 +27,19 @@ from ...targets import load_target
 from ...params import AUDIT_OPTIONS
 from .base import ExperimentKind, register_kind
 
-__all__ = ["build_mechanism", "BuiltMechanism", "seed_int", "audit_size"]
+__all__ = ["build_mechanism", "BuiltMechanism", "seed_int", "audit_size", "check_claim"]
 
 #: The ``audit:`` keys: rows of dpaudit.audit's option table, with the YAML wording of the sample size.
-AUDIT_KEYS = ("samples", "max_samples", "time_budget", "attack", "ideal")
+AUDIT_KEYS = ("samples", "max_samples", "time_budget", "attack", "ideal", "claim")
 YAML_HELP = {
     "samples": {"help": "'auto' (or null): a sequential audit; an integer: a fixed-size audit of that many "
                         "releases per dataset"},
     "max_samples": {"help": "sample budget of a sequential audit, releases per dataset (null: 10^6 for targets "
                             "that take size, 20,000 for per-call ones)"},
     "time_budget": {"help": "time limit of a sequential audit per trial in seconds (null: none)"},
+    "claim": {"help": "a claimed curve for every mechanism instead of its own (epsilon, delta): gdp:mu=MU, "
+                      "dpsgd:noise=S,rate=Q,steps=T, profile:FILE.json or eps:EPS[,delta=D] (null: each "
+                      "mechanism's claim)"},
 }
 
 
@@ -70,6 +73,19 @@ def audit_size(section: dict, path: str = "audit") -> dict:
 
 def _check_config(cfg: dict, base_dir=None) -> None:
     audit_size(cfg["audit"])
+    check_claim(cfg["audit"].get("claim"), "audit.claim")
+
+
+def check_claim(spec, path: str) -> None:
+    """A ConfigError at ``path`` when ``spec`` (a claim spec or None) does not parse."""
+    if spec is None:
+        return
+    from ...claims import parse_claim
+
+    try:
+        parse_claim(spec)
+    except DPAuditError as exc:
+        raise ConfigError(path, str(exc)) from None
 
 
 class BuiltMechanism:
@@ -169,9 +185,9 @@ def run_trial(config: dict, mechanism: dict, seed) -> dict:
     built = build_mechanism(mechanism, f"mechanisms.{mechanism['label']}")
     est = config["estimator"]
     delta = built.delta if est["delta"] is None else est["delta"]
+    claim = config["audit"].get("claim")
     kwargs = dict(
-        epsilon=built.epsilon,
-        delta=delta,
+        **({"claim": claim} if claim is not None else {"epsilon": built.epsilon, "delta": delta}),
         **audit_size(config["audit"]),
         confidence=est["confidence"],
         seed=seed_int(seed),

@@ -9,6 +9,7 @@ Config (``attack.params``)::
         target_params: {}            # parameters of a built-in
         epsilon: null                # the claim; null: the built-in's own
         delta: null
+        claim: null                  # or a claimed curve instead of epsilon/delta (gdp:mu=1, dpsgd:..., profile:F.json)
         size: 5                      # the input domain: size records in [low, high]
         low: 0
         high: 100
@@ -35,12 +36,12 @@ from ...params import SEARCH_OPTIONS
 from .._spec import Param
 from .base import ExperimentKind, register_kind
 from .attacks import split_timing
-from .audit import audit_size, jsonable, seed_int
+from .audit import audit_size, check_claim, jsonable, seed_int
 
 __all__ = ["SEARCH_KEYS", "params"]
 
 #: Keys of ``attack.params`` that are rows of dpaudit.search's option table (the same rules as its flags).
-SEARCH_KEYS = ("epsilon", "delta", "size", "low", "high", "integer", "relation", "budget", "samples",
+SEARCH_KEYS = ("epsilon", "delta", "claim", "size", "low", "high", "integer", "relation", "budget", "samples",
                "max_samples", "time_budget", "screen_samples", "finalists", "attack", "ideal", "timeout")
 #: In YAML the claim, the domain and the relation default to a built-in's own.
 YAML_OVERRIDES = {
@@ -90,7 +91,12 @@ def _resolve(params: dict, path: str = "attack.params"):
     if relation is None and claim is not None:
         relation = claim.neighbouring.value
     kw["relation"] = relation or "replace-one"
-    for key in ("epsilon", "delta"):
+    if params.get("claim") is not None:  # a claimed curve stands in for epsilon and delta
+        check_claim(params["claim"], f"{path}.claim")
+        if params.get("epsilon") is not None or params.get("delta") is not None:
+            raise ConfigError(f"{path}.claim", "give either a claim or epsilon/delta, not both")
+        kw["claim"] = params["claim"]
+    for key in () if "claim" in kw else ("epsilon", "delta"):
         value = params.get(key)
         if value is None and claim is not None:
             value = getattr(claim, key)
@@ -110,7 +116,7 @@ def _resolve(params: dict, path: str = "attack.params"):
     true_eps = None
     if callable(getattr(fn, "true_epsilon", None)):
         try:
-            true_eps = float(fn.true_epsilon(kw["delta"]))
+            true_eps = None if "claim" in kw else float(fn.true_epsilon(kw["delta"]))
         except Exception:  # noqa: BLE001 - no closed form; the table shows '-'
             true_eps = None
     return target, kw, true_eps

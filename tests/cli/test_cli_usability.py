@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-TARGETS = str(Path(__file__).with_name("user_targets.py"))
+TARGETS = str(Path(__file__).parent.parent / "auditor" / "user_targets.py")
 
 
 def run_cli(*args, timeout=120):

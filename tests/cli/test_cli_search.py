@@ -13,7 +13,7 @@ import sys
 import pytest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-TARGETS = os.path.join(HERE, "user_domain_targets.py")
+TARGETS = os.path.join(HERE, "..", "search", "user_domain_targets.py")
 
 
 def run_cli(*args):

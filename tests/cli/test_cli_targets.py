@@ -16,7 +16,7 @@ import sys
 import pytest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-TARGETS = os.path.join(HERE, "user_targets.py")
+TARGETS = os.path.join(HERE, "..", "auditor", "user_targets.py")
 
 
 def run_cli(*args, timeout=120):

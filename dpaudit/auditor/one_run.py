@@ -1,0 +1,178 @@
+"""One-run audits (Steinke, Nasr and Jagielski 2023): :func:`audit_one_run` and the harness :func:`one_run`.
+
+Many canaries, each included in one training run with probability 1/2; the
+auditor guesses inclusion for the highest scores and exclusion for the lowest
+and certifies from how many guesses are right (:mod:`dpaudit.stats.one_run`).
+One run cannot be as tight as many: with m canaries no audit certifies more
+than ``ln(q / (1 - q))``, ``q = (1 - confidence)^(1/m)``; its price is one
+training run instead of thousands.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+
+from .._rng import as_seed_sequence, seed_entropy
+from .._version import __version__
+from ..datasets import load_scores
+from ..exceptions import DatasetError, ParameterValueError
+from ..params import ONE_RUN_OPTIONS
+from ..stats.one_run import guess_counts, guess_grid, one_run_ceiling, one_run_epsilon_bound
+
+__all__ = ["OneRunReport", "audit_one_run", "canary_inputs", "one_run"]
+
+#: The deltas a curve claim is tested at: one run's delta term grows as 2 m delta, so only small ones help.
+CURVE_DELTAS = (0.0, 1e-6, 1e-5, 1e-4, 1e-3)
+
+
+@dataclass
+class OneRunReport:
+    """What a one-run audit certified; attributes are the JSON keys (:meth:`to_dict`)."""
+
+    epsilon_lower_bound: float
+    claimed_epsilon: float
+    claimed_delta: float
+    confidence: float
+    canaries: int
+    guesses: int
+    correct: int
+    verdict: str
+    ceiling: float
+    claim: str | None = None
+    curve_violation: dict | None = None
+    guesses_tried: list = field(default_factory=list)
+    tests: list = field(default_factory=list)
+    included: int = 0
+    seed: int | None = None
+    notes: list = field(default_factory=list)
+    version: str = __version__
+    elapsed_seconds: float = 0.0
+
+    @property
+    def violation(self) -> bool:
+        return self.verdict == "violation"
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    def summary(self) -> str:
+        head = ("VIOLATION" if self.violation else "no violation found")
+        lines = [
+            f"verdict     {head}: epsilon >= {self.epsilon_lower_bound:.4g} with {self.confidence:.0%} confidence; "
+            f"claimed epsilon = {self.claimed_epsilon:g}, delta = {self.claimed_delta:g}",
+            f"guesses     {self.correct} of {self.guesses} right ({self.canaries} canaries, {self.included} included)",
+            f"ceiling     {self.ceiling:.4g} (the bound had every one of the {self.guesses} guesses been right)",
+        ]
+        if self.claim:
+            lines.append(f"claim       {self.claim}")
+        tried = ", ".join(str(k) for k in self.guesses_tried)
+        lines.append(f"tested      guesses in [{tried}], each at the confidence's Bonferroni share")
+        return "\n".join(lines + [f"note        {n}" for n in self.notes])
+
+    def __str__(self) -> str:
+        return self.summary()
+
+
+def canary_inputs(scores, included, *, names=("scores", "included")):
+    """(scores, inclusion bits as bools) checked: one finite score and one 0/1 per canary; errors use ``names``."""
+    s = load_scores(scores, name=names[0], min_count=2)
+    inc = load_scores(included, name=names[1], min_count=2)
+    if len(inc) != len(s):
+        raise DatasetError(f"{names[1]}: {len(inc)} values for {len(s)} scores in {names[0]}; give one 0/1 per "
+                           "canary")
+    if not np.all((inc == 0) | (inc == 1)):
+        bad = inc[(inc != 0) & (inc != 1)][0]
+        raise DatasetError(f"{names[1]}: expected 0 or 1 per canary, got {bad!r}")
+    return s, inc.astype(bool)
+
+
+def _tests(claim, delta, m, grid):
+    """(guesses, delta, claimed epsilon) of every test: each number of guesses at each tested delta."""
+    deltas = [d for d in CURVE_DELTAS if math.isfinite(float(claim.epsilon(d)))] if len(claim.grid()[0]) > 1 \
+        else [delta]
+    if not deltas:
+        raise ParameterValueError(f"claim {claim.spec!r} promises nothing finite at delta <= {CURVE_DELTAS[-1]:g}; "
+                                  "a one-run audit cannot test it")
+    return [(k, d, float(claim.epsilon(d))) for k in grid for d in deltas]
+
+
+def audit_one_run(scores, included, *, epsilon=None, delta=0.0, claim=None, guesses=None, confidence=0.95,
+                  seed=None) -> OneRunReport:
+    """Certify epsilon from one run's canary scores and their inclusion bits (each included with probability 1/2).
+
+    ``guesses`` fixes the number of guesses; by default every count in
+    :func:`~dpaudit.stats.one_run.guess_grid` is tried, each (and each delta of
+    a curve claim) at ``(1 - confidence) / tests``, so the largest bound holds
+    with ``confidence`` (Bonferroni: choosing spends no validity).
+
+    >>> rng = np.random.default_rng(0)
+    >>> inc = rng.integers(0, 2, 1000)
+    >>> r = audit_one_run(inc + rng.laplace(0, 1, 1000), inc, epsilon=1.0)
+    >>> r.verdict, r.epsilon_lower_bound <= 1.0
+    ('no violation found', True)
+    """
+    from .pipeline import resolve_claim
+
+    t_start = time.perf_counter()
+    confidence, guesses = ONE_RUN_OPTIONS.check(locals(), "confidence", "guesses")
+    s, inc = canary_inputs(scores, included)
+    m = len(s)
+    if guesses is not None and guesses > m:
+        raise ParameterValueError(f"guesses must be at most the number of canaries ({m}); got {guesses}")
+    claim_obj, _, _ = resolve_claim(claim, epsilon, delta, "clopper-pearson")
+    grid = [guesses] if guesses is not None else guess_grid(m)
+    tests = _tests(claim_obj, claim_obj.finite_point[1], m, grid)
+    level = 1.0 - (1.0 - confidence) / len(tests)
+    rows = []
+    for k, d, claimed in tests:
+        r, v = guess_counts(s, inc, k)
+        rows.append({"guesses": r, "correct": v, "delta": d, "claimed_epsilon": claimed,
+                     "epsilon_lower_bound": one_run_epsilon_bound(m, r, v, delta=d, confidence=level)})
+    best = max(rows, key=lambda t: (t["epsilon_lower_bound"] - t["claimed_epsilon"], t["epsilon_lower_bound"]))
+    crossed = best["epsilon_lower_bound"] > best["claimed_epsilon"]
+    return OneRunReport(
+        epsilon_lower_bound=best["epsilon_lower_bound"], claimed_epsilon=best["claimed_epsilon"],
+        claimed_delta=best["delta"], confidence=confidence, canaries=m, guesses=best["guesses"],
+        correct=best["correct"], verdict="violation" if crossed else "no violation found",
+        ceiling=one_run_ceiling(m, best["guesses"], delta=best["delta"], confidence=level),
+        claim=None if claim is None else (claim if isinstance(claim, str) else claim_obj.spec),
+        curve_violation={k: best[k] for k in ("delta", "epsilon_lower_bound", "claimed_epsilon")} if crossed
+        and claim is not None else None,
+        guesses_tried=list(grid), tests=rows, included=int(inc.sum()), seed=seed,
+        elapsed_seconds=round(time.perf_counter() - t_start, 4))
+
+
+def one_run(train, dataset, canaries, score, *, epsilon=None, delta=0.0, claim=None, seed=None, guesses=None,
+            confidence=0.95) -> OneRunReport:
+    """Audit ``train`` in one run: include each canary with probability 1/2, train once, score every canary.
+
+    ``train(data, rng=...)`` gets ``dataset`` with the included canaries appended (axis 0) and a
+    numpy Generator; ``score(model, canary)`` returns a number, higher for "more likely included".
+    The inclusion bits and the training seed come from ``seed`` (drawn and reported when absent).
+
+    >>> def train(data, rng):                      # a noisy sum: every canary is a Dirac coordinate
+    ...     return data.sum(axis=0) + rng.normal(0, 1.0, data.shape[1])
+    >>> canaries = np.eye(500)
+    >>> r = one_run(train, np.zeros((10, 500)), canaries, lambda model, c: float(model @ c), epsilon=1.0, seed=0)
+    >>> r.verdict
+    'violation'
+    """
+    data = np.asarray(dataset, dtype=float)
+    cans = np.asarray(canaries, dtype=float)
+    if len(cans) < 2:
+        raise ParameterValueError(f"canaries: at least 2 are needed; got {len(cans)}")
+    if cans.shape[1:] != data.shape[1:]:
+        raise DatasetError(f"canaries: each has shape {cans.shape[1:]}, the dataset's records {data.shape[1:]}")
+    entropy = seed_entropy(as_seed_sequence(seed))
+    bits_rng, train_rng = (np.random.default_rng(s) for s in np.random.SeedSequence(entropy).spawn(2))
+    included = bits_rng.random(len(cans)) < 0.5
+    model = train(np.concatenate([data, cans[included]], axis=0), rng=train_rng)
+    scores = np.array([float(score(model, c)) for c in cans])
+    report = audit_one_run(scores, included.astype(int), epsilon=epsilon, delta=delta, claim=claim, guesses=guesses,
+                           confidence=confidence)
+    report.seed = entropy
+    return report

@@ -1,0 +1,114 @@
+"""The ``training`` kind: audit the numpy DP-SGD lab under one threat model (one audit of many training runs per trial).
+
+Config (``attack.params``)::
+
+    attack:
+      name: training
+      params:
+        epsilon: 2                 # the claim at delta 1e-5; the noise multiplier is calibrated to it
+        threat: white-box gradient canary
+        variant: correct           # or a known-broken loop: batch-clip, noise-unscaled, shuffle, ...
+        sampling_rate: 0.5
+        steps: 4
+        clip_norm: 1.0
+        model: logistic
+        claim: curve               # curve: the accountant's whole curve; point: (epsilon, 1e-5) only
+        samples: 200000            # training runs per side (fixed-size audit), or auto
+
+Each trial trains ``samples`` models per side (vectorised across runs) and
+audits the release the threat model sees against the accountant's claim (of
+the accounted sampling rate: a broken variant keeps the claim its code would
+report).  The record holds the audit report, the accountant's epsilon at the
+reported delta and the best certified/accountant ratio over the profile.
+"""
+
+from __future__ import annotations
+
+from ...exceptions import ConfigError, DPAuditError
+from .._spec import Param
+from .audit import aggregate, audit_size, jsonable, seed_int
+from .base import ExperimentKind, register_kind
+
+__all__ = ["params", "THREATS"]
+
+
+def _threats() -> dict:
+    from ...training.experiment import CURVE_THREATS, VARIANT_THREATS
+
+    return {**CURVE_THREATS, **VARIANT_THREATS}
+
+
+#: The threat models a trial can take (names of :data:`dpaudit.training.experiment.CURVE_THREATS` and
+#: ``VARIANT_THREATS``).
+THREATS = ("white-box gradient canary", "black-box input canary", "white-box LLR", "white-box updates",
+           "black-box gradient canary", "white-box, opposing records", "white-box, fixed-size batches")
+
+
+def params() -> dict:
+    from ...training.config import MODELS, Variant
+
+    return {
+        "epsilon": Param("real", 2.0, low=0.0, low_inclusive=False,
+                         help="claimed epsilon at delta 1e-5; the noise multiplier is calibrated to it"),
+        "threat": Param("str", "white-box gradient canary", choices=THREATS, help="what the auditor sees"),
+        "variant": Param("str", "correct", choices=tuple(v.value for v in Variant),
+                         help="the training loop: correct or a known-broken one"),
+        "sampling_rate": Param("real", 0.5, low=0.0, high=1.0, low_inclusive=False, help="Poisson sampling rate"),
+        "steps": Param("int", 4, low=1, help="training steps"),
+        "clip_norm": Param("real", 1.0, low=0.0, low_inclusive=False, help="per-example clip norm C"),
+        "model": Param("str", "logistic", choices=tuple(MODELS), help="the model trained"),
+        "claim": Param("str", "curve", choices=("curve", "point"),
+                       help="audit against the accountant's whole curve, or its point at delta 1e-5"),
+        "samples": Param("samples", 200_000, low=20, nullable=True,
+                         help="training runs per side: an integer (fixed-size audit) or auto (sequential)"),
+        "max_samples": Param("int", None, low=40, nullable=True, help="budget of a sequential audit"),
+        "time_budget": Param("real", None, low=0.0, low_inclusive=False, nullable=True,
+                             help="time limit of a sequential audit in seconds"),
+    }
+
+
+def _release(p: dict, path: str = "attack.params"):
+    """(the release target, its configuration) for a trial's parameters; a ConfigError names the key."""
+    from ...training.experiment import DELTA, curve_config
+
+    try:
+        config = curve_config(p["epsilon"], sampling_rate=p["sampling_rate"], steps=p["steps"],
+                              clip_norm=p["clip_norm"], model=p["model"]).replace(variant=p["variant"])
+    except (DPAuditError, ValueError) as exc:
+        raise ConfigError(f"{path}.epsilon", f"cannot calibrate DP-SGD to epsilon {p['epsilon']} at delta "
+                                             f"{DELTA:g}: {exc}") from None
+    return _threats()[p["threat"]](config), config
+
+
+def run_trial(config: dict, mechanism, seed) -> dict:
+    from ... import audit
+    from ...training.accounting import accountant_epsilon
+    from ...training.experiment import DELTA, profile_ratio
+
+    p = config["attack"]["params"]
+    release, cfg = _release(p)
+    # The curve as a spec (exact floats): the same accountant curve as the event, and a legend a figure can show.
+    spec = f"dpsgd:noise={cfg.noise_multiplier!r},rate={cfg.accounted_rate!r},steps={cfg.steps}"
+    claim = {"claim": spec} if p["claim"] == "curve" else {
+        "epsilon": accountant_epsilon(cfg, DELTA), "delta": DELTA}
+    report = audit(release, *release.neighbouring_pair(), **claim, **audit_size(p, "attack.params"),
+                   confidence=config["estimator"]["confidence"], seed=seed_int(seed), ideal=True, n_jobs=1)
+    out = jsonable(report.to_dict())
+    out.pop("elapsed_seconds", None)
+    out.update(true_epsilon=None, broken=p["variant"] != "correct", mechanism=f"{p['variant']} / {p['threat']}",
+               accountant_epsilon=accountant_epsilon(cfg, out["claimed_delta"]) if out["claimed_delta"] > 0 else None,
+               strongest=profile_ratio(report, cfg), dpsgd=cfg.to_dict())
+    return out
+
+
+register_kind(
+    ExperimentKind(
+        name="training",
+        description="audit the numpy DP-SGD lab (correct or broken loop) under one threat model",
+        section="attack",
+        params=params,
+        run_trial=run_trial,
+        figures=("privacy_profile",),
+        extra={"aggregate": aggregate},
+    )
+)

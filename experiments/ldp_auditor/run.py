@@ -1,0 +1,158 @@
+"""dpaudit on LDP-Auditor's main table: the pure LDP protocols, their domain sizes and epsilons, 10^6 trials, alpha 0.01.
+
+    PYTHONPATH=. python experiments/ldp_auditor/run.py --out results/ldp_auditor            # a subset: k 25, 4 epsilons
+    PYTHONPATH=. python experiments/ldp_auditor/run.py --full                               # the paper's whole grid
+    PYTHONPATH=. python experiments/ldp_auditor/run.py --ldp-auditor ~/src/ldp-audit        # both tools, side by side
+
+LDP-Auditor (Arcolezi and Gambs 2024; github.com/hharcolezi/ldp-audit) audits each protocol with
+a hand-written attack on 10^6 trials per audit and Clopper-Pearson intervals at alpha = 0.01; its
+main table (experiment_1.py) covers GRR, SS, SUE, OUE, THE, SHE, BLH and OLH for k in {25, 50, 100,
+150, 200} and epsilon in {0.25, 0.5, 0.75, 1, 2, 4, 6, 10}, five seeds.  Here each protocol is a
+dpaudit built-in audited by ``auto`` (no per-protocol attack) with the same trials (10^6 releases
+per side: half choose the event, half certify it) and confidence 0.99.
+
+With ``--ldp-auditor PATH`` (a checkout of LDP-Auditor; it is not on the package index and its code
+never enters dpaudit) the script creates ``PATH/.venv`` from its requirements.txt if needed and runs
+its ``LDPAuditor.run_audit`` on the same cells in that interpreter, timing each call, so both bounds
+and both wall times are printed side by side.  Writes ``results.json``, ``table.md`` and
+``figure.png`` (estimated against theoretical epsilon) under ``--out``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+PROTOCOLS = {"GRR": "grr", "SS": "ss", "SUE": "sue", "OUE": "oue", "THE": "the", "SHE": "she", "BLH": "blh",
+             "OLH": "olh"}
+FULL_K = (25, 50, 100, 150, 200)
+FULL_EPS = (0.25, 0.5, 0.75, 1, 2, 4, 6, 10)
+
+DRIVER = r"""
+import json, sys, time
+sys.path.insert(0, sys.argv[1])
+from ldp_audit.base_auditor import LDPAuditor
+cells = json.loads(sys.argv[2])
+aud = LDPAuditor(nb_trials=int(cells[0]["trials"]), alpha=0.01, epsilon=cells[0]["epsilon"], delta=0.0,
+                 k=cells[0]["k"], random_state=0, n_jobs=-1)
+for c in cells:
+    aud.set_params(epsilon=c["epsilon"], k=c["k"], random_state=c["seed"])
+    t = time.perf_counter()
+    eps = aud.run_audit(c["protocol"])
+    print(json.dumps({**c, "ldp_auditor": float(eps), "ldp_auditor_seconds": time.perf_counter() - t}), flush=True)
+"""
+
+
+def run_dpaudit(cells, log):
+    import dpaudit
+    from dpaudit.mechanisms import get_mechanism
+
+    for c in cells:
+        m = get_mechanism(PROTOCOLS[c["protocol"]], epsilon=c["epsilon"], k=c["k"])
+        t = time.perf_counter()
+        r = dpaudit.audit(m, epsilon=c["epsilon"], samples=c["trials"], confidence=0.99, seed=c["seed"], ideal=True)
+        c.update(dpaudit=r.epsilon_lower_bound, dpaudit_seconds=time.perf_counter() - t, attack=r.attack,
+                 true_epsilon=m.true_epsilon())
+        log(f"{c['protocol']:4s} k {c['k']:3d} eps {c['epsilon']:5g}: dpaudit {c['dpaudit']:.3f} "
+            f"(true {c['true_epsilon']:.3f}, {r.attack}, {c['dpaudit_seconds']:.1f} s)")
+
+
+def run_ldp_auditor(path: Path, cells, log):
+    """LDP-Auditor's own estimates of the same cells, in its own virtual environment (created if absent)."""
+    venv = path / ".venv"
+    python = venv / "bin" / "python"
+    if not python.exists():
+        # Its pins (pure-ldp 1.1.2, ray 2.20, numba 0.59) are not all installable on Python 3.11 today:
+        # the same packages unpinned, plus the two its code needs that the file leaves out or outgrew
+        # (xxhash < 3.1 hashes str, as its run_audit does; pure-ldp imports scikit-learn).
+        reqs = [line.split("==")[0].strip() for line in (path / "requirements.txt").read_text().splitlines()
+                if line.strip() and not line.startswith("#")]
+        reqs = [r for r in reqs if r != "xxhash"] + ["xxhash<3.1", "scikit-learn"]
+        log(f"creating {venv} with {', '.join(reqs)} (minutes)")
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+        subprocess.run([str(python), "-m", "pip", "install", "-q", *reqs], check=True)
+    # From its own directory, on PYTHONPATH: Ray's workers import ldp_audit too.
+    env = {**os.environ, "PYTHONPATH": str(path)}
+    out = subprocess.run([str(python), "-c", DRIVER, str(path), json.dumps(cells)], capture_output=True, text=True,
+                         cwd=str(path), env=env)
+    if out.returncode:
+        raise SystemExit(f"LDP-Auditor failed in {venv}: {out.stderr.strip().splitlines()[-1:]}")
+    by_key = {(d["protocol"], d["k"], d["epsilon"], d["seed"]): d for d in map(json.loads, out.stdout.splitlines())}
+    for c in cells:
+        d = by_key[(c["protocol"], c["k"], c["epsilon"], c["seed"])]
+        c.update(ldp_auditor=d["ldp_auditor"], ldp_auditor_seconds=d["ldp_auditor_seconds"])
+
+
+def table(cells) -> str:
+    both = any("ldp_auditor" in c for c in cells)
+    head = "| protocol | k | epsilon | true epsilon | dpaudit | dpaudit s |" + (" LDP-Auditor | LDP-Auditor s |" if both
+                                                                               else "")
+    rows = [head, "|" + "---|" * (head.count("|") - 1)]
+    for c in cells:
+        row = (f"| {c['protocol']} | {c['k']} | {c['epsilon']:g} | {c['true_epsilon']:.3f} | {c['dpaudit']:.3f} | "
+               f"{c['dpaudit_seconds']:.1f} |")
+        if both:
+            row += f" {c.get('ldp_auditor', float('nan')):.3f} | {c.get('ldp_auditor_seconds', float('nan')):.1f} |"
+        rows.append(row)
+    return "\n".join(rows)
+
+
+def figure(cells, stem: Path):
+    from dpaudit.plots.style import legend_below, new_figure, paper_style, save_figure, series_style
+
+    with paper_style():
+        fig, (ax,) = new_figure("one-column", aspect=0.9)
+        eps = sorted({c["epsilon"] for c in cells})
+        ax.plot(eps, eps, color="0.4", lw=1.0, label="theoretical epsilon")
+        for i, name in enumerate(PROTOCOLS):
+            sel = [c for c in cells if c["protocol"] == name]
+            if sel:
+                ax.plot([c["epsilon"] for c in sel], [c["dpaudit"] for c in sel], label=f"{name} (dpaudit)",
+                        **series_style(i))
+                if "ldp_auditor" in sel[0]:
+                    ax.plot([c["epsilon"] for c in sel], [c["ldp_auditor"] for c in sel], ls=":", marker="x",
+                            color=series_style(i)["color"], label=f"{name} (LDP-Auditor)")
+        ax.set_xlabel("theoretical epsilon")
+        ax.set_ylabel("estimated epsilon (99% lower bound)")
+        legend_below(fig, ncol=3)
+        return save_figure(fig, stem)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", default="results/ldp_auditor")
+    ap.add_argument("--full", action="store_true", help="the paper's grid: 5 domain sizes x 8 epsilons x 5 seeds")
+    ap.add_argument("--k", default="25", help="domain sizes (comma-separated)")
+    ap.add_argument("--epsilons", default="0.5,1,2,4")
+    ap.add_argument("--seeds", default="0")
+    ap.add_argument("--trials", type=float, default=1e6)
+    ap.add_argument("--ldp-auditor", type=Path, default=None, help="a checkout of LDP-Auditor to run beside dpaudit")
+    a = ap.parse_args(argv)
+    ks = FULL_K if a.full else tuple(int(x) for x in a.k.split(","))
+    epss = FULL_EPS if a.full else tuple(float(x) for x in a.epsilons.split(","))
+    seeds = range(5) if a.full else tuple(int(x) for x in a.seeds.split(","))
+    cells = [{"protocol": p, "k": k, "epsilon": float(e), "seed": s, "trials": int(a.trials)}
+             for s in seeds for k in ks for e in epss for p in PROTOCOLS]
+
+    def log(s):
+        print(s, file=sys.stderr, flush=True)
+
+    log(f"{len(cells)} audits; about {len(cells) * 6 / 60:.0f} min for dpaudit on 2 cores")
+    run_dpaudit(cells, log)
+    if a.ldp_auditor is not None:
+        run_ldp_auditor(a.ldp_auditor.expanduser(), cells, log)
+    out = Path(a.out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "results.json").write_text(json.dumps(cells, indent=1))
+    (out / "table.md").write_text(table(cells) + "\n")
+    print(table(cells))
+    figure(cells, out / "figure")
+
+
+if __name__ == "__main__":
+    main()

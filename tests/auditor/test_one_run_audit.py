@@ -1,0 +1,91 @@
+"""One-run audits: known answers, validity over many seeds, the harness on a user's training function."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import dpaudit
+from dpaudit.exceptions import DatasetError, ParameterValueError
+
+
+def _rr_canaries(eps, m, seed):
+    """Scores of an eps-DP canary test: each canary's bit reported through randomized response (tight)."""
+    rng = np.random.default_rng(seed)
+    inc = rng.integers(0, 2, m)
+    flip = rng.random(m) < 1 / (1 + math.exp(eps))
+    return np.where(flip, 1 - inc, inc) + rng.random(m) * 1e-3, inc
+
+
+def _laplace_canaries(eps, m, seed):
+    rng = np.random.default_rng(seed)
+    inc = rng.integers(0, 2, m)
+    return inc + rng.laplace(0, 1 / eps, m), inc
+
+
+def test_all_right_guesses_reach_the_theorems_ceiling():
+    inc = np.random.default_rng(0).integers(0, 2, 1000)
+    r = dpaudit.audit_one_run(inc.astype(float), inc, epsilon=1.0, guesses=1000)
+    q = 0.05 ** (1 / 1000)
+    assert (r.guesses, r.correct) == (1000, 1000)
+    assert r.epsilon_lower_bound == pytest.approx(math.log(q / (1 - q)), abs=1e-6) == pytest.approx(5.809, abs=1e-3)
+    assert r.verdict == "violation" and r.ceiling == pytest.approx(r.epsilon_lower_bound)
+
+
+def _alarms(make, eps, seeds, **kw):
+    return sum(dpaudit.audit_one_run(*make(eps, 1000, s), epsilon=eps, **kw).epsilon_lower_bound > eps
+               for s in seeds)
+
+
+def test_validity_on_eps_dp_canaries_quick():
+    # 40 seeds of each tight eps-DP canary score; at the 5% the confidence allows, 7 or more alarms in 40 has
+    # probability 0.014; the Bonferroni grid keeps the real rate far below.
+    assert _alarms(_rr_canaries, 2.0, range(40)) <= 6
+    assert _alarms(_rr_canaries, 1.0, range(40), guesses=1000) <= 6
+
+
+@pytest.mark.soundness
+@pytest.mark.parametrize("make, eps, kw", [(_rr_canaries, 1.0, {}), (_rr_canaries, 2.0, {"guesses": 1000}),
+                                           (_laplace_canaries, 2.0, {}), (_rr_canaries, 3.0, {"delta": 1e-5})])
+def test_soundness_over_200_seeds(make, eps, kw):
+    # At most 5% of 200 (failure probability of this check under a valid method: about 0.4).
+    assert _alarms(make, eps, range(200), **kw) <= 10
+
+
+def test_one_run_harness_on_a_user_training_function():
+    # A noisy sum of the records (Gaussian noise, sigma 1): each Dirac canary moves one coordinate by 1,
+    # so the release is mu = 1 Gaussian DP, not 1-DP at any delta <= 1e-5.  One call, one training run.
+    calls = []
+
+    def train(data, rng):
+        calls.append(len(data))
+        return data.sum(axis=0) + rng.normal(0.0, 1.0, data.shape[1])
+
+    r = dpaudit.one_run(train, np.zeros((20, 1000)), np.eye(1000), lambda model, c: float(model @ c),
+                        epsilon=1.0, delta=1e-5, seed=3)
+    assert len(calls) == 1 and calls[0] == 20 + r.included
+    assert r.verdict == "violation" and 1.0 < r.epsilon_lower_bound < 5.809
+    again = dpaudit.one_run(train, np.zeros((20, 1000)), np.eye(1000), lambda model, c: float(model @ c),
+                            epsilon=1.0, delta=1e-5, seed=3)
+    assert again.to_dict() | {"elapsed_seconds": 0} == r.to_dict() | {"elapsed_seconds": 0}
+
+
+def test_a_curve_claim_is_tested_at_each_small_delta():
+    scores, inc = _laplace_canaries(8.0, 1000, 1)
+    r = dpaudit.audit_one_run(scores, inc, claim="gdp:mu=0.5")
+    assert r.verdict == "violation" and r.curve_violation["claimed_epsilon"] < r.epsilon_lower_bound
+    assert {t["delta"] for t in r.tests} == {1e-6, 1e-5, 1e-4, 1e-3}  # delta 0: gdp promises nothing finite
+
+
+@pytest.mark.parametrize("scores, included, match", [
+    ([0.1, 0.2, 0.3], [1, 0], "3 scores"), ([0.1, 0.2], [1, 2], "0 or 1"), ([0.1, float("nan")], [1, 0], "NaN")])
+def test_bad_inputs_are_named(scores, included, match):
+    with pytest.raises(DatasetError, match=match):
+        dpaudit.audit_one_run(scores, included, epsilon=1.0)
+
+
+def test_more_guesses_than_canaries_is_refused():
+    with pytest.raises(ParameterValueError, match="at most the number of canaries"):
+        dpaudit.audit_one_run([0.1, 0.2, 0.3], [1, 0, 1], epsilon=1.0, guesses=4)

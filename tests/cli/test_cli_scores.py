@@ -1,0 +1,96 @@
+"""``dpaudit scores`` and ``dpaudit one-run``: file forms, JSON fields, exit codes, usage errors."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from dpaudit.cli import main
+
+
+@pytest.fixture
+def score_files(tmp_path):
+    rng = np.random.default_rng(0)
+    a, b = rng.normal(1, 1, 20_000), rng.normal(0, 1, 20_000)
+    paths = {}
+    np.save(tmp_path / "in.npy", a)
+    np.save(tmp_path / "out.npy", b)
+    (tmp_path / "in.csv").write_text("score\n" + "\n".join(f"{x:.17g}" for x in a) + "\n")
+    (tmp_path / "out.csv").write_text("score\n" + "\n".join(f"{x:.17g}" for x in b) + "\n")
+    (tmp_path / "in.json").write_text(json.dumps(a.tolist()))
+    (tmp_path / "out.json").write_text(json.dumps(b.tolist()))
+    for ext in ("npy", "csv", "json"):
+        paths[ext] = (str(tmp_path / f"in.{ext}"), str(tmp_path / f"out.{ext}"))
+    return paths
+
+
+@pytest.mark.parametrize("ext", ["npy", "csv", "json"])
+def test_scores_reads_every_file_form_alike(score_files, ext, capsys):
+    assert main(["scores", *score_files[ext], "--epsilon", "0.2", "--seed", "5", "--json"]) == 1
+    out = json.loads(capsys.readouterr().out)
+    for key in ("epsilon_lower_bound", "claimed_epsilon", "claimed_delta", "confidence", "samples", "verdict",
+                "seed", "ceiling"):
+        assert key in out
+    assert out["samples"] == 20_000 and out["verdict"] == "violation" and out["seed"] == 5
+    assert main(["scores", *score_files["npy"], "--epsilon", "0.2", "--seed", "5", "--json"]) == 1
+    assert json.loads(capsys.readouterr().out)["epsilon_lower_bound"] == out["epsilon_lower_bound"]
+
+
+def test_scores_takes_a_claimed_curve(score_files, capsys):
+    assert main(["scores", *score_files["npy"], "--claim", "gdp:mu=1.5", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["claim"] == "gdp:mu=1.5" and out["curve_violation"] is None
+
+
+@pytest.mark.parametrize("argv, needle", [
+    (["--epsilon", "1", "--claim", "gdp:mu=1"], "give either --claim or --epsilon"),
+    ([], "required: --epsilon"),
+    (["--epsilon", "1", "--confidence", "2"], "--confidence"),
+])
+def test_scores_usage_errors(score_files, argv, needle, capsys):
+    assert main(["scores", *score_files["npy"], *argv]) == 2
+    err = capsys.readouterr().err.strip()
+    assert needle in err and "\n" not in err and "Traceback" not in err
+
+
+def test_scores_names_a_bad_file(tmp_path, score_files, capsys):
+    (tmp_path / "bad.csv").write_text("score\n1\nabc\n")
+    assert main(["scores", str(tmp_path / "bad.csv"), score_files["npy"][1], "--epsilon", "1"]) == 2
+    err = capsys.readouterr().err
+    assert "IN (" in err and "bad.csv" in err
+
+
+@pytest.fixture
+def canary_files(tmp_path):
+    rng = np.random.default_rng(1)
+    inc = rng.integers(0, 2, 1000)
+    np.save(tmp_path / "scores.npy", inc + rng.laplace(0, 0.25, 1000))
+    (tmp_path / "included.csv").write_text("included\n" + "\n".join(str(i) for i in inc) + "\n")
+    (tmp_path / "short.json").write_text(json.dumps(inc[:10].tolist()))
+    return str(tmp_path / "scores.npy"), str(tmp_path / "included.csv"), str(tmp_path / "short.json")
+
+
+def test_one_run_json_and_exit_codes(canary_files, capsys):
+    scores, included, _ = canary_files
+    assert main(["one-run", scores, included, "--epsilon", "1", "--json"]) == 1
+    out = json.loads(capsys.readouterr().out)
+    for key in ("epsilon_lower_bound", "claimed_epsilon", "claimed_delta", "confidence", "canaries", "guesses",
+                "correct", "verdict"):
+        assert key in out
+    assert out["canaries"] == 1000 and out["verdict"] == "violation" and out["correct"] <= out["guesses"]
+    assert main(["one-run", scores, included, "--epsilon", "8", "--guesses", "200", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["guesses"] == 200 and out["guesses_tried"] == [200]
+
+
+def test_one_run_claim_and_errors(canary_files, capsys):
+    scores, included, short = canary_files
+    assert main(["one-run", scores, included, "--claim", "gdp:mu=0.5", "--json"]) == 1
+    assert json.loads(capsys.readouterr().out)["curve_violation"]["delta"] > 0
+    assert main(["one-run", scores, short, "--epsilon", "1"]) == 2
+    err = capsys.readouterr().err
+    assert "INCLUDED (" in err and "short.json" in err and "10 values for 1000 scores" in err
+    assert main(["one-run", scores, included, "--epsilon", "1", "--guesses", "0"]) == 2
+    assert "--guesses" in capsys.readouterr().err

@@ -1,0 +1,65 @@
+"""One-run statistics (Steinke, Nasr and Jagielski 2023): the paper's numbers, and the bound's defining property."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from dpaudit.exceptions import ParameterValueError
+from dpaudit.stats.one_run import guess_counts, guess_grid, one_run_ceiling, one_run_epsilon_bound, one_run_p_value
+
+
+@pytest.mark.parametrize("m", [1, 2, 10, 100, 1000, 10_000])
+def test_all_guesses_right_at_delta_0_is_log_q_over_1_minus_q(m):
+    q = 0.05 ** (1 / m)  # below 1/2 for m = 1: one right guess certifies nothing (0, not a negative epsilon)
+    assert one_run_epsilon_bound(m, m, m) == pytest.approx(max(0.0, math.log(q / (1 - q))), abs=1e-6)
+    assert one_run_ceiling(m, m) == one_run_epsilon_bound(m, m, m)
+
+
+def test_m_1000_ceiling_is_5_809():
+    assert round(one_run_epsilon_bound(1000, 1000, 1000), 3) == 5.809
+
+
+@pytest.mark.parametrize("m, r, v, delta, published", [
+    (1000, 100, 75, 1e-4, 0.673),        # the paper's Appendix D example
+    (100_000, 1510, 1439, 1e-5, 2.675),  # its Section 7 (the paper truncates 2.6758)
+])
+def test_the_papers_published_bounds(m, r, v, delta, published):
+    assert one_run_epsilon_bound(m, r, v, delta=delta) == pytest.approx(published, abs=1e-3)
+
+
+def test_the_papers_p_value_example():
+    assert one_run_p_value(100, 100, 75, math.log(3)) == pytest.approx(0.553, abs=1e-3)
+
+
+@pytest.mark.parametrize("r, v", [(50, 40), (200, 130), (1000, 560), (31, 31)])
+def test_delta_0_bound_is_the_binomial_tail_root(r, v):
+    # Independent check: the epsilon where P[Bin(r, e^eps/(1+e^eps)) >= v] = 0.05, by scipy's root finder.
+    eps = one_run_epsilon_bound(1000, r, v)
+    f = lambda e: stats.binom.sf(v - 1, r, 1 / (1 + math.exp(-e))) - 0.05  # noqa: E731
+    assert eps == pytest.approx(__import__("scipy.optimize").optimize.brentq(f, 0.0, 50.0), abs=1e-6)
+    assert f(eps) <= 0  # the low end: never above the root
+
+
+def test_the_bound_grows_with_correct_guesses_and_falls_with_delta():
+    b = [one_run_epsilon_bound(1000, 200, v) for v in (110, 130, 150, 170)]
+    assert b == sorted(b) and b[0] < b[-1]
+    assert one_run_epsilon_bound(1000, 200, 170, delta=1e-4) < one_run_epsilon_bound(1000, 200, 170)
+    assert one_run_epsilon_bound(1000, 200, 100) == 0.0  # chance level certifies nothing
+
+
+def test_guesses_use_scores_only_and_split_top_and_bottom():
+    scores = np.array([0.9, 0.1, 0.5, 0.8, 0.2, 0.7])
+    inc = np.array([1, 0, 1, 1, 0, 0])
+    assert guess_counts(scores, inc, 2) == (2, 2)   # median 0.6: 0.1 (out) and 0.9 (in) are farthest
+    assert guess_counts(scores, inc, 6) == (6, 4)
+    assert guess_grid(1000) == [1000, 500, 250, 125, 62, 31, 15] and guess_grid(3) == [3]
+
+
+@pytest.mark.parametrize("args", [(10, 11, 5), (10, 5, 6), (0, 0, 0)])
+def test_impossible_counts_are_refused(args):
+    with pytest.raises(ParameterValueError):
+        one_run_epsilon_bound(*args)
