@@ -86,7 +86,7 @@ def canary_inputs(scores, included, *, names=("scores", "included")):
                            "canary")
     if not np.all((inc == 0) | (inc == 1)):
         bad = inc[(inc != 0) & (inc != 1)][0]
-        raise DatasetError(f"{names[1]}: expected 0 or 1 per canary, got {bad!r}")
+        raise DatasetError(f"{names[1]}: expected 0 or 1 per canary, got {float(bad):g}")
     return s, inc.astype(bool)
 
 
