@@ -91,7 +91,15 @@ def canary_inputs(scores, included, *, names=("scores", "included")):
 
 
 def _tests(claim, delta, m, grid):
-    """(guesses, delta, claimed epsilon) of every test: each number of guesses at each tested delta."""
+    """(guesses, delta, claimed epsilon) of every test: each number of guesses at each tested delta.
+
+    The deltas of one number of guesses need no share of the failure probability each: a mechanism
+    that keeps the claimed curve is (epsilon(delta), delta)-DP at every delta at once, so each delta's
+    p-value bounds the same tail P[W >= v] of the one count W of correct guesses, and so does their
+    minimum; certifying at every delta with level ``beta`` errs only when that minimum is below
+    ``beta`` at the observed W, which has probability at most ``beta``.  Only the numbers of guesses
+    (different counts W) are Bonferroni-split.
+    """
     deltas = [d for d in CURVE_DELTAS if math.isfinite(float(claim.epsilon(d)))] if len(claim.grid()[0]) > 1 \
         else [delta]
     if not deltas:
@@ -105,9 +113,11 @@ def audit_one_run(scores, included, *, epsilon=None, delta=0.0, claim=None, gues
     """Certify epsilon from one run's canary scores and their inclusion bits (each included with probability 1/2).
 
     ``guesses`` fixes the number of guesses; by default every count in
-    :func:`~dpaudit.stats.one_run.guess_grid` is tried, each (and each delta of
-    a curve claim) at ``(1 - confidence) / tests``, so the largest bound holds
-    with ``confidence`` (Bonferroni: choosing spends no validity).
+    :func:`~dpaudit.stats.one_run.guess_grid` is tried, each at ``(1 -
+    confidence) / len(grid)``, so the largest bound holds with ``confidence``
+    (Bonferroni: choosing spends no validity).  A curve claim is tested at
+    every delta of :data:`CURVE_DELTAS` at its number of guesses' level, with
+    no further split (:func:`_tests` says why).
 
     >>> rng = np.random.default_rng(0)
     >>> inc = rng.integers(0, 2, 1000)
@@ -126,7 +136,7 @@ def audit_one_run(scores, included, *, epsilon=None, delta=0.0, claim=None, gues
     claim_obj, _, _ = resolve_claim(claim, epsilon, delta, "clopper-pearson")
     grid = [guesses] if guesses is not None else guess_grid(m)
     tests = _tests(claim_obj, claim_obj.finite_point[1], m, grid)
-    level = 1.0 - (1.0 - confidence) / len(tests)
+    level = 1.0 - (1.0 - confidence) / len(grid)  # a curve's deltas share their k's level: see _tests
     rows = []
     for k, d, claimed in tests:
         r, v = guess_counts(s, inc, k)

@@ -89,3 +89,48 @@ def test_bad_inputs_are_named(scores, included, match):
 def test_more_guesses_than_canaries_is_refused():
     with pytest.raises(ParameterValueError, match="at most the number of canaries"):
         dpaudit.audit_one_run([0.1, 0.2, 0.3], [1, 0, 1], epsilon=1.0, guesses=4)
+
+
+def _rr_profile(eps):
+    """Randomized response's exact privacy profile at one run's deltas: delta(e) = (e^eps - e^e) / (1 + e^eps)."""
+    from dpaudit.claims import ProfileClaim
+
+    return ProfileClaim(((eps, 0.0),) + tuple((math.log(math.exp(eps) - d * (1 + math.exp(eps))), d)
+                                              for d in (1e-6, 1e-5, 1e-4, 1e-3)))
+
+
+def _gauss_canaries(mu, m, seed):
+    rng = np.random.default_rng(seed)
+    inc = rng.integers(0, 2, m)
+    return mu * inc + rng.normal(0, 1, m), inc
+
+
+def test_a_curve_claims_deltas_share_their_guess_count_level():
+    # One count of correct guesses per k: every delta's p-value bounds its one tail, so the deltas need no split.
+    from dpaudit.stats.one_run import one_run_epsilon_bound
+
+    scores, inc = _laplace_canaries(8.0, 1000, 1)
+    r = dpaudit.audit_one_run(scores, inc, claim="gdp:mu=0.5")
+    level = 1 - 0.05 / len(r.guesses_tried)
+    assert len(r.tests) == 4 * len(r.guesses_tried)
+    for t in r.tests:
+        assert t["epsilon_lower_bound"] == one_run_epsilon_bound(1000, t["guesses"], t["correct"], delta=t["delta"],
+                                                                 confidence=level)
+
+
+def _curve_alarms(make, claim, seeds):
+    return sum(dpaudit.audit_one_run(*make(s), claim=claim).violation for s in seeds)
+
+
+def test_curve_validity_quick():
+    # Randomized response against its own exact profile (tight at delta 0): 40 seeds, as the point test above.
+    assert _curve_alarms(lambda s: _rr_canaries(2.0, 1000, s), _rr_profile(2.0), range(40)) <= 6
+
+
+@pytest.mark.soundness
+@pytest.mark.parametrize("make, claim", [(lambda s: _rr_canaries(2.0, 1000, s), _rr_profile(2.0)),
+                                         (lambda s: _gauss_canaries(1.0, 1000, s), "gdp:mu=1")])
+def test_curve_soundness_over_200_seeds(make, claim):
+    # Measured (seeds 0-199): randomized response against its exact profile 2 alarms, Gaussian scores against
+    # 1-GDP 0 (and mu = 2 against 2-GDP 0, Laplace eps = 2 against its exact 41-point profile 0).
+    assert _curve_alarms(make, claim, range(200)) <= 10
