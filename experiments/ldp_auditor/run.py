@@ -29,6 +29,10 @@ from pathlib import Path
 
 PROTOCOLS = {"GRR": "grr", "SS": "ss", "SUE": "sue", "OUE": "oue", "THE": "the", "SHE": "she", "BLH": "blh",
              "OLH": "olh"}
+#: LDP-Auditor's approximate table (experiment_1.py, second half): delta = 1e-5.
+APPROXIMATE = {"AGRR": "agrr", "ASUE": "asue", "ABLH": "ablh", "AOLH": "aolh", "GM": "gm", "AGM": "agm"}
+ALL = {**PROTOCOLS, **APPROXIMATE}
+APPROX_DELTA = 1e-5
 FULL_K = (25, 50, 100, 150, 200)
 FULL_EPS = (0.25, 0.5, 0.75, 1, 2, 4, 6, 10)
 
@@ -38,9 +42,9 @@ sys.path.insert(0, sys.argv[1])
 from ldp_audit.base_auditor import LDPAuditor
 cells = json.loads(sys.argv[2])
 aud = LDPAuditor(nb_trials=int(cells[0]["trials"]), alpha=0.01, epsilon=cells[0]["epsilon"], delta=0.0,
-                 k=cells[0]["k"], random_state=0, n_jobs=-1)
+                 k=cells[0]["k"], random_state=0, n_jobs=int(sys.argv[3]))
 for c in cells:
-    aud.set_params(epsilon=c["epsilon"], k=c["k"], random_state=c["seed"])
+    aud.set_params(epsilon=c["epsilon"], k=c["k"], random_state=c["seed"], delta=c["delta"])
     t = time.perf_counter()
     eps = aud.run_audit(c["protocol"])
     print(json.dumps({**c, "ldp_auditor": float(eps), "ldp_auditor_seconds": time.perf_counter() - t}), flush=True)
@@ -52,16 +56,18 @@ def run_dpaudit(cells, log):
     from dpaudit.mechanisms import get_mechanism
 
     for c in cells:
-        m = get_mechanism(PROTOCOLS[c["protocol"]], epsilon=c["epsilon"], k=c["k"])
+        m = get_mechanism(ALL[c["protocol"]], epsilon=c["epsilon"], k=c["k"], **({"delta": c["delta"]} if c["delta"]
+                                                                                else {}))
         t = time.perf_counter()
-        r = dpaudit.audit(m, epsilon=c["epsilon"], samples=c["trials"], confidence=0.99, seed=c["seed"], ideal=True)
+        r = dpaudit.audit(m, epsilon=c["epsilon"], delta=c["delta"], samples=c["trials"], confidence=0.99,
+                          seed=c["seed"], ideal=True)
         c.update(dpaudit=r.epsilon_lower_bound, dpaudit_seconds=time.perf_counter() - t, attack=r.attack,
-                 true_epsilon=m.true_epsilon())
+                 true_epsilon=m.true_epsilon(c["delta"]))
         log(f"{c['protocol']:4s} k {c['k']:3d} eps {c['epsilon']:5g}: dpaudit {c['dpaudit']:.3f} "
             f"(true {c['true_epsilon']:.3f}, {r.attack}, {c['dpaudit_seconds']:.1f} s)")
 
 
-def run_ldp_auditor(path: Path, cells, log):
+def run_ldp_auditor(path: Path, cells, log, jobs: int = 2):
     """LDP-Auditor's own estimates of the same cells, in its own virtual environment (created if absent)."""
     venv = path / ".venv"
     python = venv / "bin" / "python"
@@ -75,13 +81,16 @@ def run_ldp_auditor(path: Path, cells, log):
         log(f"creating {venv} with {', '.join(reqs)} (minutes)")
         subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
         subprocess.run([str(python), "-m", "pip", "install", "-q", *reqs], check=True)
-    out = subprocess.run([str(python), "-c", DRIVER, str(path), json.dumps(cells)], capture_output=True, text=True)
-    if out.returncode:
-        raise SystemExit(f"LDP-Auditor failed in {venv}: {out.stderr.strip().splitlines()[-1:]}")
-    by_key = {(d["protocol"], d["k"], d["epsilon"], d["seed"]): d for d in map(json.loads, out.stdout.splitlines())}
+    out = subprocess.run([str(python), "-c", DRIVER, str(path), json.dumps(cells), str(jobs)], capture_output=True,
+                         text=True)
+    by_key = {(d["protocol"], d["k"], d["epsilon"], d["seed"]): d
+              for d in map(json.loads, [line for line in out.stdout.splitlines() if line.startswith("{")])}
     for c in cells:
-        d = by_key[(c["protocol"], c["k"], c["epsilon"], c["seed"])]
-        c.update(ldp_auditor=d["ldp_auditor"], ldp_auditor_seconds=d["ldp_auditor_seconds"])
+        d = by_key.get((c["protocol"], c["k"], c["epsilon"], c["seed"]))
+        if d is not None:
+            c.update(ldp_auditor=d["ldp_auditor"], ldp_auditor_seconds=d["ldp_auditor_seconds"])
+    if out.returncode:  # keep what it measured before failing, and say why
+        log(f"LDP-Auditor failed in {venv} after {len(by_key)} cells: {out.stderr.strip().splitlines()[-1:]}")
 
 
 def table(cells) -> str:
@@ -99,23 +108,29 @@ def table(cells) -> str:
 
 
 def figure(cells, stem: Path):
+    """Estimated against theoretical epsilon, one panel per table (pure; approximate at delta 1e-5), both tools."""
     from dpaudit.plots.style import legend_below, new_figure, paper_style, save_figure, series_style
 
+    groups = [(title, names) for title, names in (("pure LDP", PROTOCOLS), ("approximate LDP, delta 1e-5", APPROXIMATE))
+              if any(c["protocol"] in names for c in cells)]
     with paper_style():
-        fig, (ax,) = new_figure("one-column", aspect=0.9)
-        eps = sorted({c["epsilon"] for c in cells})
-        ax.plot(eps, eps, color="0.4", lw=1.0, label="theoretical epsilon")
-        for i, name in enumerate(PROTOCOLS):
-            sel = [c for c in cells if c["protocol"] == name]
-            if sel:
-                ax.plot([c["epsilon"] for c in sel], [c["dpaudit"] for c in sel], label=f"{name} (dpaudit)",
-                        **series_style(i))
+        fig, axes = new_figure("two-column", panels=len(groups), aspect=0.8)
+        for ax, (title, names) in zip(axes, groups):
+            eps = sorted({c["epsilon"] for c in cells if c["protocol"] in names})
+            ax.plot(eps, eps, color="0.4", lw=1.0, label="theoretical epsilon")
+            for i, name in enumerate(ALL):
+                sel = [c for c in cells if c["protocol"] == name]
+                if name not in names or not sel:
+                    continue
+                style = series_style(i)
+                ax.plot([c["epsilon"] for c in sel], [c["dpaudit"] for c in sel], label=f"{name} (dpaudit)", **style)
                 if "ldp_auditor" in sel[0]:
-                    ax.plot([c["epsilon"] for c in sel], [c["ldp_auditor"] for c in sel], ls=":", marker="x",
-                            color=series_style(i)["color"], label=f"{name} (LDP-Auditor)")
-        ax.set_xlabel("theoretical epsilon")
-        ax.set_ylabel("estimated epsilon (99% lower bound)")
-        legend_below(fig, ncol=3)
+                    ax.plot([c["epsilon"] for c in sel], [c.get("ldp_auditor", float("nan")) for c in sel], ls=":",
+                            marker="x", color=style["color"], label=f"{name} (LDP-Auditor)")
+            ax.set_title(title)
+            ax.set_xlabel("theoretical epsilon")
+            ax.set_ylabel("estimated epsilon (99% lower bound)")
+        legend_below(fig, ncol=4)
         return save_figure(fig, stem)
 
 
@@ -126,25 +141,30 @@ def main(argv=None):
     ap.add_argument("--k", default="25", help="domain sizes (comma-separated)")
     ap.add_argument("--epsilons", default="0.5,1,2,4")
     ap.add_argument("--seeds", default="0")
+    ap.add_argument("--protocols", default=",".join(ALL), help="LDP-Auditor's names (comma-separated); default all 14")
+    ap.add_argument("--jobs", type=int, default=2, help="cores LDP-Auditor's ray may use")
     ap.add_argument("--trials", type=float, default=1e6)
     ap.add_argument("--ldp-auditor", type=Path, default=None, help="a checkout of LDP-Auditor to run beside dpaudit")
     a = ap.parse_args(argv)
     ks = FULL_K if a.full else tuple(int(x) for x in a.k.split(","))
     epss = FULL_EPS if a.full else tuple(float(x) for x in a.epsilons.split(","))
     seeds = range(5) if a.full else tuple(int(x) for x in a.seeds.split(","))
-    cells = [{"protocol": p, "k": k, "epsilon": float(e), "seed": s, "trials": int(a.trials)}
-             for s in seeds for k in ks for e in epss for p in PROTOCOLS]
+    names = ALL if a.full else a.protocols.split(",")
+    cells = [{"protocol": p, "k": k, "epsilon": float(e), "seed": s, "trials": int(a.trials),
+              "delta": APPROX_DELTA if p in APPROXIMATE else 0.0}
+             for s in seeds for k in ks for e in epss for p in names]
 
     def log(s):
         print(s, file=sys.stderr, flush=True)
 
     log(f"{len(cells)} audits; about {len(cells) * 6 / 60:.0f} min for dpaudit on 2 cores")
-    run_dpaudit(cells, log)
-    if a.ldp_auditor is not None:
-        run_ldp_auditor(a.ldp_auditor.expanduser(), cells, log)
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
+    run_dpaudit(cells, log)
     (out / "results.json").write_text(json.dumps(cells, indent=1))
+    if a.ldp_auditor is not None:
+        run_ldp_auditor(a.ldp_auditor.expanduser(), cells, log, a.jobs)
+        (out / "results.json").write_text(json.dumps(cells, indent=1))
     (out / "table.md").write_text(table(cells) + "\n")
     print(table(cells))
     figure(cells, out / "figure")
