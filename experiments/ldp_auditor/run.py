@@ -51,11 +51,13 @@ for c in cells:
 """
 
 
-def run_dpaudit(cells, log):
+def run_dpaudit(cells, log, save=lambda: None):
     import dpaudit
     from dpaudit.mechanisms import get_mechanism
 
     for c in cells:
+        if "dpaudit" in c:  # measured by an earlier, interrupted run (--resume)
+            continue
         m = get_mechanism(ALL[c["protocol"]], epsilon=c["epsilon"], k=c["k"], **({"delta": c["delta"]} if c["delta"]
                                                                                 else {}))
         t = time.perf_counter()
@@ -65,6 +67,7 @@ def run_dpaudit(cells, log):
                  true_epsilon=m.true_epsilon(c["delta"]))
         log(f"{c['protocol']:4s} k {c['k']:3d} eps {c['epsilon']:5g}: dpaudit {c['dpaudit']:.3f} "
             f"(true {c['true_epsilon']:.3f}, {r.attack}, {c['dpaudit_seconds']:.1f} s)")
+        save()
 
 
 def run_ldp_auditor(path: Path, cells, log, jobs: int = 2):
@@ -143,6 +146,7 @@ def main(argv=None):
     ap.add_argument("--seeds", default="0")
     ap.add_argument("--protocols", default=",".join(ALL), help="LDP-Auditor's names (comma-separated); default all 14")
     ap.add_argument("--jobs", type=int, default=2, help="cores LDP-Auditor's ray may use")
+    ap.add_argument("--resume", action="store_true", help="keep the cells already in --out's results.json")
     ap.add_argument("--trials", type=float, default=1e6)
     ap.add_argument("--ldp-auditor", type=Path, default=None, help="a checkout of LDP-Auditor to run beside dpaudit")
     a = ap.parse_args(argv)
@@ -160,8 +164,12 @@ def main(argv=None):
     log(f"{len(cells)} audits; about {len(cells) * 6 / 60:.0f} min for dpaudit on 2 cores")
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
-    run_dpaudit(cells, log)
-    (out / "results.json").write_text(json.dumps(cells, indent=1))
+    saved = out / "results.json"
+    if a.resume and saved.exists():
+        done = {(d["protocol"], d["k"], d["epsilon"], d["seed"]): d for d in json.loads(saved.read_text())}
+        cells = [done.get((c["protocol"], c["k"], c["epsilon"], c["seed"]), c) for c in cells]
+    run_dpaudit(cells, log, lambda: saved.write_text(json.dumps(cells, indent=1)))
+    saved.write_text(json.dumps(cells, indent=1))
     if a.ldp_auditor is not None:
         run_ldp_auditor(a.ldp_auditor.expanduser(), cells, log, a.jobs)
         (out / "results.json").write_text(json.dumps(cells, indent=1))
