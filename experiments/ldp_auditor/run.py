@@ -30,6 +30,10 @@ from pathlib import Path
 
 PROTOCOLS = {"GRR": "grr", "SS": "ss", "SUE": "sue", "OUE": "oue", "THE": "the", "SHE": "she", "BLH": "blh",
              "OLH": "olh"}
+#: LDP-Auditor's approximate table (experiment_1.py, second half): delta = 1e-5.
+APPROXIMATE = {"AGRR": "agrr", "ASUE": "asue", "ABLH": "ablh", "AOLH": "aolh", "GM": "gm", "AGM": "agm"}
+ALL = {**PROTOCOLS, **APPROXIMATE}
+APPROX_DELTA = 1e-5
 FULL_K = (25, 50, 100, 150, 200)
 #: Share of the trials that choose the event (the rest certify it).  These protocols' best events are
 #: common, so 10% chooses them as well as half does (k 25, epsilon 4: SUE 3.97 vs 3.98, THE 2.836 vs
@@ -43,31 +47,35 @@ sys.path.insert(0, sys.argv[1])
 from ldp_audit.base_auditor import LDPAuditor
 cells = json.loads(sys.argv[2])
 aud = LDPAuditor(nb_trials=int(cells[0]["trials"]), alpha=0.01, epsilon=cells[0]["epsilon"], delta=0.0,
-                 k=cells[0]["k"], random_state=0, n_jobs=-1)
+                 k=cells[0]["k"], random_state=0, n_jobs=int(sys.argv[3]))
 for c in cells:
-    aud.set_params(epsilon=c["epsilon"], k=c["k"], random_state=c["seed"])
+    aud.set_params(epsilon=c["epsilon"], k=c["k"], random_state=c["seed"], delta=c["delta"])
     t = time.perf_counter()
     eps = aud.run_audit(c["protocol"])
     print(json.dumps({**c, "ldp_auditor": float(eps), "ldp_auditor_seconds": time.perf_counter() - t}), flush=True)
 """
 
 
-def run_dpaudit(cells, log):
+def run_dpaudit(cells, log, save=lambda: None):
     import dpaudit
     from dpaudit.mechanisms import get_mechanism
 
     for c in cells:
-        m = get_mechanism(PROTOCOLS[c["protocol"]], epsilon=c["epsilon"], k=c["k"])
+        if "dpaudit" in c:  # measured by an earlier, interrupted run (--resume)
+            continue
+        m = get_mechanism(ALL[c["protocol"]], epsilon=c["epsilon"], k=c["k"], **({"delta": c["delta"]} if c["delta"]
+                                                                                else {}))
         t = time.perf_counter()
-        r = dpaudit.audit(m, epsilon=c["epsilon"], samples=c["trials"], confidence=0.99, seed=c["seed"], ideal=True,
-                          calibration_fraction=CALIBRATION)
+        r = dpaudit.audit(m, epsilon=c["epsilon"], delta=c["delta"], samples=c["trials"], confidence=0.99,
+                          seed=c["seed"], ideal=True, calibration_fraction=CALIBRATION)
         c.update(dpaudit=r.epsilon_lower_bound, dpaudit_seconds=time.perf_counter() - t, attack=r.attack,
-                 true_epsilon=m.true_epsilon())
+                 true_epsilon=m.true_epsilon(c["delta"]))
         log(f"{c['protocol']:4s} k {c['k']:3d} eps {c['epsilon']:5g}: dpaudit {c['dpaudit']:.3f} "
             f"(true {c['true_epsilon']:.3f}, {r.attack}, {c['dpaudit_seconds']:.1f} s)")
+        save()
 
 
-def run_ldp_auditor(path: Path, cells, log):
+def run_ldp_auditor(path: Path, cells, log, jobs: int = 2):
     """LDP-Auditor's own estimates of the same cells, in its own virtual environment (created if absent)."""
     venv = path / ".venv"
     python = venv / "bin" / "python"
@@ -81,16 +89,18 @@ def run_ldp_auditor(path: Path, cells, log):
         log(f"creating {venv} with {', '.join(reqs)} (minutes)")
         subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
         subprocess.run([str(python), "-m", "pip", "install", "-q", *reqs], check=True)
-    # From its own directory, on PYTHONPATH: Ray's workers import ldp_audit too.
+    # Ray's workers import ldp_audit too: they get the checkout as working directory and on PYTHONPATH.
     env = {**os.environ, "PYTHONPATH": str(path)}
-    out = subprocess.run([str(python), "-c", DRIVER, str(path), json.dumps(cells)], capture_output=True, text=True,
-                         cwd=str(path), env=env)
-    if out.returncode:
-        raise SystemExit(f"LDP-Auditor failed in {venv}: {out.stderr.strip().splitlines()[-1:]}")
-    by_key = {(d["protocol"], d["k"], d["epsilon"], d["seed"]): d for d in map(json.loads, out.stdout.splitlines())}
+    out = subprocess.run([str(python), "-c", DRIVER, str(path), json.dumps(cells), str(jobs)], capture_output=True,
+                         text=True, cwd=str(path), env=env)
+    by_key = {(d["protocol"], d["k"], d["epsilon"], d["seed"]): d
+              for d in map(json.loads, [line for line in out.stdout.splitlines() if line.startswith("{")])}
     for c in cells:
-        d = by_key[(c["protocol"], c["k"], c["epsilon"], c["seed"])]
-        c.update(ldp_auditor=d["ldp_auditor"], ldp_auditor_seconds=d["ldp_auditor_seconds"])
+        d = by_key.get((c["protocol"], c["k"], c["epsilon"], c["seed"]))
+        if d is not None:
+            c.update(ldp_auditor=d["ldp_auditor"], ldp_auditor_seconds=d["ldp_auditor_seconds"])
+    if out.returncode:  # keep what it measured before failing, and say why
+        log(f"LDP-Auditor failed in {venv} after {len(by_key)} cells: {out.stderr.strip().splitlines()[-1:]}")
 
 
 def table(cells) -> str:
@@ -113,7 +123,7 @@ def figure(cells, stem: Path):
 
     from dpaudit.plots.style import paper_style, save_figure
 
-    names = [n for n in PROTOCOLS if any(c["protocol"] == n for c in cells)]
+    names = [n for n in ALL if any(c["protocol"] == n for c in cells)]
     with paper_style():
         cols = 4
         rows = -(-len(names) // cols)
@@ -148,25 +158,49 @@ def main(argv=None):
     ap.add_argument("--k", default="25", help="domain sizes (comma-separated)")
     ap.add_argument("--epsilons", default="0.5,1,2,4")
     ap.add_argument("--seeds", default="0")
+    ap.add_argument("--protocols", default=",".join(ALL), help="LDP-Auditor's names (comma-separated); default all 14")
+    ap.add_argument("--jobs", type=int, default=2, help="cores LDP-Auditor's ray may use")
+    ap.add_argument("--resume", action="store_true", help="keep the cells already in --out's results.json")
+    ap.add_argument("--report-only", action="store_true",
+                    help="no audits: the table and figure of the cells already in --out's results.json")
+    ap.add_argument("--ldp-auditor-json", type=Path, default=None,
+                    help="LDP-Auditor's figures for some cells (a results.json of an earlier --ldp-auditor run)")
     ap.add_argument("--trials", type=float, default=1e6)
     ap.add_argument("--ldp-auditor", type=Path, default=None, help="a checkout of LDP-Auditor to run beside dpaudit")
     a = ap.parse_args(argv)
     ks = FULL_K if a.full else tuple(int(x) for x in a.k.split(","))
     epss = FULL_EPS if a.full else tuple(float(x) for x in a.epsilons.split(","))
     seeds = range(5) if a.full else tuple(int(x) for x in a.seeds.split(","))
-    cells = [{"protocol": p, "k": k, "epsilon": float(e), "seed": s, "trials": int(a.trials)}
-             for s in seeds for k in ks for e in epss for p in PROTOCOLS]
+    names = ALL if a.full else a.protocols.split(",")
+    cells = [{"protocol": p, "k": k, "epsilon": float(e), "seed": s, "trials": int(a.trials),
+              "delta": APPROX_DELTA if p in APPROXIMATE else 0.0}
+             for s in seeds for k in ks for e in epss for p in names]
 
     def log(s):
         print(s, file=sys.stderr, flush=True)
 
-    log(f"{len(cells)} audits; about {len(cells) * 6 / 60:.0f} min for dpaudit on 2 cores")
-    run_dpaudit(cells, log)
-    if a.ldp_auditor is not None:
-        run_ldp_auditor(a.ldp_auditor.expanduser(), cells, log)
+    log(f"{len(cells)} audits; about {len(cells) * 40 / 60:.0f} min for dpaudit on 2 shared cores (10^6 per side)")
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
-    (out / "results.json").write_text(json.dumps(cells, indent=1))
+    saved = out / "results.json"
+    if a.resume and saved.exists():
+        done = {(d["protocol"], d["k"], d["epsilon"], d["seed"]): d for d in json.loads(saved.read_text())}
+        cells = [done.get((c["protocol"], c["k"], c["epsilon"], c["seed"]), c) for c in cells]
+    if a.report_only:
+        cells = [c for c in json.loads(saved.read_text()) if "dpaudit" in c]
+    else:
+        run_dpaudit(cells, log, lambda: saved.write_text(json.dumps(cells, indent=1)))
+    if a.ldp_auditor_json is not None:
+        theirs = {(d["protocol"], d["k"], d["epsilon"], d["seed"]): d for d in json.loads(a.ldp_auditor_json.read_text())
+                  if "ldp_auditor" in d}
+        for c in cells:
+            d = theirs.get((c["protocol"], c["k"], c["epsilon"], c["seed"]))
+            if d is not None:
+                c.update(ldp_auditor=d["ldp_auditor"], ldp_auditor_seconds=d["ldp_auditor_seconds"])
+    saved.write_text(json.dumps(cells, indent=1))
+    if a.ldp_auditor is not None:
+        run_ldp_auditor(a.ldp_auditor.expanduser(), cells, log, a.jobs)
+        (out / "results.json").write_text(json.dumps(cells, indent=1))
     (out / "table.md").write_text(table(cells) + "\n")
     print(table(cells))
     figure(cells, out / "figure")
