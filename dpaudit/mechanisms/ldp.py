@@ -31,8 +31,8 @@ from ..privacy import PrivacyClaim
 from ._noise import laplace_release
 from .base import BuiltinMechanism, answers_vector, input_domain, positive_epsilon
 
-__all__ = ["LDPProtocol", "GRR", "SubsetSelection", "SUE", "OUE", "SHE", "THE", "BLH", "OLH", "HadamardResponse", "LDP_PROTOCOLS",
-           "the_threshold"]
+__all__ = ["LDPProtocol", "GRR", "SubsetSelection", "UnaryEncoding", "SUE", "OUE", "SHE", "THE", "LocalHashing", "BLH", "OLH",
+           "HadamardResponse", "LDP_PROTOCOLS", "the_threshold"]
 
 #: A prime above every domain size: local hashing's universal family ((a v + b) mod P) mod g.
 _PRIME = (1 << 31) - 1
@@ -94,9 +94,13 @@ class GRR(LDPProtocol):
     def _width(self, prepared):
         return 1
 
+    @property
+    def keep_probability(self) -> float:
+        """The probability of reporting the true value, e^eps/(e^eps+k-1)."""
+        return math.exp(self.epsilon) / (math.exp(self.epsilon) + self.k - 1)
+
     def _draw(self, v: int, n: int, rng: np.random.Generator) -> np.ndarray:
-        p = math.exp(self.epsilon) / (math.exp(self.epsilon) + self.k - 1)
-        return np.where(rng.random(n) < p, v, _others(v, self.k, n, rng))
+        return np.where(rng.random(n) < self.keep_probability, v, _others(v, self.k, n, rng))
 
 
 def _random_subsets(v: int, k: int, size: int, n: int, rng: np.random.Generator) -> np.ndarray:
@@ -131,7 +135,9 @@ class SubsetSelection(LDPProtocol):
 
 
 @dataclass(frozen=True)
-class _UnaryEncoding(LDPProtocol):
+class UnaryEncoding(LDPProtocol):
+    """Unary encoding: the one-hot vector, bit by bit 1 with probability p (the value's bit) or q (the others)."""
+
     def _probabilities(self) -> tuple[float, float]:  # (P[bit 1 | its value], P[bit 1 | another value])
         raise NotImplementedError
 
@@ -143,7 +149,7 @@ class _UnaryEncoding(LDPProtocol):
 
 
 @dataclass(frozen=True)
-class SUE(_UnaryEncoding):
+class SUE(UnaryEncoding):
     """Symmetric unary encoding: each bit of the one-hot vector kept with probability e^(eps/2)/(e^(eps/2)+1)."""
 
     name: ClassVar[str] = "sue"
@@ -154,7 +160,7 @@ class SUE(_UnaryEncoding):
 
 
 @dataclass(frozen=True)
-class OUE(_UnaryEncoding):
+class OUE(UnaryEncoding):
     """Optimized unary encoding: the value's bit is 1 with probability 1/2, every other bit with 1/(e^eps+1)."""
 
     name: ClassVar[str] = "oue"
@@ -185,7 +191,7 @@ def the_threshold(epsilon: float) -> float:
 
 
 @dataclass(frozen=True)
-class THE(_UnaryEncoding):
+class THE(UnaryEncoding):
     """Histogram encoding with thresholding: the coordinates of SHE's noisy vector above theta, as bits.
 
     Each bit is 1 with probability ``p = 1 - e^(eps (theta - 1)/2) / 2`` for the value's coordinate
@@ -212,19 +218,23 @@ class THE(_UnaryEncoding):
 
 
 @dataclass(frozen=True)
-class _LocalHashing(LDPProtocol):
+class LocalHashing(LDPProtocol):
     """Hash the value with a fresh universal hash into g buckets, report the bucket by GRR over g; release its support."""
 
     def _buckets(self) -> int:
         raise NotImplementedError
 
+    def _keep(self, g: int) -> float:
+        """GRR's probability of reporting the value's own bucket among ``g``."""
+        return math.exp(self.epsilon) / (math.exp(self.epsilon) + g - 1)
+
     def _draw(self, v: int, n: int, rng: np.random.Generator) -> np.ndarray:
-        g, e = self._buckets(), math.exp(self.epsilon)
+        g = self._buckets()
         a = rng.integers(1, _PRIME, size=(n, 1))
         b = rng.integers(0, _PRIME, size=(n, 1))
         hashed = ((a * np.arange(self.k) + b) % _PRIME) % g  # (n, k): every value's bucket under each hash
         own = hashed[:, v]
-        report = np.where(rng.random(n) < e / (e + g - 1), own, _others_per_row(own, g, rng))
+        report = np.where(rng.random(n) < self._keep(g), own, _others_per_row(own, g, rng))
         return (hashed == report[:, None]).astype(np.int64)
 
 
@@ -234,7 +244,7 @@ def _others_per_row(own: np.ndarray, g: int, rng: np.random.Generator) -> np.nda
 
 
 @dataclass(frozen=True)
-class BLH(_LocalHashing):
+class BLH(LocalHashing):
     """Binary local hashing: a hash into 2 buckets, the bucket by randomized response (released as its support)."""
 
     name: ClassVar[str] = "blh"
@@ -244,7 +254,7 @@ class BLH(_LocalHashing):
 
 
 @dataclass(frozen=True)
-class OLH(_LocalHashing):
+class OLH(LocalHashing):
     """Optimized local hashing: a hash into round(e^eps) + 1 buckets, the bucket by GRR (released as its support)."""
 
     name: ClassVar[str] = "olh"

@@ -15,7 +15,7 @@ import inspect
 from typing import Any, Callable
 
 from ..exceptions import ParameterValueError
-from . import (additive, dpsgd, floating_point, gaussian, histogram, ldp, noisy_max, numerical_svt, parallel,
+from . import (additive, dpsgd, floating_point, gaussian, histogram, ldp, ldp_approximate, noisy_max, numerical_svt, parallel,
                prefix_sum, randomized_response, rappor, selection, sparse_vector, truncated_geometric, wrappers)
 
 __all__ = ["REGISTRY", "register", "get_mechanism", "list_mechanisms"]
@@ -41,6 +41,7 @@ _BUILTINS: tuple[type, ...] = (
     dpsgd.SubsampledGaussianSteps,
     # Local DP frequency oracles (LDP-Auditor's protocols).
     *ldp.LDP_PROTOCOLS,
+    *ldp_approximate.APPROXIMATE_LDP_PROTOCOLS,
     # Known-broken variants.
     sparse_vector.SVTLyuAlg3,
     sparse_vector.SVTLyuAlg4,
