@@ -9,7 +9,7 @@ a hand-written attack on 10^6 trials per audit and Clopper-Pearson intervals at 
 main table (experiment_1.py) covers GRR, SS, SUE, OUE, THE, SHE, BLH and OLH for k in {25, 50, 100,
 150, 200} and epsilon in {0.25, 0.5, 0.75, 1, 2, 4, 6, 10}, five seeds.  Here each protocol is a
 dpaudit built-in audited by ``auto`` (no per-protocol attack) with the same trials (10^6 releases
-per side: half choose the event, half certify it) and confidence 0.99.
+per side: 10% choose the event, 90% certify it) and confidence 0.99.
 
 With ``--ldp-auditor PATH`` (a checkout of LDP-Auditor; it is not on the package index and its code
 never enters dpaudit) the script creates ``PATH/.venv`` from its requirements.txt if needed and runs
@@ -35,6 +35,10 @@ APPROXIMATE = {"AGRR": "agrr", "ASUE": "asue", "ABLH": "ablh", "AOLH": "aolh", "
 ALL = {**PROTOCOLS, **APPROXIMATE}
 APPROX_DELTA = 1e-5
 FULL_K = (25, 50, 100, 150, 200)
+#: Share of the trials that choose the event (the rest certify it).  These protocols' best events are
+#: common, so 10% chooses them as well as half does (k 25, epsilon 4: SUE 3.97 vs 3.98, THE 2.836 vs
+#: 2.852, SS 3.963 vs 3.967) at a third of the time.
+CALIBRATION = 0.1
 FULL_EPS = (0.25, 0.5, 0.75, 1, 2, 4, 6, 10)
 
 DRIVER = r"""
@@ -63,7 +67,7 @@ def run_dpaudit(cells, log, save=lambda: None):
                                                                                 else {}))
         t = time.perf_counter()
         r = dpaudit.audit(m, epsilon=c["epsilon"], delta=c["delta"], samples=c["trials"], confidence=0.99,
-                          seed=c["seed"], ideal=True)
+                          seed=c["seed"], ideal=True, calibration_fraction=CALIBRATION)
         c.update(dpaudit=r.epsilon_lower_bound, dpaudit_seconds=time.perf_counter() - t, attack=r.attack,
                  true_epsilon=m.true_epsilon(c["delta"]))
         log(f"{c['protocol']:4s} k {c['k']:3d} eps {c['epsilon']:5g}: dpaudit {c['dpaudit']:.3f} "
@@ -114,29 +118,36 @@ def table(cells) -> str:
 
 
 def figure(cells, stem: Path):
-    """Estimated against theoretical epsilon, one panel per table (pure; approximate at delta 1e-5), both tools."""
-    from dpaudit.plots.style import legend_below, new_figure, paper_style, save_figure, series_style
+    """One panel per protocol: dpaudit's and LDP-Auditor's 99% lower bounds against the theoretical epsilon."""
+    from matplotlib.figure import Figure
 
-    groups = [(title, names) for title, names in (("pure LDP", PROTOCOLS), ("approximate LDP, delta 1e-5", APPROXIMATE))
-              if any(c["protocol"] in names for c in cells)]
+    from dpaudit.plots.style import paper_style, save_figure
+
+    names = [n for n in ALL if any(c["protocol"] == n for c in cells)]
     with paper_style():
-        fig, axes = new_figure("two-column", panels=len(groups), aspect=0.8)
-        for ax, (title, names) in zip(axes, groups):
-            eps = sorted({c["epsilon"] for c in cells if c["protocol"] in names})
-            ax.plot(eps, eps, color="0.4", lw=1.0, label="theoretical epsilon")
-            for i, name in enumerate(ALL):
-                sel = [c for c in cells if c["protocol"] == name]
-                if name not in names or not sel:
-                    continue
-                style = series_style(i)
-                ax.plot([c["epsilon"] for c in sel], [c["dpaudit"] for c in sel], label=f"{name} (dpaudit)", **style)
-                if any("ldp_auditor" in c for c in sel):
-                    ax.plot([c["epsilon"] for c in sel], [c.get("ldp_auditor", float("nan")) for c in sel], ls=":",
-                            marker="x", color=style["color"], label=f"{name} (LDP-Auditor)")
-            ax.set_title(title)
-            ax.set_xlabel("theoretical epsilon")
-            ax.set_ylabel("estimated epsilon (99% bound)")
-        legend_below(fig, ncol=4)
+        cols = 4
+        rows = -(-len(names) // cols)
+        fig = Figure(figsize=(7.0, 1.9 * rows + 0.6), layout="constrained")
+        axes = fig.subplots(rows, cols, sharex=True, sharey=True, squeeze=False).ravel()
+        eps = sorted({c["epsilon"] for c in cells})
+        for ax, name in zip(axes, names):
+            sel = sorted((c for c in cells if c["protocol"] == name), key=lambda c: c["epsilon"])
+            ax.plot(eps, eps, color="0.6", lw=0.8, label="claimed epsilon")
+            ax.plot([c["epsilon"] for c in sel], [c["true_epsilon"] for c in sel], color="0.2", lw=0.8, ls="--",
+                    label="true epsilon")
+            ax.plot([c["epsilon"] for c in sel], [c["dpaudit"] for c in sel], marker="o", ms=3, color="C0",
+                    label="dpaudit")
+            if "ldp_auditor" in sel[0]:
+                ax.plot([c["epsilon"] for c in sel], [c["ldp_auditor"] for c in sel], marker="x", ms=3, ls=":",
+                        color="C3", label="LDP-Auditor")
+            ax.set_title(name, fontsize=8, loc="left")
+        for ax in axes[len(names):]:
+            ax.set_visible(False)
+        for ax in axes[(rows - 1) * cols:len(names)]:
+            ax.set_xlabel("claimed epsilon", fontsize=8)
+        fig.supylabel("certified epsilon (99%)", fontsize=8)
+        handles, labels = axes[0].get_legend_handles_labels()
+        fig.legend(handles, labels, loc="outside lower center", ncol=4, frameon=False, fontsize=7)
         return save_figure(fig, stem)
 
 
