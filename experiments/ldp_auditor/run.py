@@ -137,8 +137,8 @@ def figure(cells, stem: Path):
                     label="true epsilon")
             ax.plot([c["epsilon"] for c in sel], [c["dpaudit"] for c in sel], marker="o", ms=3, color="C0",
                     label="dpaudit")
-            if "ldp_auditor" in sel[0]:
-                ax.plot([c["epsilon"] for c in sel], [c["ldp_auditor"] for c in sel], marker="x", ms=3, ls=":",
+            if any("ldp_auditor" in c for c in sel):
+                ax.plot([c["epsilon"] for c in sel], [c.get("ldp_auditor", float("nan")) for c in sel], marker="x", ms=3, ls=":",
                         color="C3", label="LDP-Auditor")
             ax.set_title(name, fontsize=8, loc="left")
         for ax in axes[len(names):]:
