@@ -68,13 +68,16 @@ def laplace_release(rng: np.random.Generator, loc, scale: float, size) -> np.nda
     >>> bool(np.all(x / g == np.floor(x / g)))
     True
     """
-    g = release_step(scale)
-    out = rng.laplace(0.0, scale, size)
-    out += loc
-    out /= g  # a power of two: exact
-    np.floor(out, out=out)
-    out *= g
-    return out
+    return _snap(rng.laplace(0.0, scale, size), loc, release_step(scale))
+
+
+def _snap(noise: np.ndarray, loc, g: float) -> np.ndarray:
+    """``loc + noise`` rounded down to multiples of the power of two ``g`` (in place on ``noise``)."""
+    noise += loc
+    noise /= g  # a power of two: exact
+    np.floor(noise, out=noise)
+    noise *= g
+    return noise
 
 
 def gaussian_release(rng: np.random.Generator, loc, sigma: float, size) -> np.ndarray:
@@ -88,10 +91,4 @@ def gaussian_release(rng: np.random.Generator, loc, sigma: float, size) -> np.nd
     >>> bool(np.all(x / g == np.floor(x / g)))
     True
     """
-    g = release_step(sigma)
-    out = rng.normal(0.0, sigma, size)
-    out += loc
-    out /= g
-    np.floor(out, out=out)
-    out *= g
-    return out
+    return _snap(rng.normal(0.0, sigma, size), loc, release_step(sigma))
