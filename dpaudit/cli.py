@@ -340,13 +340,7 @@ def cmd_search(args) -> int:
     claim_keywords(kw, "search")
     if "samples" in kw and ("max_samples" in kw or "time_budget" in kw):
         raise UsageError("argument --samples: a fixed-size final audit takes no --max-samples or --time-budget")
-    report = search(target, progress=True, **kw)
-    if args.json:
-        print(report.summary(), file=sys.stderr)
-        sys.stdout.write(json.dumps(_finite(report.to_dict()), allow_nan=False) + "\n")
-    else:
-        print(report.summary())
-    return EXIT_VIOLATION if report.violation else EXIT_OK
+    return _emit(search(target, progress=True, **kw), args.json)
 
 
 def _warn_claim(name: str, params: dict, epsilon: float, delta: float) -> None:

@@ -171,8 +171,7 @@ class _MultiFreq(_LibraryClient):
         _numba_seed()(seed)  # numba's generator is not numpy's: seed it from jitted code
 
     def _make_client(self):
-        _import("multi_freq_ldpy.pure_frequency_oracles.GRR", self.extra)
-        return {m: importlib.import_module(f"multi_freq_ldpy.pure_frequency_oracles.{m}") for m in ("GRR", "UE")}
+        return {m: _import(f"multi_freq_ldpy.pure_frequency_oracles.{m}", self.extra) for m in ("GRR", "UE")}
 
 
 _SEEDER = []

@@ -90,7 +90,7 @@ def canary_inputs(scores, included, *, names=("scores", "included")):
     return s, inc.astype(bool)
 
 
-def _tests(claim, delta, m, grid):
+def _tests(claim, delta, grid):
     """(guesses, delta, claimed epsilon) of every test: each number of guesses at each tested delta.
 
     The deltas of one number of guesses need no share of the failure probability each: a mechanism
@@ -135,7 +135,7 @@ def audit_one_run(scores, included, *, epsilon=None, delta=0.0, claim=None, gues
         raise ParameterValueError(f"guesses must be at most the number of canaries ({m}); got {guesses}")
     claim_obj, _, _ = resolve_claim(claim, epsilon, delta, "clopper-pearson")
     grid = [guesses] if guesses is not None else guess_grid(m)
-    tests = _tests(claim_obj, claim_obj.finite_point[1], m, grid)
+    tests = _tests(claim_obj, claim_obj.finite_point[1], grid)
     level = 1.0 - (1.0 - confidence) / len(grid)  # a curve's deltas share their k's level: see _tests
     rows = []
     for k, d, claimed in tests:

@@ -144,7 +144,8 @@ class _Test:
         return [e for e in (self.event, self.gdp_event, *self.profile_events, *self.roc_events) if e is not None]
 
 
-def choose_test(names, pool, *, cert=None, delta=None, confidence, full: bool, n_test: int = 0) -> _Test | None:
+def choose_test(names, pool, *, cert=None, delta=None, confidence, full: bool, n_test: int = 0,
+                poisson: bool = True) -> _Test | None:
     """Fit each named distinguisher on the pool's first half, choose its event on the second, keep the best.
 
     Candidates are ranked by the bound their selection counts certify, with
@@ -162,6 +163,7 @@ def choose_test(names, pool, *, cert=None, delta=None, confidence, full: bool, n
     ranks the events: for a point claim by the bound at its delta, for a curve by
     how close the event's certified curve comes to the claimed one.  Given ``delta``
     instead, the point claim at that delta is meant (its epsilon does not change the choice).
+    ``poisson=False``: the held-out sets have fixed sizes (given scores), so no Poisson certificate.
     """
     if cert is None:
         from ..claims import PointClaim
@@ -194,7 +196,7 @@ def choose_test(names, pool, *, cert=None, delta=None, confidence, full: bool, n
                                     confidence=confidence, nested=True)
         test.event = cert.choose(trusted)
         test.value = cert.value(rates, test.event)
-    if cert.pure:
+    if poisson and cert.pure:
         # The Poisson certificate for the chosen event, when it would certify more: one
         # exact test of the ratio in place of two intervals (see _certify).  Distinguishers
         # are ranked by the intervals' value: the Poisson test's smaller penalty on rare
@@ -241,7 +243,12 @@ class _Round:
         return any(t.violation for t in self.tests())
 
     def bound_against(self, epsilon: float) -> float:
-        """This round's certified result as a bound against a point claim of ``epsilon`` (see ``_round_bound``)."""
+        """The round's certified result as one bound against a claim of ``epsilon``: above it exactly on a violation.
+
+        For a point claim at ``epsilon`` it is the larger of the distribution and float bounds; for a
+        curve, ``epsilon`` plus the largest margin over the curve (see
+        :meth:`~dpaudit.stats.curves.CurveTest.as_bound_against`).
+        """
         return max(t.as_bound_against(epsilon) for t in self.tests())
 
 
@@ -375,16 +382,6 @@ def _retarget(rd: _Round, epsilon: float, delta: float) -> tuple[float, float]:
     if np.isfinite(t.claimed_epsilon):
         return float(t.claimed_epsilon), float(t.delta)
     return epsilon, delta
-
-
-def _round_bound(rd: _Round, epsilon: float) -> float:
-    """The round's certified result as one bound against a claim of ``epsilon``: above it exactly on a violation.
-
-    For a point claim at ``epsilon`` it is the larger of the distribution and float bounds; for a
-    curve, ``epsilon`` plus the largest margin over the curve (see
-    :meth:`~dpaudit.stats.curves.CurveTest.as_bound_against`).
-    """
-    return rd.bound_against(epsilon)
 
 
 # ----------------------------------------------------------------------------- the audit
@@ -601,7 +598,7 @@ class _Run:
     def _track(self, r, step, rd, same_event, *, round_seconds) -> str | None:
         if r == 0:
             # The tracker plans at the point of the claim the first round came closest to (a point
-            # claim's own point); it is fed _round_bound against that point's epsilon, which exceeds
+            # claim's own point); it is fed the round's bound against that point's epsilon, which exceeds
             # it exactly when some point of the claim is violated.
             self.epsilon, self.delta = _retarget(rd, self.epsilon, self.delta)
             self.tracker = replace(self.tracker, epsilon=self.epsilon, delta=self.delta)
@@ -612,7 +609,7 @@ class _Run:
         self.tracker = self.tracker.update(tp=rd.tracked.tp, fp=rd.tracked.fp, samples=step.cumulative,
                                            counted=rd.n_test, same_event=same_event,
                                            projected=sequential.held_out_at_budget(self.plan, r, rd.n_test),
-                                           certified=_round_bound(rd, self.epsilon))
+                                           certified=rd.bound_against(self.epsilon))
         nxt = self.plan[r + 1] if r + 1 < len(self.plan) else None
         next_seconds = None if nxt is None else round_seconds * (nxt.n_calibration + nxt.n_test) / max(
             step.n_calibration + step.n_test, 1)
@@ -638,7 +635,7 @@ def build_report(tgt, rounds, kind, shape, *, reason, attack, ideal, est, epsilo
                  max_samples, t_start) -> AuditReport:
     """The :class:`AuditReport` of certified rounds: the strongest round, the decisive point of the claim, notes."""
     # The round that certified most (the latest on ties) is the one reported.
-    best = max(reversed(rounds), key=lambda rd: _round_bound(rd, epsilon))
+    best = max(reversed(rounds), key=lambda rd: rd.bound_against(epsilon))
     main = best.main
     # The reported point: that of the test (any round, distribution or float) that came closest to the
     # claim -- the largest margin over the curve when there is a violation (a point claim: its own point).

@@ -83,8 +83,8 @@ def audit_scores(in_scores, out_scores, *, epsilon=None, delta=0.0, claim=None, 
     rng = np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=(_SPLIT_STREAM,)))
     sel_in, held_in = split_scores_at_random(s_in, fraction, rng)
     sel_out, held_out = split_scores_at_random(s_out, fraction, rng)
-    test = choose_test(("threshold",), (sel_in, sel_out), cert=cert, confidence=confidence, full=True)
-    test.poisson = None  # the held-out sets have the sizes they were given, not Poisson sizes
+    # The held-out sets have the sizes they were given, not Poisson sizes: no Poisson certificate.
+    test = choose_test(("threshold",), (sel_in, sel_out), cert=cert, confidence=confidence, full=True, poisson=False)
     thresholds = [e.threshold for e in test.events()]
     counts = [HeldOutCounts.from_scores(thresholds, test.scorer.score(held_in), test.scorer.score(held_out))]
     rd = certify_round(0, len(s_in), len(sel_in), test, None, counts, None, delta=delta, confidence=confidence,

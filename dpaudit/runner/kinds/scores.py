@@ -76,24 +76,24 @@ def _scores_trial(config: dict, mechanism, seed) -> dict:
     from ...auditor import audit_scores
 
     p = config["attack"]["params"]
-    try:
-        report = audit_scores(p["in_scores"], p["out_scores"], **_claim_kw(p), seed=seed_int(seed),
-                              confidence=config["estimator"]["confidence"], estimator=config["estimator"]["name"],
-                              selection_fraction=p["selection_fraction"])
-    except DPAuditError as exc:
-        raise ConfigError("attack.params", str(exc)) from None
-    out = jsonable(report.to_dict())
-    out.pop("elapsed_seconds", None)
-    return out
+    return _record(lambda: audit_scores(p["in_scores"], p["out_scores"], **_claim_kw(p), seed=seed_int(seed),
+                                        confidence=config["estimator"]["confidence"],
+                                        estimator=config["estimator"]["name"],
+                                        selection_fraction=p["selection_fraction"]))
 
 
 def _one_run_trial(config: dict, mechanism, seed) -> dict:
     from ...auditor import audit_one_run
 
     p = config["attack"]["params"]
+    return _record(lambda: audit_one_run(p["scores"], p["included"], **_claim_kw(p), guesses=p["guesses"],
+                                         confidence=config["estimator"]["confidence"]))
+
+
+def _record(run) -> dict:
+    """A trial's JSON record of ``run()``'s report (a bad score file is the config's error, at its key)."""
     try:
-        report = audit_one_run(p["scores"], p["included"], **_claim_kw(p), guesses=p["guesses"],
-                               confidence=config["estimator"]["confidence"])
+        report = run()
     except DPAuditError as exc:
         raise ConfigError("attack.params", str(exc)) from None
     out = jsonable(report.to_dict())

@@ -29,7 +29,7 @@ from .._spec import Param
 from .audit import aggregate, audit_size, jsonable, seed_int
 from .base import ExperimentKind, register_kind
 
-__all__ = ["params", "THREATS"]
+__all__ = ["params"]
 
 
 def _threats() -> dict:
@@ -38,19 +38,14 @@ def _threats() -> dict:
     return {**CURVE_THREATS, **VARIANT_THREATS}
 
 
-#: The threat models a trial can take (names of :data:`dpaudit.training.experiment.CURVE_THREATS` and
-#: ``VARIANT_THREATS``).
-THREATS = ("white-box gradient canary", "black-box input canary", "white-box LLR", "white-box updates",
-           "black-box gradient canary", "white-box, opposing records", "white-box, fixed-size batches")
-
-
 def params() -> dict:
     from ...training.config import MODELS, Variant
 
     return {
         "epsilon": Param("real", 2.0, low=0.0, low_inclusive=False,
                          help="claimed epsilon at delta 1e-5; the noise multiplier is calibrated to it"),
-        "threat": Param("str", "white-box gradient canary", choices=THREATS, help="what the auditor sees"),
+        "threat": Param("str", "white-box gradient canary", choices=tuple(_threats()),
+                        help="what the auditor sees (the training experiment's threat models)"),
         "variant": Param("str", "correct", choices=tuple(v.value for v in Variant),
                          help="the training loop: correct or a known-broken one"),
         "sampling_rate": Param("real", 0.5, low=0.0, high=1.0, low_inclusive=False, help="Poisson sampling rate"),
