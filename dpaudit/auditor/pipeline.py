@@ -242,14 +242,15 @@ class _Round:
     def violation(self) -> bool:
         return any(t.violation for t in self.tests())
 
-    def bound_against(self, epsilon: float) -> float:
+    def bound_against(self, epsilon: float, delta: float | None = None) -> float:
         """The round's certified result as one bound against a claim of ``epsilon``: above it exactly on a violation.
 
         For a point claim at ``epsilon`` it is the larger of the distribution and float bounds; for a
-        curve, ``epsilon`` plus the largest margin over the curve (see
+        curve, ``epsilon`` plus the largest margin on a violation, else the certified epsilon at the
+        tracker's ``delta`` (or, without it, ``epsilon`` times the closest approach; see
         :meth:`~dpaudit.stats.curves.CurveTest.as_bound_against`).
         """
-        return max(t.as_bound_against(epsilon) for t in self.tests())
+        return max(t.as_bound_against(epsilon, delta) for t in self.tests())
 
 
 def _halves(pool):
@@ -560,6 +561,7 @@ class _Run:
         self.kind = None
         self.test = self.float_test = None
         self.rounds: list[_Round] = []
+        self.updates: list[dict] = []  # each round's counts for the tracker, replayed when its point moves
         self.drawn = 0
 
     def rounds_until_stop(self) -> None:
@@ -596,20 +598,21 @@ class _Run:
         return rd, previous is not None
 
     def _track(self, r, step, rd, same_event, *, round_seconds) -> str | None:
-        if r == 0:
-            # The tracker plans at the point of the claim the first round came closest to (a point
-            # claim's own point); it is fed the round's bound against that point's epsilon, which exceeds
-            # it exactly when some point of the claim is violated.
-            self.epsilon, self.delta = _retarget(rd, self.epsilon, self.delta)
-            self.tracker = replace(self.tracker, epsilon=self.epsilon, delta=self.delta)
-        # The tracker is fed the round's certified bound, the one the verdict reads (Poisson
-        # certificate, float leak and their shares of the failure probability included), so
-        # it stops on "violation" exactly when the report says "violation"; the main event's
-        # counts only plan the rest (its reachable bound).
-        self.tracker = self.tracker.update(tp=rd.tracked.tp, fp=rd.tracked.fp, samples=step.cumulative,
-                                           counted=rd.n_test, same_event=same_event,
-                                           projected=sequential.held_out_at_budget(self.plan, r, rd.n_test),
-                                           certified=rd.bound_against(self.epsilon))
+        # The tracker plans at the point of the claim this round came closest to (a point claim's own
+        # point; for a curve it moves with the event, so that futility is judged where the event is
+        # strongest).  It is fed each round's certified bound against that point, the one the verdict
+        # reads (Poisson certificate, float leak and their shares of the failure probability included),
+        # which exceeds its epsilon exactly when some point of the claim is violated, so it stops on
+        # "violation" exactly when the report says "violation"; the main event's counts only plan the
+        # rest (its reachable bound).  When the point moves, the rounds so far are replayed against it.
+        self.epsilon, self.delta = _retarget(rd, self.epsilon, self.delta)
+        self.updates.append(dict(tp=rd.tracked.tp, fp=rd.tracked.fp, samples=step.cumulative, counted=rd.n_test,
+                                 same_event=same_event,
+                                 projected=sequential.held_out_at_budget(self.plan, r, rd.n_test)))
+        tracker = replace(self.tracker, epsilon=self.epsilon, delta=self.delta, trajectory=())
+        for done, kw in zip(self.rounds, self.updates):
+            tracker = tracker.update(**kw, certified=done.bound_against(self.epsilon, self.delta))
+        self.tracker = tracker
         nxt = self.plan[r + 1] if r + 1 < len(self.plan) else None
         next_seconds = None if nxt is None else round_seconds * (nxt.n_calibration + nxt.n_test) / max(
             step.n_calibration + step.n_test, 1)
@@ -623,14 +626,6 @@ class _Run:
         return stop
 
 
-def _at(test: CurveTest, delta: float) -> float:
-    """A test's certified epsilon at ``delta`` (its grid value when ``delta`` is a grid point)."""
-    i = int(np.searchsorted(test.deltas, delta))
-    if i < len(test.deltas) and test.deltas[i] == delta:
-        return float(test.certified[i])
-    return float(test.epsilon_lower_bound_at(delta))
-
-
 def build_report(tgt, rounds, kind, shape, *, reason, attack, ideal, est, epsilon, claim, confidence, entropy, drawn,
                  max_samples, t_start) -> AuditReport:
     """The :class:`AuditReport` of certified rounds: the strongest round, the decisive point of the claim, notes."""
@@ -641,7 +636,7 @@ def build_report(tgt, rounds, kind, shape, *, reason, attack, ideal, est, epsilo
     # claim -- the largest margin over the curve when there is a violation (a point claim: its own point).
     decisive = max(reversed([t for rd in rounds for t in rd.tests()]), key=lambda t: t.as_bound_against(epsilon))
     delta, claimed_epsilon = decisive.delta, decisive.claimed_epsilon
-    dist_bound = max(_at(rd.curve, delta) for rd in rounds)
+    dist_bound = max(rd.curve.certified_at(delta) for rd in rounds)
     floating = _floating_section(rounds, delta)
     bound = decisive.epsilon_lower_bound
     post = posterior_interval(min(bound, 700.0), delta=delta)
@@ -683,9 +678,9 @@ def _floating_section(rounds, delta: float) -> dict | None:
     float_rounds = [rd for rd in rounds if rd.float_bound is not None]
     if not float_rounds:
         return None
-    fr = max(reversed(float_rounds), key=lambda rd: _at(rd.float_curve, delta))
+    fr = max(reversed(float_rounds), key=lambda rd: rd.float_curve.certified_at(delta))
     fb = fr.float_bound
-    return {"attack": fr.float_test.name, "epsilon_lower_bound": _at(fr.float_curve, delta),
+    return {"attack": fr.float_test.name, "epsilon_lower_bound": fr.float_curve.certified_at(delta),
             "event": fr.float_test.event.describe(), "tp": fb.tp, "fp": fb.fp, "n_test": fb.n0,
             "ceiling": fb.ceiling}
 
@@ -710,7 +705,7 @@ def _trajectory(rounds, delta: float) -> dict:
     """The running best certified epsilon at ``delta`` after each round."""
     running, trajectory = 0.0, {"samples": [], "epsilon_lower_bound": []}
     for rd in rounds:
-        running = max(running, *(_at(t, delta) for t in rd.tests()))
+        running = max(running, *(t.certified_at(delta) for t in rd.tests()))
         trajectory["samples"].append(rd.samples)
         trajectory["epsilon_lower_bound"].append(running)
     return trajectory

@@ -145,19 +145,35 @@ class CurveTest:
             out = np.where(i >= 0, self.certified[np.clip(i, 0, None)], 0.0)
         return out if out.ndim else float(out)
 
-    def as_bound_against(self, epsilon: float) -> float:
+    def certified_at(self, delta: float) -> float:
+        """The certified epsilon at one ``delta``: the grid's value when ``delta`` is a grid point, else
+        :meth:`epsilon_lower_bound_at` (so a point claim's test gives its own bound exactly)."""
+        j = int(np.searchsorted(self.deltas, delta))
+        if j < len(self.deltas) and self.deltas[j] == delta:
+            return float(self.certified[j])
+        return float(self.epsilon_lower_bound_at(delta))
+
+    def as_bound_against(self, epsilon: float, delta: float | None = None) -> float:
         """This test as a bound against a point claim of ``epsilon``: > ``epsilon`` exactly when it is a violation.
 
         The sequential audit's tracker compares one bound with one epsilon;
         fed this, it stops on "violation" exactly when the verdict is one.
-        At the tracker's own point the certified epsilon itself is returned.
+        A violation maps to ``epsilon`` plus the largest margin.  Otherwise, given
+        the tracker's ``delta`` (its point ``(epsilon, delta)`` on the claim), the
+        certified epsilon there; without it, ``epsilon`` times the closest approach
+        (the largest ratio certified / claimed), which ranks tests and rounds.  Both
+        are the certified epsilon itself for a point claim at its own point.  (Not the
+        margin: where the claimed curve reaches epsilon 0 the certified one does too,
+        so the largest margin of a correct mechanism is 0 and would read as "certified
+        up to the claim".)
         """
-        if self.claimed_epsilon == epsilon:
-            return self.epsilon_lower_bound
-        shifted = epsilon + self.margin
         if self.violation:
-            return float(max(shifted, np.nextafter(epsilon, np.inf)))
-        return float(max(0.0, min(shifted, epsilon)))
+            return float(max(epsilon + self.margin, np.nextafter(epsilon, np.inf)))
+        if delta is not None:
+            return float(min(epsilon, max(0.0, self.certified_at(delta))))
+        i = self.index
+        ratio = self.certified[i] / max(float(self.claimed[i]), RATIO_FLOOR) if np.isfinite(self.claimed[i]) else 0.0
+        return float(min(epsilon, max(0.0, epsilon * ratio)))
 
     def curve_violation(self) -> dict | None:
         """``None``, or the reported point of a violation (what the JSON's ``curve_violation`` holds)."""

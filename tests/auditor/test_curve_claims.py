@@ -141,3 +141,22 @@ def test_soundness_laplace_against_its_profile_over_200_seeds():
     def run(s):
         return dpaudit.audit("laplace", claim=claim, max_samples=20_000, seed=s)
     assert _alarms(run, range(200)) <= 10
+
+
+def test_sequential_curve_audit_tracks_the_certified_value(monkeypatch):
+    # The tracker must see what each round certified at its point of the curve, never the claim itself
+    # (see tests/stats/test_curves.py): a correct mechanism's tracked bound stays below the claim.
+    from dpaudit.auditor import pipeline
+
+    seen = []
+    track = pipeline._Run._track
+
+    def spy(self, *a, **k):
+        out = track(self, *a, **k)
+        seen.append((self.tracker.epsilon, self.tracker.epsilon_lower_bound, out))
+        return out
+
+    monkeypatch.setattr(pipeline._Run, "_track", spy)
+    dpaudit.audit("subsampled_gaussian_steps", claim=DPSGD, max_samples=64_000, seed=1)
+    assert seen and all(bound < eps for eps, bound, _ in seen)
+    assert seen[-1][2] == "budget"

@@ -113,3 +113,20 @@ def test_gaussian_against_its_own_curve_over_400_seeds():
     claim = parse_claim("gdp:mu=1")
     alarms = sum(_gaussian_curve_trial(seed, claim).violation for seed in range(1000, 1400))
     assert alarms < 30
+
+
+def test_bound_against_a_correct_curve_is_the_certified_value_not_the_claim():
+    # A GDP curve reaches epsilon 0 at large deltas, where any certified curve is 0 too: the largest
+    # margin of a mechanism that meets the claim is then exactly 0.  Read as "epsilon + margin", every
+    # such round looked certified up to the claim and a sequential audit stopped as "converged" the
+    # moment calibration ended (measured: DP-SGD's white-box view at 512,000 of 10^6 releases).
+    claim = parse_claim("gdp:mu=1")
+    t = curve_test(claim, fpr_upper=0.2, fnr_upper=0.6, confidence=0.95)
+    assert not t.violation and t.margin == 0.0 and t.claimed[-1] == 0.0
+    for eps, delta in ((1.0, 1e-2), (0.5, 0.1), (3.0, 1e-6)):
+        at = t.as_bound_against(eps, delta)
+        assert at == pytest.approx(min(eps, t.certified_at(delta))) and at < eps
+    # Without a delta: epsilon times the closest approach, below epsilon.
+    i = t.index
+    assert t.as_bound_against(2.0) == pytest.approx(2.0 * t.certified[i] / t.claimed[i])
+    assert t.as_bound_against(2.0) < 2.0
