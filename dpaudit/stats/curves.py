@@ -283,7 +283,17 @@ class CurveCertificate:
         return bool(len(self.deltas) == 1 and self.deltas[0] == 0.0)
 
     def objective(self, rates) -> tuple[np.ndarray, np.ndarray]:
-        """(forward, reverse) values of every candidate event of ``rates`` (calibration intervals)."""
+        """(forward, reverse) values of every candidate event of ``rates`` (calibration intervals).
+
+        The last rates' values are kept: :meth:`choose` and then :meth:`value` read the same ones.
+        """
+        last = getattr(self, "_last", None)
+        if last is not None and last[0] is rates:
+            return last[1]
+        self._last = (rates, self._objective(rates))
+        return self._last[1]
+
+    def _objective(self, rates) -> tuple[np.ndarray, np.ndarray]:
         d = self._sel_deltas
         w = self._weights
         fwd = _curve(rates.tpr_lo[:, None], rates.fpr_hi[:, None], d) * w
