@@ -146,7 +146,8 @@ def plot_report(report, *, size: str = "two-column"):
             ax_t.plot(samples, bounds, color=tst["color"], marker=tst["marker"], ms=3, lw=1.1, drawstyle="steps-post",
                       label=f"certified {EPS} lower bound")
             if eps is not None:
-                ax_t.axhline(eps, color="0.35", ls=(0, (5, 2)), lw=0.9, label=f"claimed {EPS} = {eps:g}")
+                at = f" at {DELTA} = {delta:.2g}" if curve is not None else ""  # a curve: the reported point's
+                ax_t.axhline(eps, color="0.35", ls=(0, (5, 2)), lw=0.9, label=f"claimed {EPS} = {eps:.3g}{at}")
             if samples.max() / max(samples.min(), 1.0) >= 8:  # doubling rounds: evenly spaced on a log axis
                 ax_t.set_xscale("log")
             ax_t.set_ylim(0, max(float(np.nanmax(bounds)), float(eps or 0.0)) * 1.15 or 1.0)
