@@ -15,7 +15,7 @@ import inspect
 from typing import Any, Callable
 
 from ..exceptions import ParameterValueError
-from . import (additive, dpsgd, floating_point, gaussian, histogram, ldp, ldp_approximate, noisy_max, numerical_svt, parallel,
+from . import (additive, dpsgd, floating_point, gaussian, histogram, ldp, ldp_approximate, ldp_multidim, noisy_max, numerical_svt, parallel,
                prefix_sum, randomized_response, rappor, selection, sparse_vector, truncated_geometric, wrappers)
 
 __all__ = ["REGISTRY", "register", "get_mechanism", "list_mechanisms"]
@@ -42,6 +42,8 @@ _BUILTINS: tuple[type, ...] = (
     # Local DP frequency oracles (LDP-Auditor's protocols).
     *ldp.LDP_PROTOCOLS,
     *ldp_approximate.APPROXIMATE_LDP_PROTOCOLS,
+    # Multidimensional LDP (RS+FD is listed broken: its epsilon covers one changed attribute).
+    *ldp_multidim.MULTIDIMENSIONAL_LDP,
     # Known-broken variants.
     sparse_vector.SVTLyuAlg3,
     sparse_vector.SVTLyuAlg4,
