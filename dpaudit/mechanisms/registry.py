@@ -15,7 +15,8 @@ import inspect
 from typing import Any, Callable
 
 from ..exceptions import ParameterValueError
-from . import (additive, dpsgd, floating_point, gaussian, histogram, ldp, ldp_approximate, ldp_multidim, noisy_max, numerical_svt, parallel,
+from . import (additive, dpsgd, floating_point, gaussian, histogram, ldp, ldp_approximate, ldp_longitudinal, ldp_multidim,
+               noisy_max, numerical_svt, parallel,
                prefix_sum, randomized_response, rappor, selection, sparse_vector, truncated_geometric, wrappers)
 
 __all__ = ["REGISTRY", "register", "get_mechanism", "list_mechanisms"]
@@ -42,6 +43,8 @@ _BUILTINS: tuple[type, ...] = (
     # Local DP frequency oracles (LDP-Auditor's protocols).
     *ldp.LDP_PROTOCOLS,
     *ldp_approximate.APPROXIMATE_LDP_PROTOCOLS,
+    # Longitudinal LDP (repeated reports; memoized L-GRR, L-UE).
+    *ldp_longitudinal.LONGITUDINAL_LDP,
     # Multidimensional LDP (RS+FD is listed broken: its epsilon covers one changed attribute).
     *ldp_multidim.MULTIDIMENSIONAL_LDP,
     # Known-broken variants.
