@@ -105,10 +105,15 @@ class GRR(LDPProtocol):
 
 def _random_subsets(v: int, k: int, size: int, n: int, rng: np.random.Generator) -> np.ndarray:
     """(n, k) 0/1 rows, each ``size`` ones among the k - 1 values other than ``v`` (uniform subsets)."""
-    ranks = np.argsort(rng.random((n, k - 1)), axis=1) < size  # the first ``size`` of a random order
     out = np.zeros((n, k), dtype=np.int64)
+    if size <= 0:
+        return out
+    # The ``size`` smallest of k - 1 uniform keys (ties have probability 0): a uniform subset, in
+    # linear time per row (argpartition), where a full argsort cost twice as much.
+    keys = rng.random((n, k - 1))
+    chosen = np.argpartition(keys, size - 1, axis=1)[:, :size] if size < k - 1 else np.arange(k - 1)[None, :]
     cols = np.r_[0:v, v + 1:k]
-    out[:, cols] = ranks
+    out[np.arange(n)[:, None], cols[chosen]] = 1
     return out
 
 

@@ -148,6 +148,14 @@ class AGM(ApproximateLDP, LDPProtocol):
     def sigma(self) -> float:
         return analytic_gaussian_sigma(self.epsilon, self.delta, math.sqrt(2.0))
 
+    @property
+    def curve_claim(self) -> str:
+        """The release's whole curve as a claim: mu-GDP with mu = sqrt(2) / sigma (Dong, Roth and Su 2022).
+
+        The (epsilon, delta) point is one point of it; auditing against the curve tests every delta.
+        """
+        return f"gdp:mu={math.sqrt(2.0) / self.sigma:.12g}"
+
     def true_epsilon(self, delta: float = 0.0) -> float:
         """Balle and Wang's exact curve at sensitivity sqrt(2) (``inf`` at delta = 0)."""
         return gaussian_epsilon(self.sigma, delta, math.sqrt(2.0)) if delta > 0 else math.inf

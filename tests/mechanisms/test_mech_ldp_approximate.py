@@ -120,3 +120,22 @@ def test_soundness_over_200_seeds(name):
     alarms = sum(dpaudit.audit(m, epsilon=true, delta=DELTA, max_samples=20_000, seed=s).verdict == "violation"
                  for s in range(200))
     assert alarms <= 10
+
+
+def test_gaussian_protocols_against_their_whole_curve():
+    # The one-hot vector plus N(0, sigma^2) per coordinate is sqrt(2)/sigma-GDP: against that curve the audit
+    # reads every delta, where the (eps, 1e-5) point alone shows about 0.6 of epsilon.
+    m = get_mechanism("agm", epsilon=1.0, k=10, delta=1e-5)
+    mu = math.sqrt(2.0) / m.sigma
+    assert m.curve_claim == f"gdp:mu={mu:.12g}"
+    ok = dpaudit.audit(m, claim=m.curve_claim, samples=300_000, seed=41, ideal=True)
+    assert ok.verdict == "no violation found" and ok.epsilon_lower_bound >= 0.8 * ok.claimed_epsilon
+    assert dpaudit.audit(m, claim=f"gdp:mu={0.6 * mu}", samples=300_000, seed=41, ideal=True).verdict == "violation"
+
+
+@pytest.mark.soundness
+def test_soundness_against_the_gaussian_curve_over_200_seeds():
+    m = get_mechanism("gm", epsilon=1.0, k=6, delta=1e-5)
+    alarms = sum(dpaudit.audit(m, claim=m.curve_claim, max_samples=20_000, seed=s, ideal=True).verdict == "violation"
+                 for s in range(200))
+    assert alarms <= 10
