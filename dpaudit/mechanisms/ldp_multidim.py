@@ -48,7 +48,7 @@ def rsfd_epsilon(epsilon: float, d: int) -> float:
     """RS+FD's amplified budget for the sampled attribute, ``ln(d (e^epsilon - 1) + 1)``.
 
     >>> round(rsfd_epsilon(1.0, 1), 6), round(rsfd_epsilon(1.0, 10), 4)
-    (1.0, 2.9017)
+    (1.0, 2.9005)
     """
     return math.log(d * math.expm1(epsilon) + 1.0)
 

@@ -45,8 +45,9 @@ _BUILTINS: tuple[type, ...] = (
     *ldp_approximate.APPROXIMATE_LDP_PROTOCOLS,
     # Longitudinal LDP (repeated reports; memoized L-GRR, L-UE).
     *ldp_longitudinal.LONGITUDINAL_LDP,
-    # Multidimensional LDP (RS+FD is listed broken: its epsilon covers one changed attribute).
-    *ldp_multidim.MULTIDIMENSIONAL_LDP,
+    # Multidimensional LDP (RS+FD is among the known-broken: its epsilon covers one changed attribute).
+    ldp_multidim.SplitBudget,
+    ldp_multidim.SampleOne,
     # Known-broken variants.
     sparse_vector.SVTLyuAlg3,
     sparse_vector.SVTLyuAlg4,
@@ -61,6 +62,7 @@ _BUILTINS: tuple[type, ...] = (
     noisy_max.NoisyMaxValueExponential,
     parallel.SVT34Parallel,
     prefix_sum.PrefixSum,
+    ldp_multidim.RSFD,
 )
 
 #: name -> factory returning a mechanism.
