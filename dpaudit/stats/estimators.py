@@ -238,12 +238,21 @@ def profile_from_counts(counts: HeldOutCounts, events, deltas, *, confidence: fl
                         simultaneous: bool = True) -> list[float]:
     """eps(delta) lower bounds on a grid, one chosen event per delta.
 
-    With ``simultaneous`` the failure probability is shared among the grid
-    points, so the whole curve holds at once; it is then made non-increasing:
-    the true eps(delta) is non-increasing, so a bound at a larger delta also
-    bounds every smaller one.
+    With ``simultaneous`` the failure probability is shared among the
+    distinct events (one event's two intervals bound its epsilon at every
+    delta at once, so grid points that chose the same event share one
+    share), and the whole curve holds at once; it is then made
+    non-increasing: the true eps(delta) is non-increasing, so a bound at a
+    larger delta also bounds every smaller one.
+
+    >>> c = HeldOutCounts.from_scores([1.0, 2.0], np.arange(100.0) / 20, np.arange(100.0) / 25)
+    >>> same = [ThresholdEvent(1.0, False)] * 3
+    >>> a = profile_from_counts(c, same, [0.0, 0.01, 0.1], confidence=0.95)
+    >>> b = profile_from_counts(c, same[:1] * 3, [0.0, 0.01, 0.1], confidence=0.95, simultaneous=False)
+    >>> a == b
+    True
     """
-    m = len(deltas) if simultaneous else 1
+    m = len({(float(e.threshold), bool(e.reverse)) for e in events}) if simultaneous else 1
     cp = ClopperPearsonEstimator()
     eps = [cp.bound(counts, ev, delta=d, confidence=confidence, n_comparisons=m).epsilon_lower_bound
            for d, ev in zip(deltas, events)]

@@ -5,7 +5,7 @@ event is chosen on the calibration part, counted on the held-out part.
 
 * The profile chooses one event per delta on the grid.  With
   ``simultaneous=True`` (default) the failure probability is shared among the
-  grid points (Bonferroni), so the whole curve holds at once with probability
+  distinct events chosen (Bonferroni), so the whole curve holds at once with probability
   ``confidence`` and can be drawn as one curve; it is then made
   non-increasing (a bound at a larger delta also bounds eps at a smaller one).
 * The mu bound follows Nasr et al. 2023 ("Tight auditing of differentially

@@ -8,7 +8,7 @@ from ...exceptions import ParameterValueError
 
 from .base import as_2d
 
-__all__ = ["DensityRatioSumScore", "MeanDifferenceScore", "NaiveBayesScore"]
+__all__ = ["DensityRatioSumScore", "MeanDifferenceScore", "NaiveBayesScore", "same_law_groups"]
 
 
 class MeanDifferenceScore:
@@ -273,6 +273,18 @@ class DensityRatioSumScore:
     Coordinates with few distinct values are scored level by level as in
     :class:`NaiveBayesScore`.
 
+    Coordinates that share their law on both sides (the steps of DP-SGD, the
+    rounds of a composition) share one curve, fitted on all their values at
+    once: ``k`` times the data for each curve.  Coordinates join a group when a
+    chi-square homogeneity test on pooled quantile bins, on D's releases and
+    on D''s, rejects neither at ``pool_alpha`` (decided on the fitting
+    releases, so the split stays honest); a coordinate that differs (the one
+    bin of a histogram that the pair changes) keeps its own curve.  On the
+    white-box DP-SGD view (10 steps, rate 0.1; 125,000 fitting releases) the
+    shared curve recovers about 0.8% of the bound at delta 1e-2, two thirds of
+    what separated the fitted score from the exact log-likelihood ratio
+    (docs/decisions/event-selection.md).
+
     Examples
     --------
     >>> rng = np.random.default_rng(0)
@@ -287,18 +299,28 @@ class DensityRatioSumScore:
     name = "density-ratio-sum"
 
     def __init__(self, n_bins: int = 48, tails=(1e-4, 3e-4, 1e-3, 3e-3, 1e-2), min_count: int = 40,
-                 max_levels: int = 64, n_outer: int = 4):
+                 max_levels: int = 64, n_outer: int = 4, pool: bool = True, pool_alpha: float = 1e-3,
+                 pool_bins: int = 24):
         self.n_bins = n_bins
         self.tails = tails
         self.min_count = min_count
         self.max_levels = max_levels
         self.n_outer = n_outer
+        self.pool = pool
+        self.pool_alpha = pool_alpha
+        self.pool_bins = pool_bins
 
     def fit(self, x0, x1):
         from ._features import columns
 
         a, b = columns(x0), columns(x1)  # (k, n): one contiguous row per coordinate
-        self.coords = [self._fit_one(a[j], b[j]) for j in range(a.shape[0])]
+        self.groups = same_law_groups(a, b, alpha=self.pool_alpha, n_bins=self.pool_bins) if self.pool \
+            else [[j] for j in range(a.shape[0])]
+        fits = [self._fit_one(a[g].ravel(), b[g].ravel()) for g in self.groups]
+        self.coords = [None] * a.shape[0]
+        for g, f in zip(self.groups, fits):
+            for j in g:
+                self.coords[j] = f
         return self
 
     def _fit_one(self, a, b):
@@ -361,3 +383,57 @@ class DensityRatioSumScore:
             out[below] += lo * (col[below] - centre[0])
             out[above] += hi * (col[above] - centre[-1])
         return out
+
+
+def same_law_groups(a: np.ndarray, b: np.ndarray, *, alpha: float = 1e-3, n_bins: int = 24,
+                    probe: int = 200_000) -> list[list[int]]:
+    """Coordinates grouped by law: each joins the first group it cannot be told apart from on either side.
+
+    ``a`` and ``b`` hold one row per coordinate (releases on D and on D').
+    A coordinate is compared with a group's first member by chi-square
+    homogeneity tests on ``n_bins`` quantile bins of their pooled values, one
+    for each side, on at most ``probe`` releases; it joins when neither
+    p-value is below ``alpha``.  Only a choice of features: any grouping gives
+    a valid score, a wrong one a weaker one.
+
+    >>> rng = np.random.default_rng(0)
+    >>> a = rng.normal(size=(4, 20_000)); a[2] += 1
+    >>> same_law_groups(a, rng.normal(size=(4, 20_000)))
+    [[0, 1, 3], [2]]
+    """
+    from scipy.stats import chi2
+
+    k = a.shape[0]
+    if k < 2:
+        return [list(range(k))]
+    a, b = a[:, :probe], b[:, :probe]
+    sides = []
+    for x in (a, b):
+        edges = np.unique(np.quantile(x[:, : max(1, probe // k)].ravel(), np.linspace(0, 1, n_bins + 1)[1:-1]))
+        m = len(edges) + 1
+        idx = np.searchsorted(edges, x, side="right")
+        sides.append(np.stack([np.bincount(row, minlength=m) for row in idx]).astype(float))
+
+    def same(i, j):
+        for h in sides:
+            u, v = h[i], h[j]
+            keep = (u + v) > 0
+            u, v = u[keep], v[keep]
+            if len(u) < 2:
+                continue
+            nu, nv = u.sum(), v.sum()
+            eu, ev = (u + v) * nu / (nu + nv), (u + v) * nv / (nu + nv)
+            stat = float(np.sum((u - eu) ** 2 / eu + (v - ev) ** 2 / ev))
+            if chi2.sf(stat, len(u) - 1) < alpha:
+                return False
+        return True
+
+    groups: list[list[int]] = []
+    for j in range(k):
+        for g in groups:
+            if same(g[0], j):
+                g.append(j)
+                break
+        else:
+            groups.append([j])
+    return groups
