@@ -237,3 +237,16 @@ def test_all_is_true():
     for name in profile_module.__all__:
         assert hasattr(profile_module, name)
     assert isinstance(GDPBound(0.5, 0.95, 0.1, 0.2, 0.0).to_dict(), dict)
+
+
+@pytest.mark.soundness
+def test_simultaneous_profile_soundness_over_200_seeds():
+    """The whole profile holds at once: over 200 seeded pairs of Gaussian scores (mu = 1, 20,000 per
+    side) at most 10 exceed the true eps(delta) at any delta of the grid (5%; expected well below,
+    since the Bonferroni share is per distinct event and the intervals are conservative)."""
+    alarms = 0
+    for seed in range(200):
+        rng = np.random.default_rng(seed)
+        p = privacy_profile(1.0 + rng.normal(size=20_000), rng.normal(size=20_000))
+        alarms += any(d > 0 and e > gaussian_epsilon(1.0, d) for d, e in zip(p.deltas, p.epsilons))
+    assert alarms <= 10
