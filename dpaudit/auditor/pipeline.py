@@ -175,14 +175,7 @@ def choose_test(names, pool, *, cert=None, delta=None, confidence, full: bool, n
     fit, sel = _halves(pool)
 
     def candidate(name):
-        scorer = make_distinguisher(name).fit(fit[0], fit[1])
-        if getattr(scorer, "pooled", lambda n: False)(len(pool[0])):
-            # A distinguisher with (almost) nothing to fit chooses its event on the
-            # whole pool: half the selection noise, no optimism worth counting.
-            scorer = make_distinguisher(name).fit(pool[0], pool[1])
-            s0, s1 = scorer.score(pool[0]), scorer.score(pool[1])
-        else:
-            s0, s1 = scorer.score(sel[0]), scorer.score(sel[1])
+        scorer, s0, s1 = _selection_scores(name, pool, fit, sel)
         # One set of interval bounds per candidate threshold serves every event below.
         cal = calibration_counts(s0, s1)
         rates = calibration_rates(cal, n_test0=len(s0), n_test1=len(s1), confidence=confidence, nested=True)
@@ -223,6 +216,26 @@ def choose_test(names, pool, *, cert=None, delta=None, confidence, full: bool, n
         test.profile_events = [rates.choose(delta=d) for d in DEFAULT_DELTAS]
         test.roc_events = roc_thresholds(s1, reverse=test.event.reverse)
     return test
+
+
+def _selection_scores(name, pool, fit, sel):
+    """The candidate fitted on the fitting half and its scores on the selection half, or, when it
+    has (almost) nothing to fit, fitted and scored on the whole pool: half the selection noise, no
+    optimism worth counting.  A score that can say so (``confirms_pooling``) must also separate the
+    sides on the selection half, releases it was not fitted on, before it is pooled."""
+    scorer = make_distinguisher(name).fit(fit[0], fit[1])
+    pooled = getattr(scorer, "pooled", lambda n: False)(len(pool[0]))
+    confirm = getattr(scorer, "confirms_pooling", None)
+    s0 = s1 = None
+    if pooled and confirm is not None:
+        s0, s1 = scorer.score(sel[0]), scorer.score(sel[1])
+        pooled = confirm(s0, s1)
+    if pooled:
+        scorer = make_distinguisher(name).fit(pool[0], pool[1])
+        return scorer, scorer.score(pool[0]), scorer.score(pool[1])
+    if s0 is None:
+        s0, s1 = scorer.score(sel[0]), scorer.score(sel[1])
+    return scorer, s0, s1
 
 
 @dataclass

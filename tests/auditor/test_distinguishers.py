@@ -308,3 +308,23 @@ def test_candidates_fitted_in_threads_choose_the_same_test():
                 for j in (1, 2))
     for key in ("epsilon_lower_bound", "attack", "event", "tp", "fp", "privacy_profile"):
         assert one[key] == two[key]
+
+
+def test_sign_sum_pools_only_when_its_votes_separate_out_of_sample():
+    """Two informative coordinates among 100 of noise: the fitting evidence clears the pooling bar
+    (100 noise |z| alone give ~9 on average), the count on fresh releases does not, so the event is
+    chosen on the selection split.  Twenty weak but real coordinates separate out of sample too."""
+    from dpaudit.auditor.distinguishers.vector import SignSumScore
+
+    rng = np.random.default_rng(4)
+    n = 50_000
+    shift = np.zeros(100)
+    shift[:2] = 0.05
+    fit0, fit1 = rng.normal(size=(n, 100)) + shift, rng.normal(size=(n, 100))
+    s = SignSumScore().fit(fit0, fit1)
+    sel0, sel1 = rng.normal(size=(n, 100)) + shift, rng.normal(size=(n, 100))
+    assert s.pooled(2 * n) and not s.confirms_pooling(s.score(sel0), s.score(sel1))
+    weak = np.full(20, 0.02)
+    s = SignSumScore().fit(rng.normal(size=(n, 20)) + weak, rng.normal(size=(n, 20)))
+    assert s.pooled(2 * n)
+    assert s.confirms_pooling(s.score(rng.normal(size=(n, 20)) + weak), s.score(rng.normal(size=(n, 20))))
