@@ -138,6 +138,22 @@ class Claim(ABC):
         f = np.maximum(1.0 - gd - e * a[..., None], (1.0 - gd - a[..., None]) / e)
         return _out(np.maximum(f.max(axis=-1), 0.0), alpha)
 
+    def power_inverse(self, power):
+        """The smallest false-positive rate at which a test can have true-positive rate ``power``: ``1 - f``'s inverse.
+
+        From the grid: each point (epsilon, delta) needs at least ``max(0, (power - delta) e^-epsilon,
+        1 - delta - e^epsilon (1 - power))``, and the claim all of them at once, so this is the
+        exact inverse of :meth:`tradeoff` (the one-run f-DP test reads the curve this way round).
+
+        >>> round(float(PointClaim(1.0).power_inverse(0.5)), 4)    # epsilon-DP: power 1/2 needs rate e^-1 / 2
+        0.1839
+        """
+        x = np.clip(np.asarray(power, dtype=float), 0.0, 1.0)
+        gd, ge = self.grid()
+        e = np.exp(np.minimum(ge, 700.0))
+        a = np.maximum((x[..., None] - gd) / e, 1.0 - gd - e * (1.0 - x[..., None]))
+        return _out(np.maximum(a.max(axis=-1), 0.0), power)
+
     @property
     def reference(self) -> tuple[float, float]:
         """``(epsilon, delta)`` shown when nothing is certified: the point itself, else the curve at 1e-5."""
@@ -241,6 +257,12 @@ class GaussianDPClaim(Claim):
 
         a = np.clip(np.asarray(alpha, dtype=float), 0.0, 1.0)
         return _out(ndtr(ndtri(1.0 - a) - self.mu), alpha)
+
+    def power_inverse(self, power):
+        from scipy.special import ndtr, ndtri
+
+        x = np.clip(np.asarray(power, dtype=float), 0.0, 1.0)
+        return _out(ndtr(ndtri(x) - self.mu), power)
 
     def to_dict(self):
         return {**super().to_dict(), "mu": self.mu}

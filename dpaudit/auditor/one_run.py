@@ -21,7 +21,15 @@ from .._version import __version__
 from ..datasets import load_scores
 from ..exceptions import DatasetError, ParameterValueError
 from ..params import ONE_RUN_OPTIONS
-from ..stats.one_run import guess_counts, guess_grid, one_run_ceiling, one_run_epsilon_bound
+from ..stats.one_run import (
+    fdp_one_run_mu_bound,
+    fdp_one_run_rejects,
+    guess_counts,
+    guess_grid,
+    one_run_ceiling,
+    one_run_epsilon_bound,
+    top_guess_counts,
+)
 
 __all__ = ["OneRunReport", "audit_one_run", "canary_inputs", "one_run"]
 
@@ -46,6 +54,8 @@ class OneRunReport:
     curve_violation: dict | None = None
     guesses_tried: list = field(default_factory=list)
     tests: list = field(default_factory=list)
+    fdp_tests: list = field(default_factory=list)
+    gdp_mu_lower_bound: float | None = None
     included: int = 0
     seed: int | None = None
     notes: list = field(default_factory=list)
@@ -61,16 +71,25 @@ class OneRunReport:
 
     def summary(self) -> str:
         head = ("VIOLATION" if self.violation else "no violation found")
+        whole = (self.curve_violation or {}).get("test") == "f-dp"
         lines = [
-            f"verdict     {head}: epsilon >= {self.epsilon_lower_bound:.4g} with {self.confidence:.0%} confidence; "
+            f"verdict     {head}: " + ("the claimed curve is rejected as a whole (f-DP test); " if whole else "")
+            + f"epsilon >= {self.epsilon_lower_bound:.4g} with {self.confidence:.0%} confidence; "
             f"claimed epsilon = {self.claimed_epsilon:g}, delta = {self.claimed_delta:g}",
             f"guesses     {self.correct} of {self.guesses} right ({self.canaries} canaries, {self.included} included)",
             f"ceiling     {self.ceiling:.4g} (the bound had every one of the {self.guesses} guesses been right)",
         ]
         if self.claim:
             lines.append(f"claim       {self.claim}")
+        if self.fdp_tests:
+            hit = [t for t in self.fdp_tests if t["rejected"]]
+            lines.append(f"f-DP test   the claimed curve {'REJECTED' if hit else 'not rejected'} by the top-k guesses"
+                         + (f" ({hit[0]['correct']} of {hit[0]['guesses']} right)" if hit else ""))
+            lines.append(f"GDP         not mu-GDP for any mu < {self.gdp_mu_lower_bound:.4g} (a statement about "
+                         "Gaussian DP curves only)")
         tried = ", ".join(str(k) for k in self.guesses_tried)
-        lines.append(f"tested      guesses in [{tried}], each at the confidence's Bonferroni share")
+        share = "half the confidence's Bonferroni share" if self.fdp_tests else "the confidence's Bonferroni share"
+        lines.append(f"tested      guesses in [{tried}], each at {share}")
         return "\n".join(lines + [f"note        {n}" for n in self.notes])
 
     def __str__(self) -> str:
@@ -136,24 +155,50 @@ def audit_one_run(scores, included, *, epsilon=None, delta=0.0, claim=None, gues
     claim_obj, _, _ = resolve_claim(claim, epsilon, delta, "clopper-pearson")
     grid = [guesses] if guesses is not None else guess_grid(m)
     tests = _tests(claim_obj, claim_obj.finite_point[1], grid)
-    level = 1.0 - (1.0 - confidence) / len(grid)  # a curve's deltas share their k's level: see _tests
+    curve = len(claim_obj.grid()[0]) > 1
+    # A curve is also tested whole (f-DP); the two families of tests split the failure probability.
+    share = (1.0 - confidence) / len(grid) / (2 if curve else 1)
+    level = 1.0 - share  # a curve's deltas share their k's level: see _tests
     rows = []
     for k, d, claimed in tests:
         r, v = guess_counts(s, inc, k)
         rows.append({"guesses": r, "correct": v, "delta": d, "claimed_epsilon": claimed,
                      "epsilon_lower_bound": one_run_epsilon_bound(m, r, v, delta=d, confidence=level)})
+    fdp_rows = _fdp_tests(claim_obj, s, inc, grid, share) if curve else []
     best = max(rows, key=lambda t: (t["epsilon_lower_bound"] - t["claimed_epsilon"], t["epsilon_lower_bound"]))
     crossed = best["epsilon_lower_bound"] > best["claimed_epsilon"]
+    rejected = [t for t in fdp_rows if t["rejected"]]
+    where = None
+    if crossed and claim is not None:
+        where = {"test": "steinke-nasr-jagielski", **{k: best[k] for k in ("delta", "epsilon_lower_bound",
+                                                                             "claimed_epsilon")}}
+    elif rejected:
+        where = {"test": "f-dp", "guesses": rejected[0]["guesses"], "correct": rejected[0]["correct"]}
     return OneRunReport(
         epsilon_lower_bound=best["epsilon_lower_bound"], claimed_epsilon=best["claimed_epsilon"],
         claimed_delta=best["delta"], confidence=confidence, canaries=m, guesses=best["guesses"],
-        correct=best["correct"], verdict="violation" if crossed else "no violation found",
+        correct=best["correct"], verdict="violation" if crossed or rejected else "no violation found",
         ceiling=one_run_ceiling(m, best["guesses"], delta=best["delta"], confidence=level),
         claim=None if claim is None else (claim if isinstance(claim, str) else claim_obj.spec),
-        curve_violation={k: best[k] for k in ("delta", "epsilon_lower_bound", "claimed_epsilon")} if crossed
-        and claim is not None else None,
-        guesses_tried=list(grid), tests=rows, included=int(inc.sum()), seed=seed,
-        elapsed_seconds=round(time.perf_counter() - t_start, 4))
+        curve_violation=where, guesses_tried=list(grid), tests=rows, fdp_tests=fdp_rows,
+        gdp_mu_lower_bound=max(t["mu_lower_bound"] for t in fdp_rows) if fdp_rows else None,
+        included=int(inc.sum()), seed=seed, elapsed_seconds=round(time.perf_counter() - t_start, 4))
+
+
+def _fdp_tests(claim, scores, included, grid, share):
+    """The f-DP test of the whole claimed curve (Mahloujifar, Melis and Chaudhuri 2025) at each number of guesses.
+
+    It is proved for one-sided guesses, so each k guesses "included" for the k highest scores; each k
+    is tested at ``share`` (Bonferroni over k, as the point tests).  ``mu_lower_bound`` is the largest
+    mu whose Gaussian DP curve the same count rejects: the same test, so no further share.
+    """
+    rows = []
+    for k in grid:
+        r, v = top_guess_counts(scores, included, k)
+        rows.append({"guesses": r, "correct": v,
+                     "rejected": fdp_one_run_rejects(len(scores), r, v, claim.power_inverse, share),
+                     "mu_lower_bound": fdp_one_run_mu_bound(len(scores), r, v, confidence=1.0 - share)})
+    return rows
 
 
 def one_run(train, dataset, canaries, score, *, epsilon=None, delta=0.0, claim=None, seed=None, guesses=None,

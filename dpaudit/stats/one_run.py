@@ -21,7 +21,8 @@ import numpy as np
 
 from .._validation import check_delta, check_int, check_real
 
-__all__ = ["one_run_p_value", "one_run_epsilon_bound", "one_run_ceiling", "guess_counts", "guess_grid"]
+__all__ = ["fdp_one_run_mu_bound", "fdp_one_run_rejects", "guess_counts", "guess_grid", "one_run_ceiling",
+           "one_run_epsilon_bound", "one_run_p_value", "top_guess_counts"]
 
 
 def _check(m: int, r: int, v: int, delta: float) -> tuple[int, int, int, float]:
@@ -121,3 +122,87 @@ def guess_grid(m: int, *, smallest: int = 10) -> list[int]:
         grid.append(k)
         k //= 2
     return grid
+
+
+# --- The f-DP test (Mahloujifar, Melis and Chaudhuri 2025) -------------------------------------------------
+
+
+def top_guess_counts(scores, included, guesses: int) -> tuple[int, int]:
+    """(guesses made, correct ones) when the ``guesses`` highest scores are all guessed "included".
+
+    The one-sided rule the f-DP test is proved for: it reads the scores only (ties by position).
+
+    >>> top_guess_counts([0.9, 0.1, 0.5, 0.8], [1, 0, 0, 1], 3)
+    (3, 2)
+    """
+    s = np.asarray(scores, dtype=float)
+    inc = np.asarray(included).astype(bool)
+    k = check_int(guesses, "guesses", low=0, high=len(s))
+    return k, int(np.sum(inc[np.argsort(-s, kind="stable")[:k]]))
+
+
+def fdp_one_run_rejects(m: int, k: int, c: int, power_inverse, significance: float) -> bool:
+    """Whether ``c`` correct of ``k`` "included" guesses among ``m`` canaries reject f-DP at ``significance``.
+
+    ``power_inverse(x)`` is the smallest false-positive rate at which the claimed trade-off curve f
+    lets a test reach true-positive rate ``x`` (the inverse of ``1 - f``; :meth:`dpaudit.claims.Claim.
+    power_inverse`).  Mahloujifar, Melis and Chaudhuri (2025) show that under f-DP, if ``c`` or more
+    correct guesses had probability ``tau``, then the rates ``r = tau c / m`` (right) and ``h = tau (k
+    - c) / m`` (wrong) can be pushed down the counts ``c - 1, ..., 0`` by f's inverse and must end with
+    ``r + h <= k / m``; at ``tau = significance`` an end above ``k / m`` means ``c`` or more correct
+    guesses has probability below ``significance``: the claim is rejected with that error.  It uses
+    the whole curve, where Steinke, Nasr and Jagielski's (2023) bound uses one (epsilon, delta) point,
+    which is why a curve claim is rejected from far fewer canaries.
+
+    >>> import math
+    >>> def eps_dp(a):                     # epsilon-DP's curve: power x needs rate at least this
+    ...     return lambda x: max(x / math.exp(a), 1 - math.exp(a) * (1 - x))
+    >>> e = math.log(0.05 ** (1 / 1000) / (1 - 0.05 ** (1 / 1000)))   # all 1000 right: the ceiling, 5.809
+    >>> fdp_one_run_rejects(1000, 1000, 1000, eps_dp(e - 1e-3), 0.05)
+    True
+    >>> fdp_one_run_rejects(1000, 1000, 1000, eps_dp(e + 1e-3), 0.05)
+    False
+    """
+    m = check_int(m, "canaries", low=1)
+    k = check_int(k, "guesses", low=0, high=m)
+    c = check_int(c, "correct", low=0, high=k)
+    tau = check_real(significance, "significance", low=0.0, high=1.0, low_inclusive=False)
+    right, wrong = tau * c / m, tau * (k - c) / m
+    for i in range(c - 1, -1, -1):
+        pushed = max(wrong, float(power_inverse(right)))
+        if pushed == wrong:  # neither rate moves again
+            break
+        right = min(right + i / (k - i) * (pushed - wrong), 1.0)
+        wrong = pushed
+    return right + wrong > k / m
+
+
+def _largest(rejects, hi: float, tol: float = 1e-6) -> float:
+    """The largest parameter ``rejects`` accepts (it is True below a point, False above), to ``tol``, low end."""
+    if not rejects(0.0):
+        return 0.0
+    lo = 0.0
+    while rejects(hi):
+        lo, hi = hi, 2.0 * hi
+        if hi > 1e4:
+            return lo
+    while hi - lo > tol * max(1.0, hi):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if rejects(mid) else (lo, mid)
+    return lo
+
+
+def fdp_one_run_mu_bound(m: int, k: int, c: int, *, confidence: float = 0.95) -> float:
+    """The largest mu for which ``c`` correct of ``k`` guesses reject mu-Gaussian DP: "not mu-GDP below it".
+
+    A statement about Gaussian DP claims, not an assumption-free epsilon: a mechanism with a
+    non-Gaussian curve may be (epsilon, delta)-DP where mu-GDP is not.
+
+    >>> round(fdp_one_run_mu_bound(1000, 100, 100), 2)
+    1.23
+    """
+    from scipy.special import ndtr, ndtri
+
+    beta = 1.0 - check_real(confidence, "confidence", low=0.0, high=1.0, low_inclusive=False, high_inclusive=False)
+    return _largest(lambda mu: fdp_one_run_rejects(m, k, c, lambda x: float(ndtr(ndtri(x) - mu)), beta),
+                    1.0)
