@@ -21,7 +21,7 @@ import numpy as np
 
 from .._validation import check_delta, check_int, check_real
 
-__all__ = ["fdp_one_run_mu_bound", "fdp_one_run_rejects", "guess_counts", "guess_grid", "one_run_ceiling",
+__all__ = ["fdp_one_run_epsilon_bound", "fdp_one_run_mu_bound", "fdp_one_run_rejects", "guess_counts", "guess_grid", "one_run_ceiling",
            "one_run_epsilon_bound", "one_run_p_value", "top_guess_counts"]
 
 
@@ -206,3 +206,23 @@ def fdp_one_run_mu_bound(m: int, k: int, c: int, *, confidence: float = 0.95) ->
     beta = 1.0 - check_real(confidence, "confidence", low=0.0, high=1.0, low_inclusive=False, high_inclusive=False)
     return _largest(lambda mu: fdp_one_run_rejects(m, k, c, lambda x: float(ndtr(ndtri(x) - mu)), beta),
                     1.0)
+
+
+def fdp_one_run_epsilon_bound(m: int, k: int, c: int, *, delta: float = 0.0, confidence: float = 0.95) -> float:
+    """The largest epsilon whose (epsilon, delta) curve the f-DP test rejects: an assumption-free bound at ``delta``.
+
+    The f-DP counterpart of :func:`one_run_epsilon_bound` (measured 0.3-1.7% below it when a guess
+    is wrong: with one point's curve the f-DP test gains nothing); with all ``m`` guesses right and delta 0 both are the
+    ceiling ``ln(q / (1 - q))``, ``q = (1 - confidence)^(1/m)``.
+
+    >>> round(fdp_one_run_epsilon_bound(1000, 1000, 1000), 3)
+    5.809
+    """
+    delta = check_delta(delta)
+    beta = 1.0 - check_real(confidence, "confidence", low=0.0, high=1.0, low_inclusive=False, high_inclusive=False)
+
+    def point(eps):
+        e = math.exp(min(eps, 700.0))
+        return lambda x: max(0.0, (x - delta) / e, 1.0 - delta - e * (1.0 - x))
+
+    return _largest(lambda eps: fdp_one_run_rejects(m, k, c, point(eps), beta), 1.0, 1e-9)
