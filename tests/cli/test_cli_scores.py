@@ -94,3 +94,15 @@ def test_one_run_claim_and_errors(canary_files, capsys):
     assert "INCLUDED (" in err and "short.json" in err and "10 values for 1000 scores" in err
     assert main(["one-run", scores, included, "--epsilon", "1", "--guesses", "0"]) == 2
     assert "--guesses" in capsys.readouterr().err
+
+
+def test_one_run_curve_claim_reports_the_fdp_test(tmp_path, capsys):
+    # Scores of a 3-GDP release against gdp:mu=1: the point bound does not cross the curve, the f-DP test rejects it.
+    rng = np.random.default_rng(5)
+    inc = rng.integers(0, 2, 1000)
+    np.save(tmp_path / "s.npy", rng.normal(3.0 * inc, 1.0))
+    np.save(tmp_path / "i.npy", inc)
+    assert main(["one-run", str(tmp_path / "s.npy"), str(tmp_path / "i.npy"), "--claim", "gdp:mu=1", "--json"]) == 1
+    out = json.loads(capsys.readouterr().out)
+    assert out["curve_violation"]["test"] == "f-dp" and out["epsilon_lower_bound"] < out["claimed_epsilon"]
+    assert out["gdp_mu_lower_bound"] > 1.0 and len(out["fdp_tests"]) == len(out["guesses_tried"])
