@@ -22,13 +22,12 @@ from ..datasets import load_scores
 from ..exceptions import DatasetError, ParameterValueError
 from ..params import ONE_RUN_OPTIONS
 from ..stats.one_run import (
+    counts_for_guesses,
     fdp_one_run_mu_bound,
     fdp_one_run_rejects,
-    guess_counts,
     guess_grid,
     one_run_ceiling,
     one_run_epsilon_bound,
-    top_guess_counts,
 )
 
 __all__ = ["OneRunReport", "audit_one_run", "canary_inputs", "one_run"]
@@ -160,8 +159,9 @@ def audit_one_run(scores, included, *, epsilon=None, delta=0.0, claim=None, gues
     share = (1.0 - confidence) / len(grid) / (2 if curve else 1)
     level = 1.0 - share  # a curve's deltas share their k's level: see _tests
     rows = []
+    counts = dict(zip(grid, counts_for_guesses(s, inc, grid)))
     for k, d, claimed in tests:
-        r, v = guess_counts(s, inc, k)
+        r, v = counts[k]
         rows.append({"guesses": r, "correct": v, "delta": d, "claimed_epsilon": claimed,
                      "epsilon_lower_bound": one_run_epsilon_bound(m, r, v, delta=d, confidence=level)})
     fdp_rows = _fdp_tests(claim_obj, s, inc, grid, share) if curve else []
@@ -193,8 +193,7 @@ def _fdp_tests(claim, scores, included, grid, share):
     mu whose Gaussian DP curve the same count rejects: the same test, so no further share.
     """
     rows = []
-    for k in grid:
-        r, v = top_guess_counts(scores, included, k)
+    for r, v in counts_for_guesses(scores, included, grid, one_sided=True):
         rows.append({"guesses": r, "correct": v,
                      "rejected": fdp_one_run_rejects(len(scores), r, v, claim.power_inverse, share),
                      "mu_lower_bound": fdp_one_run_mu_bound(len(scores), r, v, confidence=1.0 - share)})

@@ -21,7 +21,7 @@ import numpy as np
 
 from .._validation import check_delta, check_int, check_real
 
-__all__ = ["fdp_one_run_epsilon_bound", "fdp_one_run_mu_bound", "fdp_one_run_rejects", "guess_counts", "guess_grid", "one_run_ceiling",
+__all__ = ["counts_for_guesses", "fdp_one_run_epsilon_bound", "fdp_one_run_mu_bound", "fdp_one_run_rejects", "guess_counts", "guess_grid", "one_run_ceiling",
            "one_run_epsilon_bound", "one_run_p_value", "top_guess_counts"]
 
 
@@ -48,10 +48,14 @@ def one_run_p_value(m: int, r: int, v: int, epsilon: float, delta: float = 0.0) 
     q = 1.0 / (1.0 + math.exp(-epsilon)) if epsilon < 700 else 1.0
     p = float(special.bdtrc(v - 1, r, q)) if v > 0 else 1.0
     if delta > 0 and v > 0:
-        k = np.arange(v - 1, -1, -1, dtype=float)  # P[Bin = v - i] for i = 1..v, summed term by term
+        # P[Bin = v - i] for i = 1, 2, ..., summed term by term.  Counts more than 50 standard deviations
+        # below the mean add nothing a float can hold (< e^-1000), so they are left out: the running
+        # sum over i then only stays flat, and its ratio to i only falls (10^5 guesses: 5x faster).
+        lowest = max(0, min(v - 1, int(r * q - 50.0 * math.sqrt(r * q * (1.0 - q)) - 10.0)))
+        k = np.arange(v - 1, lowest - 1, -1, dtype=float)
         below = np.exp(special.gammaln(r + 1.0) - special.gammaln(k + 1.0) - special.gammaln(r - k + 1.0)
                        + special.xlogy(k, q) + special.xlog1py(r - k, -q))
-        alpha = float(np.max(np.cumsum(below) / np.arange(1, v + 1)))
+        alpha = float(np.max(np.cumsum(below) / np.arange(1, len(k) + 1)))
         p += 2.0 * m * delta * alpha
     return min(p, 1.0)
 
@@ -100,13 +104,30 @@ def guess_counts(scores, included, guesses: int) -> tuple[int, int]:
     >>> guess_counts([0.9, 0.1, 0.5, 0.8], [1, 0, 0, 1], 2)
     (2, 2)
     """
+    return counts_for_guesses(scores, included, [guesses])[0]
+
+
+def counts_for_guesses(scores, included, guesses, *, one_sided: bool = False) -> list[tuple[int, int]]:
+    """(guesses, correct) for each number in ``guesses``, from one sort of the scores.
+
+    Two-sided (default) as :func:`guess_counts`; ``one_sided`` as :func:`top_guess_counts`.  The
+    counts for every k come from one ordering and a running sum (a grid of k at 10^5 canaries used to
+    sort them once per k).
+
+    >>> counts_for_guesses([0.9, 0.1, 0.5, 0.8], [1, 0, 0, 1], [1, 2, 4])
+    [(1, 1), (2, 2), (4, 4)]
+    """
     s = np.asarray(scores, dtype=float)
     inc = np.asarray(included).astype(bool)
-    k = check_int(guesses, "guesses", low=0, high=len(s))
-    center = float(np.median(s))
-    chosen = np.argsort(-np.abs(s - center), kind="stable")[:k]
-    guess_in = s[chosen] >= center
-    return k, int(np.sum(guess_in == inc[chosen]))
+    ks = [check_int(k, "guesses", low=0, high=len(s)) for k in guesses]
+    if one_sided:
+        right = inc[np.argsort(-s, kind="stable")]
+    else:
+        center = float(np.median(s))
+        order = np.argsort(-np.abs(s - center), kind="stable")
+        right = (s[order] >= center) == inc[order]
+    running = np.r_[0, np.cumsum(right)]
+    return [(k, int(running[k])) for k in ks]
 
 
 def guess_grid(m: int, *, smallest: int = 10) -> list[int]:
@@ -137,10 +158,7 @@ def top_guess_counts(scores, included, guesses: int) -> tuple[int, int]:
     >>> top_guess_counts([0.9, 0.1, 0.5, 0.8], [1, 0, 0, 1], 3)
     (3, 2)
     """
-    s = np.asarray(scores, dtype=float)
-    inc = np.asarray(included).astype(bool)
-    k = check_int(guesses, "guesses", low=0, high=len(s))
-    return k, int(np.sum(inc[np.argsort(-s, kind="stable")[:k]]))
+    return counts_for_guesses(scores, included, [guesses], one_sided=True)[0]
 
 
 def fdp_one_run_rejects(m: int, k: int, c: int, power_inverse, significance: float) -> bool:

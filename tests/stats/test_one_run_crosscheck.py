@@ -84,3 +84,21 @@ def test_one_run_json_is_the_python_report(files, capsys):
     for key in ("epsilon_lower_bound", "claimed_epsilon", "claimed_delta", "confidence", "canaries", "guesses",
                 "correct", "verdict", "claim", "curve_violation"):
         assert out[key] == ref[key]
+
+
+def test_the_delta_term_leaves_out_nothing_that_counts():
+    # The p-value sums P[Bin = v - i] only down to 50 standard deviations below the mean; scipy.stats over
+    # every count must give the same p-value (random cases, up to 2 x 10^4 guesses, far and near tails).
+    from scipy.stats import binom
+
+    rng = np.random.default_rng(11)
+    for _ in range(40):
+        r = int(rng.integers(1, 20_000))
+        v = int(rng.integers(0, r + 1))
+        eps, delta, m = float(rng.uniform(0, 4)), float(10 ** rng.uniform(-8, -2)), r + int(rng.integers(0, 1000))
+        q = 1 / (1 + math.exp(-eps))
+        full = binom.sf(v - 1, r, q)
+        if v > 0:
+            below = binom.pmf(np.arange(v - 1, -1, -1), r, q)
+            full += 2 * m * delta * np.max(np.cumsum(below) / np.arange(1, v + 1))
+        assert one_run_p_value(m, r, v, eps, delta) == pytest.approx(min(full, 1.0), rel=1e-9, abs=1e-300)
