@@ -48,9 +48,15 @@ class LikelihoodRatioScore:
             c0 = np.bincount(self.row_index.lookup(k0), minlength=m)
             c1 = np.bincount(self.row_index.lookup(k1), minlength=m)
         self.log_ratio = log_ratio(c0, len(a), c1, len(b))
+        self._fitted_counts(c0, c1, len(a))
         return self
 
-    #: Releases per outcome (on average, over the pool) above which fitting on the pool costs nothing.
+    def _fitted_counts(self, c0, c1, n0):
+        # The rarest outcome's releases (both sides) and the fitting releases per side, for ``pooled``.
+        self.rarest = int(np.min(np.asarray(c0) + np.asarray(c1))) if len(c0) else 0
+        self.n_fit = max(int(n0), 1)
+
+    #: Releases per outcome (each outcome, scaled to the pool) above which fitting on the pool costs nothing.
     POOLED_PER_OUTCOME = 1000
 
     def pooled(self, n_pool: int) -> bool:
@@ -59,11 +65,19 @@ class LikelihoodRatioScore:
         With few outcomes, each seen about a thousand times or more, the
         estimated ratios are as good as the truth for ordering them, and
         choosing the event on the fitting releases adds no optimism worth the
-        half of the pool a separate split costs.  (The held-out releases are
+        half of the pool a separate split costs.  *Each*: an average over the
+        outcomes let a few rare ones, whose ratios are mostly noise, join the
+        event chosen on the releases they were fitted on.  GRR over 50 values
+        at epsilon 10 (48 outcomes seen about 9 times in 100,000 releases, 0.2%
+        of the mass) chose output 0 plus the rare outcomes that looked best,
+        twice the false positives held out: 9.03 certified, 9.83 with the split
+        (10^6 per side; LDP-Auditor's attack 9.47).  (The held-out releases are
         never touched: the bound stays valid whatever the choice.)
         """
         m = len(self.log_ratio)
-        return m * self.POOLED_PER_OUTCOME <= n_pool
+        rarest = getattr(self, "rarest", None)
+        each = True if rarest is None else rarest * n_pool / getattr(self, "n_fit", n_pool) >= self.POOLED_PER_OUTCOME
+        return m * self.POOLED_PER_OUTCOME <= n_pool and each
 
     @classmethod
     def from_counts(cls, outcomes: np.ndarray, count0: np.ndarray, count1: np.ndarray) -> "LikelihoodRatioScore":
@@ -82,6 +96,7 @@ class LikelihoodRatioScore:
         self.levels = None
         n0, n1 = int(c0.sum()), int(c1.sum())
         self.log_ratio = log_ratio(c0, n0, c1, n1)
+        self._fitted_counts(c0, c1, n0)
         return self
 
     def _keys(self, rows):
