@@ -21,8 +21,9 @@ import numpy as np
 
 from .._validation import check_delta, check_int, check_real
 
-__all__ = ["counts_for_guesses", "fdp_one_run_epsilon_bound", "fdp_one_run_mu_bound", "fdp_one_run_rejects", "guess_counts", "guess_grid", "one_run_ceiling",
-           "one_run_epsilon_bound", "one_run_p_value", "top_guess_counts"]
+__all__ = ["counts_for_guesses", "fdp_one_run_epsilon_bound", "fdp_one_run_mu_bound", "fdp_one_run_rejects",
+           "guess_counts", "guess_grid", "one_run_ceiling", "one_run_epsilon_bound", "one_run_p_value",
+           "top_guess_counts"]
 
 
 def _check(m: int, r: int, v: int, delta: float) -> tuple[int, int, int, float]:
@@ -73,20 +74,7 @@ def one_run_epsilon_bound(m: int, r: int, v: int, *, delta: float = 0.0, confide
     m, r, v, delta = _check(m, r, v, delta)
     beta = 1.0 - check_real(confidence, "confidence", low=0.0, high=1.0, low_inclusive=False,
                             high_inclusive=False)
-    if one_run_p_value(m, r, v, 0.0, delta) >= beta:
-        return 0.0
-    lo, hi = 0.0, 1.0
-    while one_run_p_value(m, r, v, hi, delta) < beta:
-        lo, hi = hi, 2.0 * hi
-        if hi > 1e4:  # every epsilon is rejected only if delta = 0 and all guesses are right with r huge
-            return lo
-    while hi - lo > 1e-9 * max(1.0, hi):
-        mid = 0.5 * (lo + hi)
-        if one_run_p_value(m, r, v, mid, delta) < beta:
-            lo = mid
-        else:
-            hi = mid
-    return lo
+    return _largest(lambda eps: one_run_p_value(m, r, v, eps, delta) < beta, 1.0, 1e-9)
 
 
 def one_run_ceiling(m: int, r: int, *, delta: float = 0.0, confidence: float = 0.95) -> float:
@@ -198,7 +186,11 @@ def fdp_one_run_rejects(m: int, k: int, c: int, power_inverse, significance: flo
 
 
 def _largest(rejects, hi: float, tol: float = 1e-6) -> float:
-    """The largest parameter ``rejects`` accepts (it is True below a point, False above), to ``tol``, low end."""
+    """The largest parameter ``rejects`` accepts (True below a point, False above), to ``tol``, keeping the low end.
+
+    0 when it rejects nothing; doubling from ``hi`` brackets the point (capped at 10^4, where only
+    delta 0 with every guess right still rejects), then bisection.  Every one-run bound is read this way.
+    """
     if not rejects(0.0):
         return 0.0
     lo = 0.0

@@ -75,8 +75,7 @@ class LikelihoodRatioScore:
         never touched: the bound stays valid whatever the choice.)
         """
         m = len(self.log_ratio)
-        rarest = getattr(self, "rarest", None)
-        each = True if rarest is None else rarest * n_pool / getattr(self, "n_fit", n_pool) >= self.POOLED_PER_OUTCOME
+        each = self.rarest * n_pool / self.n_fit >= self.POOLED_PER_OUTCOME
         return m * self.POOLED_PER_OUTCOME <= n_pool and each
 
     @classmethod
