@@ -40,6 +40,10 @@ __all__ = [
 ]
 
 
+#: Types whose value ``float()`` reads exactly: the fast path of :func:`check_real` (a bool is not one).
+_PLAIN_REAL = (float, int)
+
+
 def _is_real(value: Any) -> bool:
     return isinstance(value, numbers.Real) and not isinstance(value, bool)
 
@@ -123,6 +127,12 @@ def check_real(
     ...
     dpaudit.exceptions.ParameterTypeError: epsilon must be a real number; got 'x'
     """
+    if type(value) in _PLAIN_REAL:  # the common case, checked without building the error text
+        v = float(value)
+        if (v == v and not (finite and math.isinf(v))
+                and (low is None or (v >= low if low_inclusive else v > low))
+                and (high is None or (v <= high if high_inclusive else v < high))):
+            return v
     rng = _range_text(low, high, low_inclusive, high_inclusive)
     expected = f"a number {rng}".rstrip()
     if not _is_real(value):
@@ -197,6 +207,8 @@ def check_int(value: Any, name: str, *, low: int | None = None, high: int | None
     ...
     dpaudit.exceptions.ParameterValueError: samples must be an integer >= 1; got 0
     """
+    if type(value) is int and (low is None or value >= low) and (high is None or value <= high):
+        return value  # the common case, checked without building the error text
     expected = f"an integer {_range_text(low, high)}".rstrip()
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         if _is_real(value) and math.isfinite(float(value)) and float(value).is_integer():

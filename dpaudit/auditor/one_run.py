@@ -118,12 +118,12 @@ def _tests(claim, delta, grid):
     ``beta`` at the observed W, which has probability at most ``beta``.  Only the numbers of guesses
     (different counts W) are Bonferroni-split.
     """
-    deltas = [d for d in CURVE_DELTAS if math.isfinite(float(claim.epsilon(d)))] if len(claim.grid()[0]) > 1 \
-        else [delta]
-    if not deltas:
+    claimed = {d: float(claim.epsilon(d)) for d in (CURVE_DELTAS if len(claim.grid()[0]) > 1 else [delta])}
+    claimed = {d: e for d, e in claimed.items() if math.isfinite(e)}
+    if not claimed:
         raise ParameterValueError(f"claim {claim.spec!r} promises nothing finite at delta <= {CURVE_DELTAS[-1]:g}; "
                                   "a one-run audit cannot test it")
-    return [(k, d, float(claim.epsilon(d))) for k in grid for d in deltas]
+    return [(k, d, e) for k in grid for d, e in claimed.items()]
 
 
 def audit_one_run(scores, included, *, epsilon=None, delta=0.0, claim=None, guesses=None, confidence=0.95,
