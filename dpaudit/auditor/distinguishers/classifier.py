@@ -67,6 +67,41 @@ class ClassifierScore:
 
 
 
+def _contrasts(c: int) -> np.ndarray:
+    """A ``c x (c - 1)`` matrix whose orthonormal columns span the vectors of R^c that sum to 0.
+
+    With an unpenalised intercept, a one-hot block's weights are centred at the L2-penalised
+    optimum (any shift of a block is the intercept's to take, at no penalty), so fitting the
+    weights ``Q theta`` with penalty ``|theta|^2`` is the same problem in ``c - 1`` unknowns.
+
+    >>> q = _contrasts(3)
+    >>> bool(np.allclose(q.T @ q, np.eye(2)) and np.allclose(q.sum(axis=0), 0))
+    True
+    """
+    basis = np.linalg.qr(np.eye(c) - 1.0 / c)[0][:, : c - 1]  # the centring projector's range
+    return basis
+
+
+def _contrast_design(cells, offsets, sizes, counts):
+    """The dense design of :class:`BinnedLogisticScore` in contrast coordinates, and how to map back.
+
+    ``cells`` (n, k) holds each release's global cell per coordinate; only cells some release falls
+    in are kept (an empty cell's weight is 0 at the optimum, uncoupled from the rest).  Returns
+    ``(X, [(cells_j, Q_j), ...])``: ``X[:, block_j] = Q_j[local cell]``, weights ``w[cells_j] = Q_j theta_j``.
+    """
+    blocks, bases = [], []
+    for j in range(cells.shape[1]):
+        cells_j = offsets[j] + np.flatnonzero(counts[offsets[j]:offsets[j] + sizes[j]])
+        if len(cells_j) < 2:
+            continue  # one cell: a constant column, the intercept's
+        local = np.searchsorted(cells_j, cells[:, j])
+        q = _contrasts(len(cells_j))
+        blocks.append(q[local])
+        bases.append((cells_j, q))
+    X = np.concatenate(blocks, axis=1) if blocks else np.empty((cells.shape[0], 0))
+    return X, bases
+
+
 #: Rows x cells up to which binned-logistic fits on a dense one-hot matrix (8 bytes each: 128 MB).
 DENSE_CELLS = 16_000_000
 
@@ -143,14 +178,22 @@ class BinnedLogisticScore:
         # A cell no fitting release falls in (the number bin of a coordinate that only takes special
         # values: a third of the cells of a binary vector) has weight 0 at the penalised optimum and
         # no coupling to the others; leaving it out gives the same weights at (2/3)^2 of Newton's cost.
-        used = np.flatnonzero(np.bincount(cells.ravel(), minlength=n_cells))
-        X = X[:, used]
-        if X.shape[0] * X.shape[1] <= DENSE_CELLS:
+        counts = np.bincount(cells.ravel(), minlength=n_cells)
+        used = np.flatnonzero(counts)
+        dense = X.shape[0] * len(used) <= DENSE_CELLS
+        if dense:
             # Newton's Hessian X'WX on a sparse X is a sparse product per step, slow when every row
             # has a cell in each of many coordinates (1.1 s a step at k 100 binary coordinates,
-            # 50,000 rows); dense, it is one BLAS product (same optimum).
-            X = X.toarray()
+            # 50,000 rows); dense, it is one BLAS product (same optimum).  Each coordinate's one-hot
+            # block is written in an orthonormal basis of its sum-zero contrasts (_contrasts): one
+            # column fewer per coordinate, none for a coordinate seen in one cell only.
+            X, bases = _contrast_design(cells, self.offsets, sizes, counts)
+        else:
+            X = X[:, used]
         y = np.r_[np.ones(len(a)), np.zeros(len(b))]
+        self.weights = np.zeros(n_cells)
+        if X.shape[1] == 0:  # every coordinate constant on the fitting releases: nothing to weigh
+            return self
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # an early stop is still a valid score
             # Newton steps on the few hundred one-hot cells converge in a handful of iterations
@@ -158,8 +201,14 @@ class BinnedLogisticScore:
             # 3.5x longer (1.08 s against 0.31 s on SVT34Parallel's 25,000 releases per side),
             # 58% of a pair search's screening time on a 5-bin histogram.
             model = LogisticRegression(C=self.regularization, solver="newton-cholesky", max_iter=100).fit(X, y)
-        self.weights = np.zeros(n_cells)
-        self.weights[used] = model.coef_.ravel()
+        coef = model.coef_.ravel()
+        if dense:
+            start = 0
+            for cells_j, q in bases:
+                self.weights[cells_j] = q @ coef[start:start + q.shape[1]]
+                start += q.shape[1]
+        else:
+            self.weights[used] = coef
         return self
 
     def score(self, x):
