@@ -78,8 +78,7 @@ def _contrasts(c: int) -> np.ndarray:
     >>> bool(np.allclose(q.T @ q, np.eye(2)) and np.allclose(q.sum(axis=0), 0))
     True
     """
-    basis = np.linalg.qr(np.eye(c) - 1.0 / c)[0][:, : c - 1]  # the centring projector's range
-    return basis
+    return np.linalg.qr(np.eye(c) - 1.0 / c)[0][:, : c - 1]  # the centring projector's range
 
 
 def _contrast_design(cells, offsets, sizes, counts):
@@ -89,13 +88,15 @@ def _contrast_design(cells, offsets, sizes, counts):
     in are kept (an empty cell's weight is 0 at the optimum, uncoupled from the rest).  Returns
     ``(X, [(cells_j, Q_j), ...])``: ``X[:, block_j] = Q_j[local cell]``, weights ``w[cells_j] = Q_j theta_j``.
     """
-    blocks, bases = [], []
+    blocks, bases, basis = [], [], {}
     for j in range(cells.shape[1]):
         cells_j = offsets[j] + np.flatnonzero(counts[offsets[j]:offsets[j] + sizes[j]])
         if len(cells_j) < 2:
             continue  # one cell: a constant column, the intercept's
         local = np.searchsorted(cells_j, cells[:, j])
-        q = _contrasts(len(cells_j))
+        q = basis.get(len(cells_j))
+        if q is None:
+            q = basis[len(cells_j)] = _contrasts(len(cells_j))
         blocks.append(q[local])
         bases.append((cells_j, q))
     X = np.concatenate(blocks, axis=1) if blocks else np.empty((cells.shape[0], 0))
@@ -173,14 +174,12 @@ class BinnedLogisticScore:
         self.offsets = np.cumsum(np.r_[0, sizes[:-1]]).astype(np.int64)
         n_cells = int(sum(sizes))
         cells = self._cells(pooled)
-        rows = np.repeat(np.arange(len(pooled)), cells.shape[1])
-        X = sparse.csr_matrix((np.ones(cells.size), (rows, cells.ravel())), shape=(len(pooled), n_cells))
         # A cell no fitting release falls in (the number bin of a coordinate that only takes special
         # values: a third of the cells of a binary vector) has weight 0 at the penalised optimum and
         # no coupling to the others; leaving it out gives the same weights at (2/3)^2 of Newton's cost.
         counts = np.bincount(cells.ravel(), minlength=n_cells)
         used = np.flatnonzero(counts)
-        dense = X.shape[0] * len(used) <= DENSE_CELLS
+        dense = len(pooled) * len(used) <= DENSE_CELLS
         if dense:
             # Newton's Hessian X'WX on a sparse X is a sparse product per step, slow when every row
             # has a cell in each of many coordinates (1.1 s a step at k 100 binary coordinates,
@@ -189,7 +188,8 @@ class BinnedLogisticScore:
             # column fewer per coordinate, none for a coordinate seen in one cell only.
             X, bases = _contrast_design(cells, self.offsets, sizes, counts)
         else:
-            X = X[:, used]
+            rows = np.repeat(np.arange(len(pooled)), cells.shape[1])
+            X = sparse.csr_matrix((np.ones(cells.size), (rows, cells.ravel())), shape=(len(pooled), n_cells))[:, used]
         y = np.r_[np.ones(len(a)), np.zeros(len(b))]
         self.weights = np.zeros(n_cells)
         if X.shape[1] == 0:  # every coordinate constant on the fitting releases: nothing to weigh
