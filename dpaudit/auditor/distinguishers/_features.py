@@ -304,12 +304,19 @@ def dependence_blocks(codes0: np.ndarray, codes1: np.ndarray, radix: np.ndarray,
             j = parent[j]
         return j
 
-    r_max = int(radix[with_specials].max())
     for codes in (codes0, codes1):
         rows = np.ascontiguousarray(as_2d(np.asarray(codes))[:probe][:, with_specials], dtype=np.int64)
         n, k = rows.shape
         if n < 2:
             continue
+        # Each coordinate's codes renumbered over the levels these rows hold: a level no row takes
+        # is an empty row of every table, which changes no G statistic and no degree of freedom,
+        # and a coordinate coded 0..3 that only shows two of them (the bits of a unary encoding
+        # beside binned numbers) then fits the one-product path (k = 150 such bits: 10.6 s -> 0.3 s).
+        r_max = int(radix[with_specials].max())
+        present = np.bincount((rows + np.arange(k) * r_max).ravel(), minlength=k * r_max).reshape(k, r_max) > 0
+        rows = (np.cumsum(present, axis=1) - 1)[np.arange(k), rows]
+        r_max = int(present.sum(axis=1).max())
         if k * r_max <= ONE_HOT_WIDTH:
             for a, b in _dependent_pairs(rows, r_max, alpha):
                 parent[find(int(with_specials[a]))] = find(int(with_specials[b]))
