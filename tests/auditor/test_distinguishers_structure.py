@@ -56,6 +56,26 @@ def test_dependence_blocks_test_each_side_alone():
     assert [g.tolist() for g in dependence_blocks(codes_a, codes_b, radix)] == [[0], [1]]
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_dependence_blocks_product_path_equals_pair_loop_when_levels_are_missing(seed, monkeypatch):
+    """Codes that use only some of their radix (bits coded 1, 2 of 0..3) are renumbered before the
+    one-product path; the pair-by-pair loop (forced with a zero width) must find the same groups."""
+    from dpaudit.auditor.distinguishers import _features
+
+    rng = np.random.default_rng(seed)
+    n, k = 4000, 12
+    codes = rng.choice([1, 3], size=(n, k))  # radix 4, levels 0 and 2 never used
+    codes[:, 1] = codes[:, 0]
+    codes[:, 5] = np.where(rng.random(n) < 0.3, codes[:, 4], codes[:, 5])
+    other = np.where(rng.random((n, k)) < 0.05, 2, codes)
+    radix = np.full(k, 4)
+    product = [g.tolist() for g in dependence_blocks(codes, other, radix)]
+    monkeypatch.setattr(_features, "ONE_HOT_WIDTH", 0)
+    loop = [g.tolist() for g in dependence_blocks(codes, other, radix)]
+    assert product == loop
+    assert [0, 1] in product and [4, 5] in product
+
+
 def test_dependence_blocks_edge_inputs():
     assert dependence_blocks(np.zeros((10, 3), int), np.zeros((10, 3), int), np.ones(3, int)) == []
     one = dependence_blocks(np.zeros((1, 2), int), np.zeros((1, 2), int), np.array([2, 2]))
