@@ -103,7 +103,8 @@ def _contrast_design(cells, offsets, sizes, counts):
     return X, bases
 
 
-#: Rows x cells up to which binned-logistic fits on a dense one-hot matrix (8 bytes each: 128 MB).
+#: Rows x columns (one per used cell, less one per coordinate) up to which binned-logistic fits on a
+#: dense design (8 bytes each: 128 MB).
 DENSE_CELLS = 16_000_000
 
 
@@ -179,7 +180,9 @@ class BinnedLogisticScore:
         # no coupling to the others; leaving it out gives the same weights at (2/3)^2 of Newton's cost.
         counts = np.bincount(cells.ravel(), minlength=n_cells)
         used = np.flatnonzero(counts)
-        dense = len(pooled) * len(used) <= DENSE_CELLS
+        # The dense design has one column fewer than its used cells per coordinate (_contrast_design).
+        seen = np.count_nonzero(np.add.reduceat(counts > 0, self.offsets)) if len(self.offsets) else 0
+        dense = len(pooled) * (len(used) - seen) <= DENSE_CELLS
         if dense:
             # Newton's Hessian X'WX on a sparse X is a sparse product per step, slow when every row
             # has a cell in each of many coordinates (1.1 s a step at k 100 binary coordinates,
