@@ -25,6 +25,8 @@ budget's, not the distinguisher's.
 from __future__ import annotations
 
 import argparse
+import sys
+from pathlib import Path
 
 import numpy as np
 
@@ -32,6 +34,9 @@ from dpaudit.auditor.distinguishers.vector import DensityRatioSumScore
 from dpaudit.mechanisms.dpsgd import SubsampledGaussianSteps
 from dpaudit.stats.estimators import ClopperPearsonEstimator, HeldOutCounts
 from dpaudit.stats.selection import calibration_counts, calibration_rates
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from curve_choice import llr  # noqa: E402
 
 TRUTH = 0.887  # dp-accounting's epsilon at delta 1e-2
 DELTA = 1e-2
@@ -41,7 +46,7 @@ COLUMNS = ("fit 1/2, choose 1/2", "choose on all", "fit 1/4, choose 3/4", "exact
 
 
 def _exact(x, rate=0.1, noise=1.0):
-    return np.log(1 - rate + rate * np.exp((2 * x - 1) / (2 * noise ** 2))).sum(axis=1)
+    return llr(x, noise, rate)  # the white box's exact log-likelihood ratio (curve_choice.py)
 
 
 def _choose(s0, s1):

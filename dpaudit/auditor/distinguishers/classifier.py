@@ -181,7 +181,7 @@ class BinnedLogisticScore:
         counts = np.bincount(cells.ravel(), minlength=n_cells)
         used = np.flatnonzero(counts)
         # The dense design has one column fewer than its used cells per coordinate (_contrast_design).
-        seen = np.count_nonzero(np.add.reduceat(counts > 0, self.offsets)) if len(self.offsets) else 0
+        seen = np.count_nonzero(np.logical_or.reduceat(counts > 0, self.offsets))  # coordinates with a used cell
         dense = len(pooled) * (len(used) - seen) <= DENSE_CELLS
         if dense:
             # Newton's Hessian X'WX on a sparse X is a sparse product per step, slow when every row

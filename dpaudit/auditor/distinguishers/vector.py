@@ -171,8 +171,10 @@ class SignSumScore:
         ge = (probe >= med).mean(axis=0)
         self.inclusive = np.abs(ge - 0.5) < np.abs(gt - 0.5)
         self.median = med
-        cut = np.where(self.inclusive, med, np.nextafter(med, np.inf))  # "x > m" is "x >= the next float"
-        f0, f1 = (a >= cut).mean(axis=0), (b >= cut).mean(axis=0)
+        # "Above" as one comparison, x >= cut: the median, or for "x > m" the next float after m
+        # (kept beside median and inclusive so that scoring held-out chunks does not rebuild it).
+        self.cut = np.where(self.inclusive, med, np.nextafter(med, np.inf))
+        f0, f1 = (a >= self.cut).mean(axis=0), (b >= self.cut).mean(axis=0)
         p = 0.5 * (f0 + f1)
         se = np.sqrt(np.maximum(p * (1 - p), 1e-300) * (1.0 / len(a) + 1.0 / len(b)))
         zs = (f0 - f1) / se
@@ -224,20 +226,18 @@ class SignSumScore:
         return se > 0 and (s0.mean() - s1.mean()) / se >= self.pool_z
 
     def _above(self, col, j):
-        return col >= self.median[j] if self.inclusive[j] else col > self.median[j]
+        return col >= self.cut[j]
 
     def score(self, x):
         voting = np.flatnonzero(self.weights)
         if self.transform == "raw":
             # Only the voting coordinates are read, in the release's own dtype and layout: a
             # transposed float copy of every coordinate cost twice the mechanism's draw on
-            # RAPPOR's 20 integer bits, of which 6 vote.  "x > m" is "x >= the next float after m".
+            # RAPPOR's 20 integer bits, of which 6 vote. (``cut``: see fit.)
             x = as_2d(np.asarray(x))
             if len(voting) == 0:
                 return np.zeros(len(x))
-            med = self.median[voting]
-            cut = np.where(self.inclusive[voting], med, np.nextafter(med, np.inf))
-            above = x[:, voting] >= cut  # the votes are signs: count the +1s, subtract the -1s
+            above = x[:, voting] >= self.cut[voting]  # the votes are signs: count the +1s, subtract the -1s
             up = self.weights[voting] > 0
             return (above[:, up].sum(axis=1, dtype=np.int64)
                     - above[:, ~up].sum(axis=1, dtype=np.int64)).astype(float)
