@@ -233,8 +233,10 @@ class PatternCellsScore:
         self.max_bins = max_bins
         self.z = z
 
-    def _codes(self, x: np.ndarray) -> np.ndarray:
-        codes = symbol_codes(x, self.specials)
+    def _codes(self, x: np.ndarray, codes: np.ndarray | None = None) -> np.ndarray:
+        """Each coordinate's code: its special value's, or past them its number's bin (into ``codes``,
+        the :func:`symbol_codes` of ``x`` when already computed)."""
+        codes = symbol_codes(x, self.specials) if codes is None else codes
         for j, edges in self.edges.items():
             number = codes[:, j] == 0
             codes[number, j] = len(self.specials[j]) + 1 + bin_index(edges, x[number, j])
@@ -246,14 +248,19 @@ class PatternCellsScore:
         codes0, codes1 = symbol_codes(a, self.specials), symbol_codes(b, self.specials)
         self.edges = {}
         radix = np.ones(a.shape[1], dtype=np.int64)
+        # Numbers per coordinate, counted at once: too few for two bins need no gathering (one bin has no edges).
+        n_numbers = np.count_nonzero(codes0 == 0, axis=0) + np.count_nonzero(codes1 == 0, axis=0)
         for j, vals in enumerate(self.specials):
             if len(vals) == 0:
                 continue  # numbers only: left out
-            numbers = np.concatenate([a[codes0[:, j] == 0, j], b[codes1[:, j] == 0, j]])
-            n_bins = int(np.clip(len(numbers) // self.per_cell, 1, self.max_bins))
-            self.edges[j] = quantile_edges(numbers, n_bins)
+            n_bins = int(np.clip(n_numbers[j] // self.per_cell, 1, self.max_bins))
+            if n_bins > 1:
+                numbers = np.concatenate([a[codes0[:, j] == 0, j], b[codes1[:, j] == 0, j]])
+                self.edges[j] = quantile_edges(numbers, n_bins)
+            else:
+                self.edges[j] = np.empty(0)
             radix[j] = len(vals) + 2 + len(self.edges[j])
-        codes0, codes1 = self._codes(a), self._codes(b)
+        codes0, codes1 = self._codes(a, codes0), self._codes(b, codes1)  # the bins added to the special codes
         groups = [g for g in dependence_blocks(codes0, codes1, radix) if len(g)]
         if not groups:
             groups = [np.flatnonzero(radix > 1)]
