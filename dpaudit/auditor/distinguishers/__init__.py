@@ -134,8 +134,9 @@ def auto_choices(kind: str, x: np.ndarray) -> tuple[str, ...]:
     add up), the mixed score (special values such as abort or "below" next to
     numbers) and a DP-Sniper-style logistic regression on binned cells; when
     some coordinate has special values and the rows are not made of special
-    values alone, the pattern of specials and binned numbers as one pattern too; when coordinates are correlated and hold numbers only
-    (prefix sums), the sign-sum on innovations too.
+    values alone, the pattern of specials and binned numbers as one pattern
+    too; when coordinates are correlated and hold numbers only (prefix sums),
+    the sign-sum on innovations too.
     Releases that repeat exactly (many draws share a value) get the
     likelihood-ratio outcome sets too, whatever their kind: a leak in *which*
     values occur (Mironov's floating-point attack) shows only there.
@@ -171,8 +172,9 @@ def _specials_and_numbers(x: np.ndarray) -> tuple[bool, bool]:
     """
     rows = as_2d(np.asarray(x, float))
     specials = special_values(rows)
-    numbers = any(not np.isin(rows[:, j], v).all() for j, v in enumerate(specials))
-    return any(len(v) for v in specials), numbers
+    if not any(len(v) for v in specials):
+        return False, True
+    return True, any(not np.isin(rows[:, j], v).all() for j, v in enumerate(specials))
 
 
 def repeats(x: np.ndarray, *, probe: int = 200_000) -> bool:

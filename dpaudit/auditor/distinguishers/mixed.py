@@ -248,17 +248,12 @@ class PatternCellsScore:
         codes0, codes1 = symbol_codes(a, self.specials), symbol_codes(b, self.specials)
         self.edges = {}
         radix = np.ones(a.shape[1], dtype=np.int64)
-        # Numbers per coordinate, counted at once: too few for two bins need no gathering (one bin has no edges).
-        n_numbers = np.count_nonzero(codes0 == 0, axis=0) + np.count_nonzero(codes1 == 0, axis=0)
         for j, vals in enumerate(self.specials):
             if len(vals) == 0:
                 continue  # numbers only: left out
-            n_bins = int(np.clip(n_numbers[j] // self.per_cell, 1, self.max_bins))
-            if n_bins > 1:
-                numbers = np.concatenate([a[codes0[:, j] == 0, j], b[codes1[:, j] == 0, j]])
-                self.edges[j] = quantile_edges(numbers, n_bins)
-            else:
-                self.edges[j] = np.empty(0)
+            numbers = np.concatenate([a[codes0[:, j] == 0, j], b[codes1[:, j] == 0, j]])
+            n_bins = int(np.clip(len(numbers) // self.per_cell, 1, self.max_bins))
+            self.edges[j] = quantile_edges(numbers, n_bins)
             radix[j] = len(vals) + 2 + len(self.edges[j])
         codes0, codes1 = self._codes(a, codes0), self._codes(b, codes1)  # the bins added to the special codes
         groups = [g for g in dependence_blocks(codes0, codes1, radix) if len(g)]
