@@ -9,12 +9,17 @@ the accountant's 0.887.
 
     python benchmarks/dpsgd_smoothed_choice.py 1 21      # seeds 1-20, about 5 minutes
 """
+
+from __future__ import annotations
+
 import sys
+from pathlib import Path
+
 import numpy as np
 from scipy.ndimage import uniform_filter1d
-from pathlib import Path
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import dpsgd_profile_limit as B
+import dpsgd_profile_limit as B  # noqa: E402
 from dpaudit.auditor.distinguishers.vector import DensityRatioSumScore
 from dpaudit.mechanisms.dpsgd import SubsampledGaussianSteps
 from dpaudit.stats.selection import calibration_counts, calibration_rates, pick_event
