@@ -253,3 +253,77 @@ def test_auto_tries_pattern_cells_only_where_rows_are_not_specials_alone():
     beside = np.column_stack([bits[:, :3], rng.normal(size=5_000)])  # bits beside a number-only coordinate
     assert "pattern-cells" in auto_choices("vector", beside)
     assert "pattern-cells" not in auto_choices("vector", rng.normal(size=(5_000, 4)))  # no specials at all
+
+
+def _full_one_hot_pairs(rows, r_max, alpha):
+    """The reference: every pair's whole contingency table by bincount, tested as _dependent_pairs does."""
+    from scipy.special import chdtri
+
+    n, k = rows.shape
+    out = []
+    for a in range(k):
+        for b in range(a + 1, k):
+            t = np.bincount(rows[:, a] * r_max + rows[:, b], minlength=r_max * r_max).reshape(r_max, r_max)
+            t = t.astype(float)
+            rs, cs = t.sum(axis=1), t.sum(axis=0)
+            e = rs[:, None] * cs[None, :] / n
+            with np.errstate(divide="ignore", invalid="ignore"):
+                g = 2.0 * np.where(t > 0, t * np.log(t / e), 0.0).sum()
+            df = (np.count_nonzero(rs) - 1) * (np.count_nonzero(cs) - 1)
+            if df > 0 and g > chdtri(df, alpha):
+                out.append((a, b))
+    return out
+
+
+@pytest.mark.parametrize("r_max", [1, 2, 3, 5])
+def test_pair_tables_from_levels_above_zero_match_whole_tables(r_max):
+    # The product skips level 0 and rebuilds its cells from the margins: every pair's whole table, exactly.
+    from dpaudit.auditor.distinguishers._features import _dependent_pairs, _pair_tables
+
+    rng = np.random.default_rng(r_max)
+    rows = rng.integers(0, r_max, size=(4000, 12))
+    rows[:, 3] = rows[:, 0]                                   # a copy: dependent
+    rows[:, 7] = (rows[:, 5] + (rng.random(4000) < 0.2)) % r_max  # a noisy copy
+    t = _pair_tables(rows, r_max)
+    for a in range(12):
+        for b in range(12):
+            whole = np.bincount(rows[:, a] * r_max + rows[:, b], minlength=r_max * r_max).reshape(r_max, r_max)
+            assert np.array_equal(t[a, b], whole), (a, b)
+    assert _dependent_pairs(rows, r_max, 1e-6) == _full_one_hot_pairs(rows, r_max, 1e-6)
+    if r_max > 1:
+        assert (0, 3) in _dependent_pairs(rows, r_max, 1e-6)
+
+
+def test_pattern_blocks_count_few_patterns_as_the_key_index_does():
+    # Groups with few possible patterns are counted in a dense table: the same keys, counts and ratios.
+    from dpaudit.auditor.distinguishers import mixed
+
+    rng = np.random.default_rng(3)
+    x0 = np.where(rng.random((5000, 4)) < 0.3, -1.0, rng.integers(0, 3, size=(5000, 4)).astype(float))
+    x1 = np.where(rng.random((5000, 4)) < 0.4, -1.0, rng.integers(0, 3, size=(5000, 4)).astype(float))
+    specials = special_values(np.concatenate([x0, x1]))
+    radix = np.array([len(v) + 1 for v in specials])
+    c0, c1 = symbol_codes(x0, specials), symbol_codes(x1, specials)
+    groups = [np.array([0]), np.array([1, 2]), np.array([3])]
+    dense = mixed.pattern_blocks(groups, c0, c1, radix, z=0.0)
+    old = mixed.SMALL_PATTERNS
+    try:
+        mixed.SMALL_PATTERNS = 0
+        hashed = mixed.pattern_blocks(groups, c0, c1, radix, z=0.0)
+    finally:
+        mixed.SMALL_PATTERNS = old
+    assert len(dense) == len(hashed) == 3
+    for (g, r, i, lr), (g2, r2, i2, lr2) in zip(dense, hashed):
+        assert np.array_equal(g, g2) and np.array_equal(i.keys, i2.keys) and np.array_equal(lr, lr2)
+
+
+def test_dependence_blocks_renumber_levels_with_gaps_and_runs_alike():
+    # Levels that run (1, 2 of codes 0..2) are shifted, levels with a gap (0, 2) renumbered: same groups.
+    rng = np.random.default_rng(4)
+    bits = rng.integers(0, 2, size=(6000, 6))
+    bits[:, 1] = bits[:, 0]
+    runs = bits + 1                     # codes 1, 2 of radix 3
+    gaps = bits * 2                     # codes 0, 2 of radix 3
+    radix = np.full(6, 3)
+    assert [g.tolist() for g in dependence_blocks(runs, runs, radix)] == \
+        [g.tolist() for g in dependence_blocks(gaps, gaps, radix)] == [[0, 1], [2], [3], [4], [5]]
