@@ -27,7 +27,7 @@ from ..stats.one_run import (
     fdp_one_run_rejects,
     guess_grid,
     one_run_ceiling,
-    one_run_epsilon_bounds,
+    one_run_epsilon_bound,
 )
 
 __all__ = ["OneRunReport", "audit_one_run", "canary_inputs", "one_run"]
@@ -160,12 +160,10 @@ def audit_one_run(scores, included, *, epsilon=None, delta=0.0, claim=None, gues
     level = 1.0 - share  # a curve's deltas share their k's level: see _tests
     rows = []
     counts = dict(zip(grid, counts_for_guesses(s, inc, grid)))
-    for k in grid:  # each number of guesses' deltas in one bisection
+    for k, d, claimed in tests:
         r, v = counts[k]
-        at_k = [(d, claimed) for kk, d, claimed in tests if kk == k]
-        bounds = one_run_epsilon_bounds(m, r, v, [d for d, _ in at_k], confidence=level)
-        rows += [{"guesses": r, "correct": v, "delta": d, "claimed_epsilon": claimed, "epsilon_lower_bound": b}
-                 for (d, claimed), b in zip(at_k, bounds)]
+        rows.append({"guesses": r, "correct": v, "delta": d, "claimed_epsilon": claimed,
+                     "epsilon_lower_bound": one_run_epsilon_bound(m, r, v, delta=d, confidence=level)})
     fdp_rows = _fdp_tests(claim_obj, s, inc, grid, share) if curve else []
     best = max(rows, key=lambda t: (t["epsilon_lower_bound"] - t["claimed_epsilon"], t["epsilon_lower_bound"]))
     crossed = best["epsilon_lower_bound"] > best["claimed_epsilon"]

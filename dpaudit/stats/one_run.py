@@ -22,8 +22,8 @@ import numpy as np
 from .._validation import check_delta, check_int, check_real
 
 __all__ = ["counts_for_guesses", "fdp_one_run_epsilon_bound", "fdp_one_run_mu_bound", "fdp_one_run_rejects",
-           "guess_counts", "guess_grid", "one_run_ceiling", "one_run_epsilon_bound", "one_run_epsilon_bounds",
-           "one_run_p_value", "top_guess_counts"]
+           "guess_counts", "guess_grid", "one_run_ceiling", "one_run_epsilon_bound", "one_run_p_value",
+           "top_guess_counts"]
 
 
 def _check(m: int, r: int, v: int, delta: float) -> tuple[int, int, int, float]:
@@ -42,50 +42,23 @@ def one_run_p_value(m: int, r: int, v: int, epsilon: float, delta: float = 0.0) 
     >>> round(one_run_p_value(100, 100, 75, math.log(3)), 3)     # the paper's example: 0.553
     0.553
     """
+    from scipy import special  # ufuncs: a bisection calls this dozens of times, scipy.stats' checks cost 30x
+
     m, r, v, delta = _check(m, r, v, delta)
     epsilon = check_real(epsilon, "epsilon", low=0.0)
-    return float(_PValues(m, r, v)(np.array([epsilon]), np.array([delta]))[0])
-
-
-class _PValues:
-    """:func:`one_run_p_value` of one count (m, r, v) at many (epsilon, delta) at once.
-
-    The binomial coefficients of the delta term do not depend on epsilon: they are computed once per
-    count (from 50 standard deviations below the mean at q = 1/2, the lowest of any epsilon >= 0),
-    not once per step of a bisection.  Each call sums the terms down to 50 standard deviations below
-    the mean of its smallest q: lower ones add nothing a float can hold (< e^-1000), so they are left
-    out (10^5 guesses: 5x faster than every term); a larger q's own cut-off would only drop terms where
-    the running sum stays flat, so its largest ratio to i is the same.
-    """
-
-    def __init__(self, m: int, r: int, v: int):
-        from scipy import special  # ufuncs: scipy.stats' checks cost 30x per call
-
-        self.m, self.r, self.v = m, r, v
-        lowest = max(0, min(v - 1, int(r * 0.5 - 50.0 * math.sqrt(r * 0.25) - 10.0)))
-        self.k = np.arange(v - 1, lowest - 1, -1, dtype=float)
-        self.logc = special.gammaln(r + 1.0) - special.gammaln(self.k + 1.0) - special.gammaln(r - self.k + 1.0)
-        self.steps = np.arange(1, len(self.k) + 1)
-
-    def __call__(self, epsilon: np.ndarray, delta: np.ndarray) -> np.ndarray:
-        from scipy import special
-
-        r, v = self.r, self.v
-        if v == 0:
-            return np.ones(len(epsilon))
-        q = np.array([1.0 / (1.0 + math.exp(-e)) if e < 700 else 1.0 for e in epsilon.tolist()])
-        p = special.bdtrc(v - 1, r, q)
-        with_delta = np.flatnonzero(delta > 0)
-        if len(with_delta):
-            qd = q[with_delta]
-            # The terms down to 50 standard deviations below the smallest of these q's mean (see above).
-            low = min(max(0, min(v - 1, int(r * x - 50.0 * math.sqrt(r * x * (1.0 - x)) - 10.0))) for x in qd.tolist())
-            n = v - low
-            k, qd = self.k[:n], qd[:, None]
-            below = np.exp(self.logc[:n] + special.xlogy(k, qd) + special.xlog1py(r - k, -qd))
-            alpha = np.max(np.cumsum(below, axis=1) / self.steps[:n], axis=1)
-            p[with_delta] += 2.0 * self.m * delta[with_delta] * alpha
-        return np.minimum(p, 1.0)
+    q = 1.0 / (1.0 + math.exp(-epsilon)) if epsilon < 700 else 1.0
+    p = float(special.bdtrc(v - 1, r, q)) if v > 0 else 1.0
+    if delta > 0 and v > 0:
+        # P[Bin = v - i] for i = 1, 2, ..., summed term by term.  Counts more than 50 standard deviations
+        # below the mean add nothing a float can hold (< e^-1000), so they are left out: the running
+        # sum over i then only stays flat, and its ratio to i only falls (10^5 guesses: 5x faster).
+        lowest = max(0, min(v - 1, int(r * q - 50.0 * math.sqrt(r * q * (1.0 - q)) - 10.0)))
+        k = np.arange(v - 1, lowest - 1, -1, dtype=float)
+        below = np.exp(special.gammaln(r + 1.0) - special.gammaln(k + 1.0) - special.gammaln(r - k + 1.0)
+                       + special.xlogy(k, q) + special.xlog1py(r - k, -q))
+        alpha = float(np.max(np.cumsum(below) / np.arange(1, len(k) + 1)))
+        p += 2.0 * m * delta * alpha
+    return min(p, 1.0)
 
 
 def one_run_epsilon_bound(m: int, r: int, v: int, *, delta: float = 0.0, confidence: float = 0.95) -> float:
@@ -98,25 +71,10 @@ def one_run_epsilon_bound(m: int, r: int, v: int, *, delta: float = 0.0, confide
     >>> abs(one_run_epsilon_bound(1000, 1000, 1000) - math.log(q / (1 - q))) < 1e-6
     True
     """
-    return one_run_epsilon_bounds(m, r, v, [delta], confidence=confidence)[0]
-
-
-def one_run_epsilon_bounds(m: int, r: int, v: int, deltas, *, confidence: float = 0.95) -> list[float]:
-    """:func:`one_run_epsilon_bound` of one count at each of ``deltas``, from one bisection of them all.
-
-    Each delta takes the steps its own bisection would, so the bounds are the same to the bit; a
-    curve claim tests one count at several deltas, and the deltas' p-values come from one call per
-    step.
-
-    >>> [round(b, 3) for b in one_run_epsilon_bounds(1000, 1000, 1000, [0.0, 1e-4])]
-    [5.809, 5.529]
-    """
-    m, r, v, _ = _check(m, r, v, 0.0)
-    d = np.array([check_delta(x) for x in deltas], dtype=float)
+    m, r, v, delta = _check(m, r, v, delta)
     beta = 1.0 - check_real(confidence, "confidence", low=0.0, high=1.0, low_inclusive=False,
                             high_inclusive=False)
-    p_values = _PValues(m, r, v)
-    return _largest_lanes(lambda eps, lanes: p_values(eps, d[lanes]) < beta, len(d), 1.0, 1e-9).tolist()
+    return _largest(lambda eps: one_run_p_value(m, r, v, eps, delta) < beta, 1.0, 1e-9)
 
 
 def one_run_ceiling(m: int, r: int, *, delta: float = 0.0, confidence: float = 0.95) -> float:
@@ -231,37 +189,19 @@ def _largest(rejects, hi: float, tol: float = 1e-6) -> float:
     """The largest parameter ``rejects`` accepts (True below a point, False above), to ``tol``, keeping the low end.
 
     0 when it rejects nothing; doubling from ``hi`` brackets the point (capped at 10^4, where only
-    delta 0 with every guess right still rejects), then bisection.  Every one-run bound is read this
-    way (:func:`_largest_lanes`, one problem).
+    delta 0 with every guess right still rejects), then bisection.  Every one-run bound is read this way.
     """
-    return float(_largest_lanes(lambda x, lanes: [rejects(float(x[0]))], 1, hi, tol)[0])
-
-
-def _largest_lanes(rejects, n: int, hi: float, tol: float) -> np.ndarray:
-    """:func:`_largest` for ``n`` problems at once: ``rejects(x, lanes)`` answers for ``x[i]`` in problem ``lanes[i]``.
-
-    Every problem takes exactly the steps :func:`_largest` would take for it alone.
-    """
-    lo, top = np.zeros(n), np.full(n, float(hi))
-    live = np.asarray(rejects(np.zeros(n), np.arange(n)), dtype=bool)  # problems rejecting 0: the rest stay 0
-    doubling = live.copy()
-    while True:
-        live &= doubling | (top - lo > tol * np.maximum(1.0, top))
-        if not live.any():
+    if not rejects(0.0):
+        return 0.0
+    lo = 0.0
+    while rejects(hi):
+        lo, hi = hi, 2.0 * hi
+        if hi > 1e4:
             return lo
-        lanes = np.flatnonzero(live)
-        dbl = doubling[lanes]
-        x = np.where(dbl, top[lanes], 0.5 * (lo[lanes] + top[lanes]))
-        yes = np.asarray(rejects(x, lanes), dtype=bool)
-        grow, stop_doubling = lanes[dbl & yes], lanes[dbl & ~yes]
-        lo[grow], top[grow] = top[grow], 2.0 * top[grow]
-        capped = grow[top[grow] > 1e4]
-        live[capped] = False  # only delta 0 with every guess right still rejects there
-        doubling[stop_doubling] = False
-        half = lanes[~dbl]
-        took = yes[~dbl]
-        lo[half[took]] = x[~dbl][took]
-        top[half[~took]] = x[~dbl][~took]
+    while hi - lo > tol * max(1.0, hi):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if rejects(mid) else (lo, mid)
+    return lo
 
 
 def fdp_one_run_mu_bound(m: int, k: int, c: int, *, confidence: float = 0.95) -> float:

@@ -63,31 +63,3 @@ def test_guesses_use_scores_only_and_split_top_and_bottom():
 def test_impossible_counts_are_refused(args):
     with pytest.raises(ParameterValueError):
         one_run_epsilon_bound(*args)
-
-
-def _bisection(p_value, beta):
-    """The reference: the largest epsilon with p-value below beta, by the plain doubling and bisection to 1e-9."""
-    if not p_value(0.0) < beta:
-        return 0.0
-    lo, hi = 0.0, 1.0
-    while p_value(hi) < beta:
-        lo, hi = hi, 2.0 * hi
-        if hi > 1e4:
-            return lo
-    while hi - lo > 1e-9 * max(1.0, hi):
-        mid = 0.5 * (lo + hi)
-        lo, hi = (mid, hi) if p_value(mid) < beta else (lo, mid)
-    return lo
-
-
-@pytest.mark.parametrize("m,r,v", [(1000, 1000, 1000), (1000, 500, 377), (1000, 62, 56), (1000, 15, 15),
-                                   (1000, 1000, 537), (100_000, 20_000, 11_000), (100_000, 100_000, 99_000)])
-def test_bounds_at_several_deltas_at_once_are_each_deltas_own_bisection(m, r, v):
-    # One vectorised bisection of all deltas: each delta's bound is its own bisection's, to the bit.
-    from dpaudit.stats.one_run import one_run_epsilon_bounds
-
-    deltas = [0.0, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2]
-    got = one_run_epsilon_bounds(m, r, v, deltas, confidence=0.99)
-    want = [_bisection(lambda e, d=d: one_run_p_value(m, r, v, e, d), 0.01) for d in deltas]
-    assert got == want
-    assert got == [one_run_epsilon_bound(m, r, v, delta=d, confidence=0.99) for d in deltas]
