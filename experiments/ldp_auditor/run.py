@@ -146,21 +146,24 @@ def figure(cells, stem: Path):
 
     names = [n for n in ALL if any(c["protocol"] == n for c in cells)]
     with paper_style():
-        cols = 4
+        cols = min(4, len(names))
         rows = -(-len(names) // cols)
-        fig = Figure(figsize=(7.0, 1.9 * rows + 0.6), layout="constrained")
+        fig = Figure(figsize=(1.75 * cols, 1.9 * rows + 0.6), layout="constrained")
         axes = fig.subplots(rows, cols, sharex=True, sharey=True, squeeze=False).ravel()
         eps = sorted({c["epsilon"] for c in cells})
         for ax, name in zip(axes, names):
-            sel = sorted((c for c in cells if c["protocol"] == name), key=lambda c: c["epsilon"])
             ax.plot(eps, eps, color="0.6", lw=0.8, label="claimed epsilon")
-            ax.plot([c["epsilon"] for c in sel], [c["true_epsilon"] for c in sel], color="0.2", lw=0.8, ls="--",
-                    label="true epsilon")
-            ax.plot([c["epsilon"] for c in sel], [c["dpaudit"] for c in sel], marker="o", ms=3, color="C0",
-                    label="dpaudit")
-            if any("ldp_auditor" in c for c in sel):
-                ax.plot([c["epsilon"] for c in sel], [c.get("ldp_auditor", float("nan")) for c in sel], marker="x", ms=3, ls=":",
-                        color="C3", label="LDP-Auditor")
+            # One line per domain size (the same protocol at several k would otherwise zig-zag).
+            for i, k in enumerate(sorted({c["k"] for c in cells if c["protocol"] == name})):
+                sel = sorted((c for c in cells if c["protocol"] == name and c["k"] == k), key=lambda c: c["epsilon"])
+                first = i == 0
+                ax.plot([c["epsilon"] for c in sel], [c["true_epsilon"] for c in sel], color="0.2", lw=0.8,
+                        ls="--", label="true epsilon" if first else None)
+                ax.plot([c["epsilon"] for c in sel], [c["dpaudit"] for c in sel], marker="o", ms=3, color="C0",
+                        label="dpaudit" if first else None)
+                if any("ldp_auditor" in c for c in sel):
+                    ax.plot([c["epsilon"] for c in sel], [c.get("ldp_auditor", float("nan")) for c in sel],
+                            marker="x", ms=3, ls=":", color="C3", label="LDP-Auditor" if first else None)
             ax.set_title(name, fontsize=8, loc="left")
         for ax in axes[len(names):]:
             ax.set_visible(False)
