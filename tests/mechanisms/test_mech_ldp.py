@@ -108,3 +108,37 @@ def test_soundness_over_200_seeds(name):
     alarms = sum(dpaudit.audit(m, epsilon=m.true_epsilon(), max_samples=20_000, seed=s).verdict == "violation"
                  for s in range(200))
     assert alarms <= 10
+
+
+def _subsets_by_pairs(v, k, size, n, rng):
+    """The reference: Floyd's algorithm with (row, column) index pairs, as subset selection first drew it."""
+    m = k - 1
+    sizes = np.broadcast_to(np.asarray(size, dtype=np.int64), (n,))
+    top = int(sizes.max())
+    complement = top > m - top + 1
+    draw = (m - sizes) if complement else sizes
+    taken = np.zeros((n, m), dtype=bool)
+    rows = np.arange(n)
+    for j in range(m - int(draw.max()), m):
+        t = rng.integers(0, j + 1, size=n)
+        pick = np.where(taken[rows, t], j, t)
+        active = draw >= m - j
+        taken[rows[active], pick[active]] = True
+    taken = ~taken if complement else taken
+    out = np.zeros((n, k), dtype=np.int8)
+    out[:, np.r_[0:v, v + 1:k]] = taken
+    return out
+
+
+@pytest.mark.parametrize("k, sizes", [(12, (3, 2)), (200, (54, 53)), (30, (20, 19))])
+def test_subsets_are_floyds_draws_and_uniform(k, sizes):
+    from dpaudit.mechanisms.ldp import _random_subsets
+
+    n = 60_000
+    size = np.where(np.random.default_rng(1).random(n) < 0.4, sizes[1], sizes[0])
+    out = _random_subsets(3, k, size, n, np.random.default_rng(2))
+    np.testing.assert_array_equal(out, _subsets_by_pairs(3, k, size, n, np.random.default_rng(2)))
+    assert (out.sum(axis=1) == size).all() and not out[:, 3].any()
+    # Every other value equally likely: a chi-square test of the k - 1 inclusion counts (one check at 1e-4).
+    counts = np.delete(out.sum(axis=0), 3)
+    assert stats.chisquare(counts).pvalue > 1e-4
