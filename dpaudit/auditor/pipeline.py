@@ -146,8 +146,8 @@ class _Test:
 
 #: Rough relative cost of fitting each distinguisher on wide vectors (measured at 50,000 releases of
 #: 200 bits): the candidate pool starts the costliest first.  Only the order of work depends on it.
-FIT_COST = {"mixed": 5, "binned-logistic": 4, "pattern-cells": 4, "density-ratio-sum": 3, "naive-bayes": 2,
-            "innovation-sign-sum": 2, "coordinate": 1, "sign-sum": 1}
+FIT_COST = {"mixed": 5, "binned-logistic": 4, "pattern-cells": 4, "density-ratio-sum": 3, "likelihood-ratio": 3,
+            "naive-bayes": 2, "innovation-sign-sum": 2, "coordinate": 1, "sign-sum": 1}
 
 
 def choose_test(names, pool, *, cert=None, delta=None, confidence, full: bool, n_test: int = 0,
@@ -171,8 +171,9 @@ def choose_test(names, pool, *, cert=None, delta=None, confidence, full: bool, n
     instead, the point claim at that delta is meant (its epsilon does not change the choice).
     ``poisson=False``: the held-out sets have fixed sizes (given scores), so no Poisson certificate.
     ``threads`` candidates are fitted at once (numpy and scikit-learn release the GIL in their
-    heavy parts); each candidate's fit is deterministic and the best is taken in ``names`` order,
-    so the choice does not depend on it.
+    heavy parts), the costliest first (:data:`FIT_COST`), each with one BLAS thread; each
+    candidate's fit is deterministic and the best is taken in ``names`` order, so the choice
+    depends on neither.
     """
     if cert is None:
         from ..claims import PointClaim
