@@ -294,9 +294,9 @@ def test_pair_tables_from_levels_above_zero_match_whole_tables(r_max):
         assert (0, 3) in _dependent_pairs(rows, r_max, 1e-6)
 
 
-def test_pattern_blocks_count_few_patterns_as_the_key_index_does():
+def test_pattern_blocks_count_few_patterns_as_the_key_index_does(monkeypatch):
     # Groups with few possible patterns are counted in a dense table: the same keys, counts and ratios.
-    from dpaudit.auditor.distinguishers import mixed
+    from dpaudit.auditor.distinguishers import _features, mixed
 
     rng = np.random.default_rng(3)
     x0 = np.where(rng.random((5000, 4)) < 0.3, -1.0, rng.integers(0, 3, size=(5000, 4)).astype(float))
@@ -306,12 +306,8 @@ def test_pattern_blocks_count_few_patterns_as_the_key_index_does():
     c0, c1 = symbol_codes(x0, specials), symbol_codes(x1, specials)
     groups = [np.array([0]), np.array([1, 2]), np.array([3])]
     dense = mixed.pattern_blocks(groups, c0, c1, radix, z=0.0)
-    old = mixed.SMALL_PATTERNS
-    try:
-        mixed.SMALL_PATTERNS = 0
-        hashed = mixed.pattern_blocks(groups, c0, c1, radix, z=0.0)
-    finally:
-        mixed.SMALL_PATTERNS = old
+    monkeypatch.setattr(_features, "DENSE_KEYS", 0)  # every group through the hash of its keys
+    hashed = mixed.pattern_blocks(groups, c0, c1, radix, z=0.0)
     assert len(dense) == len(hashed) == 3
     for (g, r, i, lr), (g2, r2, i2, lr2) in zip(dense, hashed):
         assert np.array_equal(g, g2) and np.array_equal(i.keys, i2.keys) and np.array_equal(lr, lr2)

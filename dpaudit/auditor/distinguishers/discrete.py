@@ -42,11 +42,7 @@ class LikelihoodRatioScore:
             a, b = a.astype(float), b.astype(float)
             self.levels = [np.unique(np.concatenate([a[:, j], b[:, j]])) for j in range(a.shape[1])]
             self.radix = np.array([len(v) + 1 for v in self.levels], dtype=np.int64)
-            k0, k1 = self._keys(a), self._keys(b)
-            self.row_index = KeyIndex(np.concatenate([k0, k1]))
-            m = len(self.row_index.keys)
-            c0 = np.bincount(self.row_index.lookup(k0), minlength=m)
-            c1 = np.bincount(self.row_index.lookup(k1), minlength=m)
+            self.row_index, c0, c1 = KeyIndex.counted(self._keys(a), self._keys(b), self.radix)
         self.log_ratio = log_ratio(c0, len(a), c1, len(b))
         self._fitted_counts(c0, c1, len(a))
         return self
