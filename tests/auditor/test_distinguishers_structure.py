@@ -225,7 +225,8 @@ def test_pattern_cells_flags_svt3_at_a_million_releases():
 
 
 @pytest.mark.parametrize("name, kw", [("sue", dict(k=60, epsilon=2)), ("ss", dict(k=8, epsilon=2)),
-                                      ("rappor", dict(epsilon=1))])
+                                      ("rappor", dict(epsilon=1)),
+                                      ("oue", dict(k=100, epsilon=6))])  # rare ones: some are not specials
 def test_pattern_cells_scores_as_mixed_on_releases_of_special_values_alone(name, kw):
     # Why auto leaves pattern-cells out on such releases: its scores are mixed's, to the bit (and
     # mixed, tried first, wins ties). Deterministic: fixed seed, exact equality.
@@ -253,6 +254,12 @@ def test_auto_tries_pattern_cells_only_where_rows_are_not_specials_alone():
     beside = np.column_stack([bits[:, :3], rng.normal(size=5_000)])  # bits beside a number-only coordinate
     assert "pattern-cells" in auto_choices("vector", beside)
     assert "pattern-cells" not in auto_choices("vector", rng.normal(size=(5_000, 4)))  # no specials at all
+    # Ones too rare to be specials in some coordinates (optimized unary encoding at a large epsilon):
+    # their one other value is one cell in both scores, so still specials alone.
+    rare = np.column_stack([bits, (rng.random((5_000, 2)) < 0.002).astype(np.int8)])
+    assert "pattern-cells" not in auto_choices("vector", rare)
+    levels = np.column_stack([bits, rng.choice([0, 1, 2], p=[0.996, 0.002, 0.002], size=5_000)])
+    assert "pattern-cells" in auto_choices("vector", levels)  # two other values: bins may split them
 
 
 def _full_one_hot_pairs(rows, r_max, alpha):

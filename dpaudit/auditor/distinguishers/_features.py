@@ -53,13 +53,14 @@ def special_values(pooled: np.ndarray, *, share: float = SPECIAL_SHARE, min_coun
     return out
 
 
-def symbol_codes(x: np.ndarray, specials: list[np.ndarray]) -> np.ndarray:
+def symbol_codes(x: np.ndarray, specials: list[np.ndarray], *, transposed: bool = False) -> np.ndarray:
     """(n, k) int codes: 0 for an ordinary number, i + 1 for the i-th special value of that coordinate.
 
     A few specials are found by direct comparisons (a few ns per value), more
-    by one ``searchsorted`` per coordinate.
+    by one ``searchsorted`` per coordinate.  ``transposed``: ``x`` is already
+    the (k, n) :func:`columns` of the releases.
     """
-    cols = columns(x)
+    cols = x if transposed else columns(x)
     codes = np.zeros(cols.shape, dtype=np.int64)  # (k, n): each coordinate contiguous
     for j, vals in enumerate(specials):
         if len(vals):
@@ -122,7 +123,8 @@ def position_codes(vals: np.ndarray, x: np.ndarray) -> np.ndarray:
 
 def columns(x: np.ndarray) -> np.ndarray:
     """(k, n) float copy with each coordinate contiguous: one pass, then every column read is fast."""
-    return np.ascontiguousarray(as_2d(np.asarray(x, float)).T)
+    x = as_2d(np.asarray(x))
+    return x.T.astype(float, order="C")  # one strided pass, also from bytes (not a float copy, then its transpose)
 
 
 def row_keys(codes: np.ndarray, radix: np.ndarray) -> np.ndarray:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 
-from ._features import KeyIndex, log_ratio, row_keys
+from ._features import KeyIndex, columns, log_ratio, row_keys, symbol_codes
 from .base import OutcomeIndex, as_2d
 
 __all__ = ["LikelihoodRatioScore"]
@@ -39,10 +39,12 @@ class LikelihoodRatioScore:
             # Rows become one int64 key each (per-column level codes in mixed radix,
             # hashed when too wide): a sort of integers instead of a sort of rows
             # (a structured view of rows was ~10x slower to search).
-            a, b = a.astype(float), b.astype(float)
-            self.levels = [np.unique(np.concatenate([a[:, j], b[:, j]])) for j in range(a.shape[1])]
+            # Column by column on contiguous copies (a strided column of a wide row-major release is
+            # several times slower to read: OUE at k 200, 50,000 rows per side, 1.2 s -> 0.5 s).
+            ca, cb = columns(a), columns(b)
+            self.levels = [np.unique(np.concatenate([ca[j], cb[j]])) for j in range(len(ca))]
             self.radix = np.array([len(v) + 1 for v in self.levels], dtype=np.int64)
-            self.row_index, c0, c1 = KeyIndex.counted(self._keys(a), self._keys(b), self.radix)
+            self.row_index, c0, c1 = KeyIndex.counted(self._keys(ca), self._keys(cb), self.radix)
         self.log_ratio = log_ratio(c0, len(a), c1, len(b))
         self._fitted_counts(c0, c1, len(a))
         return self
@@ -94,17 +96,14 @@ class LikelihoodRatioScore:
         self._fitted_counts(c0, c1, n0)
         return self
 
-    def _keys(self, rows):
-        codes = np.empty(rows.shape, dtype=np.int64)
-        for j, vals in enumerate(self.levels):
-            col = rows[:, j]
-            pos = np.minimum(np.searchsorted(vals, col), len(vals) - 1)
-            codes[:, j] = np.where(vals[pos] == col, pos + 1, 0)  # 0: a value never seen when fitting
-        return row_keys(codes, self.radix)
+    def _keys(self, cols):
+        """Each row's key from its (k, n) :func:`columns`: per column ``i + 1`` for its i-th level, 0 for a
+        value never seen when fitting."""
+        return row_keys(symbol_codes(cols, self.levels, transposed=True), self.radix)
 
     def score(self, x):
         if self.levels is None:
             ids = self.index.lookup(x)
         else:
-            ids = self.row_index.lookup(self._keys(as_2d(np.asarray(x, float))))
+            ids = self.row_index.lookup(self._keys(columns(x)))
         return np.where(ids >= 0, self.log_ratio[np.maximum(ids, 0)], 0.0)
