@@ -32,7 +32,7 @@ from ._noise import laplace_release
 from .base import BuiltinMechanism, answers_vector, input_domain, positive_epsilon
 
 __all__ = ["LDPProtocol", "GRR", "SubsetSelection", "UnaryEncoding", "SUE", "OUE", "SHE", "THE", "LocalHashing", "BLH", "OLH",
-           "HadamardResponse", "LDP_PROTOCOLS", "the_threshold"]
+           "HadamardResponse", "LDP_PROTOCOLS", "the_threshold", "bernoulli_bits"]
 
 #: A prime above every domain size: local hashing's universal family ((a v + b) mod P) mod g.
 _PRIME = (1 << 31) - 1
@@ -101,6 +101,36 @@ class GRR(LDPProtocol):
 
     def _draw(self, v: int, n: int, rng: np.random.Generator) -> np.ndarray:
         return np.where(rng.random(n) < self.keep_probability, v, _others(v, self.k, n, rng))
+
+
+#: Below this probability of a 1, :func:`bernoulli_bits` places the ones by their gaps (measured crossover
+#: 0.12-0.2 on 40 million bits: 0.2 s either way at 0.12, cell by cell 0.28 s against 0.39 s at 0.27).
+SPARSE_BELOW = 0.125
+
+
+def bernoulli_bits(n: int, k: int, q: float, rng: np.random.Generator, *, batch: int | None = None) -> np.ndarray:
+    """(n, k) int8 matrix of independent bits, each 1 with probability ``q``.
+
+    Below :data:`SPARSE_BELOW` the bits, read row by row as one sequence, are drawn by the gaps
+    between their ones, which in a Bernoulli(q) sequence are independent Geometric(q): one draw per
+    1 instead of one per bit (OUE at epsilon 6, k 200, 200,000 rows: 0.3-0.8 s -> 0.01 s).  ``batch``
+    caps the gaps drawn per round (tests use it to force several rounds).
+    """
+    total = n * k
+    if not 0.0 < q < SPARSE_BELOW or total == 0:
+        return (rng.random((n, k)) < q).astype(np.int8)
+    out = np.zeros(total, dtype=np.int8)
+    last = -1  # where the latest 1 sits
+    while True:
+        left = total - 1 - last  # bits still to draw
+        m = int(left * q + 6.0 * math.sqrt(left * q) + 64)  # enough gaps to pass the end, but 1 time in 10^9
+        m = min(m, batch) if batch else m
+        at = last + np.cumsum(rng.geometric(q, size=m))
+        stop = int(np.searchsorted(at, total))
+        out[at[:stop]] = 1
+        if stop < m:
+            return out.reshape(n, k)
+        last = int(at[-1])
 
 
 def _random_subsets(v: int, k: int, size, n: int, rng: np.random.Generator) -> np.ndarray:
@@ -177,7 +207,7 @@ class UnaryEncoding(LDPProtocol):
 
     def _draw(self, v: int, n: int, rng: np.random.Generator) -> np.ndarray:
         p, q = self._probabilities()
-        out = (rng.random((n, self.k)) < q).astype(np.int8)
+        out = bernoulli_bits(n, self.k, q, rng)
         out[:, v] = rng.random(n) < p
         return out
 

@@ -121,9 +121,17 @@ def position_codes(vals: np.ndarray, x: np.ndarray) -> np.ndarray:
     return out
 
 
-def columns(x: np.ndarray) -> np.ndarray:
-    """(k, n) float copy with each coordinate contiguous: one pass, then every column read is fast."""
+def columns(x: np.ndarray, *, exact: bool = False) -> np.ndarray:
+    """(k, n) float copy with each coordinate contiguous: one pass, then every column read is fast.
+
+    ``exact=True`` keeps integers (and bools, as bytes) in their own dtype, for callers that only
+    compare values with float edges, where an integer compares as its float64 copy: releases of bits
+    then copy an eighth of the bytes (density-ratio-sum's scores on 100,000 rows of 200 bits: 0.12 s
+    -> 0.05 s).
+    """
     x = as_2d(np.asarray(x))
+    if exact and (x.dtype == bool or np.issubdtype(x.dtype, np.integer)):
+        return (x.view(np.uint8) if x.dtype == bool else x).T.copy(order="C")
     return x.T.astype(float, order="C")  # one strided pass, also from bytes (not a float copy, then its transpose)
 
 

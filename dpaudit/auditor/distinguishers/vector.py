@@ -88,7 +88,7 @@ class NaiveBayesScore:
     def score(self, x):
         from ._features import bin_index, columns
 
-        cols = columns(x)  # one copy, then each coordinate is read contiguously
+        cols = columns(x, exact=True)  # one copy, then each coordinate is read contiguously
         out = np.zeros(cols.shape[1])
         for j, (edges, lr) in enumerate(zip(self.edges, self.log_ratio)):
             out += lr[bin_index(edges, cols[j])]
@@ -407,13 +407,14 @@ class DensityRatioSumScore:
     def score(self, x):
         from ._features import bin_index, columns
 
-        cols = columns(x)
+        cols = columns(x, exact=True)  # levels are found by comparisons: integers need no float copy
         out = np.zeros(cols.shape[1])
         for j, c in enumerate(self.coords):
             col = cols[j]
             if c[0] == "levels":
                 out += c[2][bin_index(c[1], col)]
                 continue
+            col = col.astype(float, copy=False)
             _, centre, lr, lo, hi = c
             out += np.interp(col, centre, lr)
             below, above = col < centre[0], col > centre[-1]
