@@ -64,8 +64,12 @@ def one_run_p_value(m: int, r: int, v: int, epsilon: float, delta: float = 0.0) 
 def one_run_epsilon_bound(m: int, r: int, v: int, *, delta: float = 0.0, confidence: float = 0.95) -> float:
     """The largest epsilon the guesses reject at ``1 - confidence``: a lower bound valid with ``confidence``.
 
-    Bisection on the p-value (increasing in epsilon) to 1e-9, keeping the low end, so the bound is
-    never above the exact root.  0 when no epsilon is rejected.
+    Rejected epsilons form an interval from 0 (the p-value increases with epsilon); the bound is
+    a point of it within 1e-9 (relative) of its end, never above.  The end is found in closed form
+    when delta is 0 (the binomial tail's inverse, ``betaincinv``), else by Brent's method below that
+    end, then checked: the bound rejects, a point 1e-9 above it does not.  Bisection on the same
+    test took 20-25 p-values per bound; this takes 3 with delta 0, about 10 without.  0 when no
+    epsilon is rejected.
 
     >>> q = 0.05 ** (1 / 1000)
     >>> abs(one_run_epsilon_bound(1000, 1000, 1000) - math.log(q / (1 - q))) < 1e-6
@@ -74,7 +78,53 @@ def one_run_epsilon_bound(m: int, r: int, v: int, *, delta: float = 0.0, confide
     m, r, v, delta = _check(m, r, v, delta)
     beta = 1.0 - check_real(confidence, "confidence", low=0.0, high=1.0, low_inclusive=False,
                             high_inclusive=False)
-    return _largest(lambda eps: one_run_p_value(m, r, v, eps, delta) < beta, 1.0, 1e-9)
+
+    def p_value(eps):
+        return one_run_p_value(m, r, v, eps, delta)
+
+    def rejects(eps):
+        return p_value(eps) < beta
+
+    if v == 0 or not rejects(0.0):
+        return 0.0
+    end = _tail_root(r, v, beta)  # where P[Bin(r, q) >= v] = beta: delta's term only lowers the end
+    if not math.isfinite(end) or end > 700.0:
+        return _largest(rejects, 1.0, 1e-9)
+    if delta > 0 and p_value(end) >= beta:
+        from scipy.optimize import brentq
+
+        end = brentq(lambda e: p_value(e) - beta, 0.0, end, xtol=1e-12, rtol=1e-12)
+    return _low_end(rejects, end, 1e-9)
+
+
+def _tail_root(r: int, v: int, beta: float) -> float:
+    """The epsilon at which ``P[Bin(r, q) >= v] = beta``, ``q = e^eps / (1 + e^eps)``: the tail is the
+    regularized incomplete beta function ``I_q(v, r - v + 1)``, whose inverse scipy computes."""
+    from scipy import special
+
+    q = float(special.betaincinv(v, r - v + 1, beta))
+    return math.log(q) - math.log1p(-q) if 0.0 < q < 1.0 else math.inf
+
+
+def _low_end(rejects, x: float, tol: float) -> float:
+    """A point that ``rejects`` accepts within ``tol`` (relative) below one it does not, near ``x``.
+
+    ``x`` is an estimate of the boundary (a root finder's): the bracket ``x -/+ tol`` is widened
+    until its low end is accepted and its high end is not, then halved to ``tol``, so the answer
+    keeps bisection's guarantee whatever the estimate's error.
+    """
+    step = tol * max(1.0, abs(x))
+    lo, hi = max(0.0, x - step), x + step
+    while not rejects(lo):
+        lo, hi = max(0.0, lo - 2.0 * (hi - lo)), lo
+        if lo == 0.0:
+            break
+    while rejects(hi):
+        lo, hi = hi, hi + 2.0 * (hi - lo)
+    while hi - lo > tol * max(1.0, hi):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if rejects(mid) else (lo, mid)
+    return lo
 
 
 def one_run_ceiling(m: int, r: int, *, delta: float = 0.0, confidence: float = 0.95) -> float:
