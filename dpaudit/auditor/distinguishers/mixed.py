@@ -143,13 +143,15 @@ class MixedScore:
         if len(vals) <= 4:
             code = np.zeros(len(col))
             for i, v in enumerate(vals):
-                code += (col == v) * float(i + 1)
+                np.copyto(code, float(i + 1), where=col == v)  # specials are distinct: at most one matches
             return code
         pos = np.minimum(np.searchsorted(vals, col), len(vals) - 1)
         return np.where(vals[pos] == col, pos + 1.0, 0.0)
 
     def score(self, x):
-        cols = columns(x)
+        # Integers stay integers (bits: an eighth of the copy): every use below compares them with
+        # float specials or edges, where an integer compares as its float64 copy.
+        cols = columns(x, exact=True)
         n = cols.shape[1]
         out = np.zeros(n)
         is_number = {}  # coordinate -> mask of rows where it holds a number (only where it has specials)
