@@ -330,3 +330,49 @@ def test_dependence_blocks_renumber_levels_with_gaps_and_runs_alike():
     radix = np.full(6, 3)
     assert [g.tolist() for g in dependence_blocks(runs, runs, radix)] == \
         [g.tolist() for g in dependence_blocks(gaps, gaps, radix)] == [[0, 1], [2], [3], [4], [5]]
+
+
+def _binned_logistic_pair(name, kw, n, seed):
+    m = get_mechanism(name, **kw)
+    d, d2 = m.neighbouring_pair()
+    rng = np.random.default_rng(seed)
+    return m(d, size=n, rng=rng), m(d2, size=n, rng=rng), m(d, size=5_000, rng=rng)
+
+
+@pytest.mark.parametrize("name, kw", [("asue", dict(k=60, epsilon=8)), ("oue", dict(k=40, epsilon=6)),
+                                      ("grr", dict(k=12, epsilon=1))])
+def test_binned_logistic_merges_repeated_rows_into_the_same_fit(name, kw, monkeypatch):
+    # Repeated rows with their count as weight: the same penalised optimum as the rows one by one
+    # (Newton's steps on fewer rows; equal to solver tolerance, not to the bit).
+    from dpaudit.auditor.distinguishers import classifier
+
+    a, b, held_out = _binned_logistic_pair(name, kw, 20_000, 41)
+    cells = []
+    spy = classifier._merge_repeats
+    monkeypatch.setattr(classifier, "_merge_repeats", lambda *args: cells.append(spy(*args)) or cells[-1])
+    merged = make_distinguisher("binned-logistic").fit(a, b)
+    assert cells[-1][2] is not None and len(cells[-1][0]) < 0.7 * 40_000  # the merge ran
+    monkeypatch.setattr(classifier, "_merge_repeats", lambda c, y, *rest: (c, y, None))
+    plain = make_distinguisher("binned-logistic").fit(a, b)
+    np.testing.assert_allclose(merged.weights, plain.weights, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(merged.score(held_out), plain.score(held_out), rtol=1e-5, atol=1e-5)
+    assert np.std(plain.score(held_out)) > 0
+
+
+def test_binned_logistic_merge_refuses_colliding_keys_and_distinct_rows(monkeypatch):
+    from dpaudit.auditor.distinguishers import _features, classifier
+
+    sizes, offsets = np.array([3, 3]), np.array([0, 3])
+    cells = np.array([[0, 3], [0, 3], [1, 4], [1, 4], [0, 3], [2, 5]])
+    y = np.array([1.0, 1, 1, 0, 0, 0])
+    monkeypatch.setattr(classifier, "MERGE_BELOW", 1.0)  # merge even 5 distinct of 6
+    rows, labels, weight = classifier._merge_repeats(cells, y, sizes, offsets)
+    assert sorted(zip(map(tuple, rows), labels, weight)) == [((0, 3), 0.0, 1.0), ((0, 3), 1.0, 2.0),
+                                                             ((1, 4), 0.0, 1.0), ((1, 4), 1.0, 1.0),
+                                                             ((2, 5), 0.0, 1.0)]
+    monkeypatch.setattr(classifier, "MERGE_BELOW", 0.5)  # 5 distinct of 6: not worth merging
+    assert classifier._merge_repeats(cells, y, sizes, offsets)[2] is None
+    monkeypatch.setattr(classifier, "MERGE_BELOW", 1.0)
+    monkeypatch.setattr(_features, "row_keys", lambda codes, radix: np.zeros(len(codes), dtype=np.int64))
+    kept = classifier._merge_repeats(cells, y, sizes, offsets)  # every key collides: rows kept as they are
+    assert kept[2] is None and kept[0] is cells
