@@ -121,6 +121,11 @@ def _low_end(rejects, x: float, tol: float) -> float:
             break
     while rejects(hi):
         lo, hi = hi, hi + 2.0 * (hi - lo)
+    return _bisect(rejects, lo, hi, tol)
+
+
+def _bisect(rejects, lo: float, hi: float, tol: float) -> float:
+    """Halve ``[lo, hi]`` (``rejects(lo)``, not ``rejects(hi)``) to ``tol`` relative, keeping the low end."""
     while hi - lo > tol * max(1.0, hi):
         mid = 0.5 * (lo + hi)
         lo, hi = (mid, hi) if rejects(mid) else (lo, mid)
@@ -248,10 +253,7 @@ def _largest(rejects, hi: float, tol: float = 1e-6) -> float:
         lo, hi = hi, 2.0 * hi
         if hi > 1e4:
             return lo
-    while hi - lo > tol * max(1.0, hi):
-        mid = 0.5 * (lo + hi)
-        lo, hi = (mid, hi) if rejects(mid) else (lo, mid)
-    return lo
+    return _bisect(rejects, lo, hi, tol)
 
 
 def fdp_one_run_mu_bound(m: int, k: int, c: int, *, confidence: float = 0.95) -> float:

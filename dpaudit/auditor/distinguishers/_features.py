@@ -74,7 +74,7 @@ def column_codes(col: np.ndarray, vals: np.ndarray, *, out: np.ndarray | None = 
         out = np.zeros(len(col), dtype=np.int64)
     if len(vals) <= 4:
         for i, v in enumerate(vals):
-            out += (col == v) * np.int64(i + 1)  # specials are distinct: at most one term is non-zero
+            np.copyto(out, i + 1, where=col == v)  # specials are distinct: at most one matches
         return out
     out[:] = position_codes(vals, col)
     return out

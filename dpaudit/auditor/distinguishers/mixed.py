@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._features import (KeyIndex, bin_index, columns, dependence_blocks, log_ratio, monotone, quantile_edges, row_keys,
+from ._features import (KeyIndex, bin_index, column_codes, columns, dependence_blocks, log_ratio, monotone, quantile_edges, row_keys,
                         significant, special_values, symbol_codes, tail_edges)
 from .base import as_2d
 
@@ -138,15 +138,8 @@ class MixedScore:
         return self
 
     def _code(self, col: np.ndarray, j: int) -> np.ndarray:
-        """Float code of one coordinate: 0 for a number, i + 1 for its i-th special value."""
-        vals = self.specials[j]
-        if len(vals) <= 4:
-            code = np.zeros(len(col))
-            for i, v in enumerate(vals):
-                np.copyto(code, float(i + 1), where=col == v)  # specials are distinct: at most one matches
-            return code
-        pos = np.minimum(np.searchsorted(vals, col), len(vals) - 1)
-        return np.where(vals[pos] == col, pos + 1.0, 0.0)
+        """One coordinate's code: 0 for a number, i + 1 for its i-th special value."""
+        return column_codes(col, self.specials[j])
 
     def score(self, x):
         # Integers stay integers (bits: an eighth of the copy): every use below compares them with
