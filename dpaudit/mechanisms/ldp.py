@@ -134,17 +134,13 @@ def bernoulli_bits(n: int, k: int, q: float, rng: np.random.Generator, *, batch:
 
 
 def _random_subsets(v: int, k: int, size, n: int, rng: np.random.Generator) -> np.ndarray:
-    """(n, k) 0/1 rows, each ``size`` ones among the k - 1 values other than ``v`` (uniform subsets).
+    """(n, k) int8 0/1 rows, each ``size`` ones among the k - 1 values other than ``v`` (uniform subsets).
 
     ``size`` is one integer or one per row, each the largest size or one less (subset selection's
-    subsets without and with the true value).
-
-    Floyd's algorithm (Bentley and Floyd 1987), one pass per element over all rows at once: to
-    draw s of N, for j = N - s, ..., N - 1 take t uniform in 0..j, or j itself when t is taken.
-    It costs O(s) per row where uniform keys and a partition cost O(k) (2.5x faster at k 25 and
-    subsets of 3); subsets larger than half are drawn as the complement of the values left out.
-    Rows and elements are addressed by one flat index (25-40% faster than a pair of index arrays at
-    k 200 and subsets of 54; the same draws from the same stream).
+    subsets without and with the true value).  Small subsets (or small complements) come from
+    :func:`_floyd_subsets`, O(size) per row; large ones from :func:`_rounded_subsets`, O(k) per row
+    but a byte per value: the crossover, measured on 200,000 rows, is about a quarter of the
+    values (k 200, 76 of 199: 0.66 s by Floyd before, 0.36 s by Floyd now, 0.19 s rounded).
 
     >>> rng = np.random.default_rng(0)
     >>> x = _random_subsets(2, 6, np.array([3, 2, 3]), 3, rng)
@@ -156,26 +152,65 @@ def _random_subsets(v: int, k: int, size, n: int, rng: np.random.Generator) -> n
     top = int(sizes.max()) if n else 0
     if n and int(sizes.min()) < top - 1:
         raise ValueError(f"sizes must be {top} or {top - 1}; got {int(sizes.min())}")
+    if 4 * min(top, m - top + 1) > m + 40:
+        return _rounded_subsets(v, k, sizes, rng)
+    return _floyd_subsets(v, k, sizes, rng)
+
+
+def _floyd_subsets(v: int, k: int, sizes: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """:func:`_random_subsets` by Floyd's algorithm (Bentley and Floyd 1987), one pass per element over all rows.
+
+    To draw s of N: for j = N - s, ..., N - 1 take t uniform in 0..j, or j itself when t is taken.
+    Subsets larger than half are drawn as the complement of the values left out.  Element e of the
+    k - 1 others is column ``e + (e >= v)``, written straight into the output through one flat index
+    (2-10x faster than marking a (rows, k - 1) array and copying it around column v, same draws).
+    """
+    n, m = len(sizes), k - 1
+    top = int(sizes.max()) if n else 0
     complement = top > m - top + 1
     draw = (m - sizes) if complement else sizes  # elements to mark per row
     most = int(draw.max()) if n else 0
-    taken = np.zeros((n, m), dtype=bool)
-    flat = taken.reshape(-1)  # a view: one index per (row, element), cheaper than a (rows, columns) pair
-    base = np.arange(n, dtype=np.int64) * m
+    mark = 0 if complement else 1
+    out = np.full((n, k), 1 - mark, dtype=np.int8)
+    out[:, v] = 0
+    flat = out.reshape(-1)
+    base = np.arange(n, dtype=np.int64) * k
     for j in range(m - most, m):
         t = rng.integers(0, j + 1, size=n)
+        t += t >= v
         t += base
-        pick = np.where(flat[t], base + j, t)
+        pick = np.where(flat[t] == mark, base + (j + (j >= v)), t)
         active = draw >= m - j  # a row drawing s elements starts at j = m - s
-        if active.all():
-            flat[pick] = True
-        else:
-            flat[pick[active]] = True
-    if complement:
-        taken = ~taken
-    out = np.zeros((n, k), dtype=np.int8)
-    out[:, np.r_[0:v, v + 1:k]] = taken
+        flat[pick if active.all() else pick[active]] = mark
     return out
+
+
+def _rounded_subsets(v: int, k: int, sizes: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """:func:`_random_subsets` by a Bernoulli draw rounded to each row's size: for large subsets.
+
+    Each of the k - 1 values is taken independently with probability ``T / 256`` (one random byte,
+    ``T / 256`` the nearest to the largest size's share); then, row by row, a value drawn uniformly
+    among the k - 1 is dropped if taken (the row holds too many) or added if not (too few), until the
+    row holds its size.  Both steps treat the values alike, so the subset's law is invariant under
+    permuting them: uniform among the subsets of that size.  About one standard deviation of
+    Binomial(k - 1, T / 256) corrections per row, each accepted with probability near T / 256.
+    """
+    n, m = len(sizes), k - 1
+    taken = np.frombuffer(rng.bytes(n * k), dtype=np.uint8).reshape(n, k) < int(round(256 * int(sizes.max()) / m))
+    taken[:, v] = False
+    excess = np.count_nonzero(taken, axis=1) - sizes
+    flat = taken.reshape(-1)
+    rows = np.flatnonzero(excess)
+    while rows.size:
+        e = rng.integers(0, m, size=rows.size)
+        at = rows * k + e + (e >= v)
+        cur = flat[at]
+        over = excess[rows] > 0
+        hit = over == cur  # a taken value where the row holds too many, a free one where too few
+        flat[at[hit]] = ~cur[hit]
+        excess[rows[hit]] -= np.where(over[hit], 1, -1)
+        rows = rows[excess[rows] != 0]
+    return taken.view(np.int8)
 
 
 @dataclass(frozen=True)

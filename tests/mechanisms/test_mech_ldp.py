@@ -144,6 +144,39 @@ def test_subsets_are_floyds_draws_and_uniform(k, sizes):
     assert stats.chisquare(counts).pvalue > 1e-4
 
 
+@pytest.mark.parametrize("k, sizes, v", [(7, (3, 2), 0), (8, (4, 3), 7), (9, (6, 5), 4)])
+def test_rounded_subsets_are_uniform_among_all_subsets(k, sizes, v):
+    # The Bernoulli-then-corrected draw for large subsets: every subset of each size equally likely,
+    # by a chi-square test over all C(k - 1, size) of them (two checks at 1e-4 per case, six in all).
+    from dpaudit.mechanisms.ldp import _rounded_subsets
+
+    n = 120_000
+    size = np.where(np.random.default_rng(3).random(n) < 0.5, sizes[1], sizes[0])
+    out = _rounded_subsets(v, k, size, np.random.default_rng(4))
+    assert out.dtype == np.int8 and (out.sum(axis=1) == size).all() and not out[:, v].any()
+    codes = out.astype(np.int64) @ (1 << np.arange(k))
+    for s in sizes:
+        _, counts = np.unique(codes[size == s], return_counts=True)
+        assert len(counts) == math.comb(k - 1, s)
+        assert stats.chisquare(counts).pvalue > 1e-4
+
+
+def test_large_subsets_are_drawn_rounded_and_uniform():
+    # k 200 at epsilon 0.5 (76 of 199): the dispatcher takes the rounded draw; each value equally
+    # likely and each pair of values as likely as any other (one check at 1e-4 each).
+    from dpaudit.mechanisms.ldp import _random_subsets, _rounded_subsets
+
+    n, k, v = 40_000, 200, 5
+    size = np.where(np.random.default_rng(1).random(n) < 0.3, 75, 76)
+    out = _random_subsets(v, k, size, n, np.random.default_rng(2))
+    np.testing.assert_array_equal(out, _rounded_subsets(v, k, size, np.random.default_rng(2)))
+    assert (out.sum(axis=1) == size).all() and not out[:, v].any()
+    assert stats.chisquare(np.delete(out.sum(axis=0), v)).pvalue > 1e-4
+    x = np.delete(out, v, axis=1)[:, :40].astype(np.float64)
+    pairs = (x.T @ x)[np.triu_indices(40, 1)]  # 780 pairs, each held by Binomial-like counts
+    assert stats.chisquare(pairs).pvalue > 1e-4
+
+
 @pytest.mark.parametrize("q, batch", [(0.002, None), (0.03, None), (0.03, 50), (0.2, None)])
 def test_bernoulli_bits_are_independent_at_their_rate(q, batch):
     # Below SPARSE_BELOW the ones are placed by geometric gaps (batch=50 forces hundreds of rounds),
