@@ -376,3 +376,48 @@ def test_binned_logistic_merge_refuses_colliding_keys_and_distinct_rows(monkeypa
     monkeypatch.setattr(_features, "row_keys", lambda codes, radix: np.zeros(len(codes), dtype=np.int64))
     kept = classifier._merge_repeats(cells, y, sizes, offsets)  # every key collides: rows kept as they are
     assert kept[2] is None and kept[0] is cells
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int16, np.int64, bool])
+@pytest.mark.parametrize("name", ["mixed", "binned-logistic", "likelihood-ratio"])
+def test_integer_releases_score_as_their_float_copies(name, dtype):
+    """Integer columns are coded in their own dtype (a byte table, bincounted specials): the same
+    specials, fit and scores, to the bit, as the releases' float64 copies."""
+    rng = np.random.default_rng(11)
+    top = 2 if dtype is bool else 5
+    x0 = rng.integers(0, top, size=(8_000, 9))
+    x1 = np.minimum(rng.integers(0, top, size=(8_000, 9)) + (rng.random((8_000, 9)) < 0.1), top - 1)
+    if dtype is np.int16:
+        x0[:, 2] *= 700  # levels wider than a byte
+    if dtype is np.int64:
+        x1[:, 4] = rng.integers(-10**9, 10**9, size=8_000)  # a coordinate of numbers without specials
+    a, b = x0.astype(dtype), x1.astype(dtype)
+    got = make_distinguisher(name).fit(a[:5000], b[:5000])
+    ref = make_distinguisher(name).fit(a[:5000].astype(float), b[:5000].astype(float))
+    for x in (a[5000:], b[5000:]):
+        np.testing.assert_array_equal(got.score(x), ref.score(x.astype(float)))
+    np.testing.assert_array_equal(got.score(a[5000:].astype(float)), ref.score(a[5000:]))
+    cols = np.concatenate([a, b]).T.copy()
+    for v, w in zip(special_values(cols, transposed=True), special_values(np.concatenate([a, b]).astype(float))):
+        assert v.dtype == w.dtype == np.float64 and np.array_equal(v, w)
+
+
+def test_pattern_cells_without_repeated_values_scores_zero():
+    """Releases whose values never repeat give pattern-cells no pattern to count: a score of 0, not an error."""
+    rng = np.random.default_rng(2)
+    s = make_distinguisher("pattern-cells").fit(rng.normal(size=(3000, 3)), rng.normal(1.0, 1.0, size=(3000, 3)))
+    assert s.score(rng.normal(size=(10, 3))).tolist() == [0.0] * 10
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int16, np.int64, np.uint32, np.float64])
+def test_counted_column_medians_are_numpys(dtype):
+    """sign-sum's split points: narrow integer columns are counted level by level, the same floats as np.median."""
+    from dpaudit.auditor.distinguishers.vector import _column_medians
+
+    rng = np.random.default_rng(4)
+    for n in (1, 2, 7, 1000, 1001):
+        for top in (0, 1, 2, 5, 8, 9, 40):  # 9 and 40 levels: past the counted range, np.median itself
+            x = rng.integers(0, top + 1, size=(n, 6)) - (top // 2 if np.dtype(dtype).kind != "u" else 0)
+            x = x.astype(dtype)
+            got, ref = _column_medians(x), np.median(x, axis=0)
+            assert got.dtype == ref.dtype and np.array_equal(got, ref), (n, top)

@@ -29,8 +29,12 @@ MAX_SPECIALS = 64
 
 
 def special_values(pooled: np.ndarray, *, share: float = SPECIAL_SHARE, min_count: int = SPECIAL_MIN_COUNT,
-                   max_specials: int = MAX_SPECIALS) -> list[np.ndarray]:
+                   max_specials: int = MAX_SPECIALS, transposed: bool = False) -> list[np.ndarray]:
     """Per coordinate, the sorted values that repeat often (markers, or every level of a discrete coordinate).
+
+    ``transposed``: ``pooled`` is already the (k, n) :func:`columns` of the releases; integer columns
+    (``exact=True``) are then counted by ``bincount`` instead of sorted (the same values, as floats:
+    200 columns of 100,000 bits, 0.30 s -> 0.03 s).
 
     Examples
     --------
@@ -38,19 +42,33 @@ def special_values(pooled: np.ndarray, *, share: float = SPECIAL_SHARE, min_coun
     >>> [v.tolist() for v in special_values(x, min_count=10)]
     [[-1.0, 2.5], [-1.0, 0.3, 0.7]]
     """
-    rows = as_2d(np.asarray(pooled, float))
-    need = max(min_count, int(np.ceil(share * len(rows))))
+    cols = np.asarray(pooled) if transposed else as_2d(np.asarray(pooled, float)).T
+    need = max(min_count, int(np.ceil(share * cols.shape[1])))
     out = []
-    for j in range(rows.shape[1]):
-        s = np.sort(rows[:, j])
-        starts = np.flatnonzero(np.r_[True, s[1:] != s[:-1]])
-        counts = np.diff(np.r_[starts, len(s)])
-        keep = counts >= need
-        vals, cnt = s[starts[keep]], counts[keep]
+    for col in cols:
+        vals, cnt = _value_counts(col)
+        keep = cnt >= need
+        vals, cnt = vals[keep], cnt[keep]
         if len(vals) > max_specials:
             vals = np.sort(vals[np.argsort(-cnt, kind="stable")[:max_specials]])
-        out.append(vals)
+        out.append(vals.astype(float))
     return out
+
+
+def _value_counts(col: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The sorted distinct values of one coordinate and how often each occurs (a bincount for narrow integers)."""
+    if len(col) and (col.dtype.kind == "i" or (col.dtype.kind == "u" and col.dtype.itemsize <= 4)):
+        lo, hi = int(col.min()), int(col.max())
+        if hi - lo <= 4 * len(col) + 4096:
+            idx = col.astype(np.intp)
+            if lo:
+                idx -= lo
+            counts = np.bincount(idx, minlength=hi - lo + 1)
+            at = np.flatnonzero(counts)
+            return at + lo, counts[at]
+    s = np.sort(col)
+    starts = np.flatnonzero(np.r_[True, s[1:] != s[:-1]])
+    return s[starts], np.diff(np.r_[starts, len(s)])
 
 
 def symbol_codes(x: np.ndarray, specials: list[np.ndarray], *, transposed: bool = False) -> np.ndarray:
@@ -72,6 +90,16 @@ def column_codes(col: np.ndarray, vals: np.ndarray, *, out: np.ndarray | None = 
     """One coordinate's :func:`symbol_codes`: ``i + 1`` where ``col == vals[i]``, else 0 (into ``out``, zeros)."""
     if out is None:
         out = np.zeros(len(col), dtype=np.int64)
+    if col.dtype.itemsize == 1 and col.dtype.kind in "iub":
+        # One-byte values (bits, small counts): one gather from a 256-entry table, 10x faster than a
+        # comparison per special (a column of 100,000 bits with specials 0 and 1: 0.97 -> 0.09 ms).
+        table = np.zeros(256, dtype=out.dtype)
+        low, high = (-128, 127) if col.dtype.kind == "i" else (0, 255)
+        for i, v in enumerate(np.asarray(vals).tolist()):
+            if v == v and low <= v <= high and v == int(v):  # a NaN or a fraction matches no byte
+                table[int(v) & 0xFF] = i + 1
+        np.take(table, col.view(np.uint8), out=out, mode="clip")  # "clip": no bounds check (a byte is in range)
+        return out
     if len(vals) <= 4:
         for i, v in enumerate(vals):
             np.copyto(out, i + 1, where=col == v)  # specials are distinct: at most one matches

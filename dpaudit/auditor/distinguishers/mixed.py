@@ -103,20 +103,23 @@ class MixedScore:
         self.tail_count = tail_count
 
     def fit(self, x0, x1):
-        a, b = as_2d(np.asarray(x0, float)), as_2d(np.asarray(x1, float))
-        probe = np.concatenate([a[:100_000], b[:100_000]])
-        self.specials = special_values(probe)
+        # Each coordinate contiguous, integers in their own dtype (bits: one byte each, coded by a
+        # table lookup); a coordinate's numbers are read as floats, so every value is its float64's.
+        a, b = columns(x0, exact=True), columns(x1, exact=True)
+        self.specials = special_values(np.concatenate([a[:, :100_000], b[:, :100_000]], axis=1), transposed=True)
         self.radix = np.array([len(v) + 1 for v in self.specials], dtype=np.int64)
-        codes0, codes1 = symbol_codes(a, self.specials), symbol_codes(b, self.specials)
+        codes0 = symbol_codes(a, self.specials, transposed=True)
+        codes1 = symbol_codes(b, self.specials, transposed=True)
         # The pattern's probability, part by part when the coordinates with specials
         # fall into independent groups (see dependence_blocks); one group otherwise.
         groups = dependence_blocks(codes0, codes1, self.radix) if self.factorise else []
         if len(groups) <= 1:
-            groups = [np.arange(a.shape[1])]
+            groups = [np.arange(len(a))]
         self.blocks = pattern_blocks(groups, codes0, codes1, self.radix, z=self.z)
         self.numeric = []  # (coordinate, inner edges, log ratio per bin)
-        for j in range(a.shape[1]):
-            v0, v1 = a[codes0[:, j] == 0, j], b[codes1[:, j] == 0, j]
+        for j in range(len(a)):
+            v0 = a[j][codes0[:, j] == 0].astype(float)
+            v1 = b[j][codes1[:, j] == 0].astype(float)
             total = len(v0) + len(v1)
             if min(len(v0), len(v1)) < 100:
                 continue
@@ -249,9 +252,9 @@ class PatternCellsScore:
             radix[j] = len(vals) + 2 + len(self.edges[j])
         codes0, codes1 = self._codes(a, codes0), self._codes(b, codes1)  # the bins added to the special codes
         groups = [g for g in dependence_blocks(codes0, codes1, radix) if len(g)]
-        if not groups:
+        if not groups and np.any(radix > 1):
             groups = [np.flatnonzero(radix > 1)]
-        self.blocks = pattern_blocks(groups, codes0, codes1, radix, z=self.z)
+        self.blocks = pattern_blocks(groups, codes0, codes1, radix, z=self.z)  # none: no value repeats, score 0
         return self
 
     def score(self, x):
