@@ -18,14 +18,14 @@ def _one_hot_reference(score: BinnedLogisticScore, x0, x1, probe):
     from sklearn.linear_model import LogisticRegression
 
     pooled = np.concatenate([np.asarray(x0, float), np.asarray(x1, float)])
-    cells = score._cells(pooled)
+    cells = score._cells(pooled.T.copy())  # _cells reads (k, n) columns
     used = np.flatnonzero(np.bincount(cells.ravel(), minlength=score.weights.size))
     X = (cells[:, :, None] == used[None, None, :]).any(axis=1).astype(float)
     y = np.r_[np.ones(len(x0)), np.zeros(len(x1))]
     model = LogisticRegression(C=score.regularization, solver="newton-cholesky", max_iter=100).fit(X, y)
     w = np.zeros(score.weights.size)
     w[used] = model.coef_.ravel()
-    return w[score._cells(np.asarray(probe, float))].sum(axis=1)
+    return w[score._cells(np.asarray(probe, float).T.copy())].sum(axis=1)
 
 
 def _bits(rng, n, k, p):
@@ -38,6 +38,8 @@ CASES = {
     "specials and numbers": lambda rng: (
         np.where(rng.random((6000, 3)) < 0.6, -1.0, rng.normal(size=(6000, 3))),
         np.where(rng.random((6000, 3)) < 0.4, -1.0, rng.normal(size=(6000, 3)) + 0.2)),
+    # Bits that are rarely 1 (ASUE-like): the design goes sparse, each block shifted by its common cell.
+    "rare bits": lambda rng: (_bits(rng, 6000, 40, np.linspace(0.002, 0.02, 40)), _bits(rng, 6000, 40, 0.01)),
     "a constant coordinate": lambda rng: (np.c_[np.zeros(6000), rng.normal(0.3, 1, 6000)],
                                           np.c_[np.zeros(6000), rng.normal(0.0, 1, 6000)]),
 }
@@ -62,3 +64,16 @@ def test_all_constant_coordinates_give_a_flat_score():
     x = np.zeros((1000, 3))
     score = BinnedLogisticScore().fit(x, x)
     assert np.all(score.score(x) == 0)
+
+
+@pytest.mark.parametrize("case, sparse", [("rare bits", True), ("bits", False), ("numbers", False)])
+def test_design_is_sparse_only_where_it_is_cheaper(case, sparse, monkeypatch):
+    from scipy import sparse as sp
+
+    from dpaudit.auditor.distinguishers import classifier
+
+    made = []
+    real = classifier._contrast_design
+    monkeypatch.setattr(classifier, "_contrast_design", lambda *a: made.append(real(*a)) or made[-1])
+    BinnedLogisticScore().fit(*CASES[case](np.random.default_rng(7)))
+    assert sp.issparse(made[0][0]) == sparse

@@ -82,12 +82,21 @@ def _contrasts(c: int) -> np.ndarray:
 
 
 def _contrast_design(cells, offsets, sizes, counts):
-    """The dense design of :class:`BinnedLogisticScore` in contrast coordinates, and how to map back.
+    """The design of :class:`BinnedLogisticScore` in contrast coordinates, and how to map back.
 
     ``cells`` (n, k) holds each release's global cell per coordinate; only cells some release falls
     in are kept (an empty cell's weight is 0 at the optimum, uncoupled from the rest).  Returns
     ``(X, [(cells_j, Q_j), ...])``: ``X[:, block_j] = Q_j[local cell]``, weights ``w[cells_j] = Q_j theta_j``.
+
+    When most releases sit in one cell of most coordinates (bits that are rarely 1), each block is
+    shifted by its most common cell's row, ``Q_j[local] - Q_j[ref]``, and ``X`` is sparse: a constant
+    shift of a column is the unpenalised intercept's, so the penalised problem and its optimum theta are
+    the same, and Newton's method, affine-invariant, takes the same steps.  Its Hessian then costs the
+    sum of squared nonzeros per row instead of a dense ``n p^2`` product (ASUE at k 200, epsilon 10:
+    see ``docs/decisions/calibration-cost.md``).
     """
+    from scipy import sparse
+
     blocks, bases, basis = [], [], {}
     for j in range(cells.shape[1]):
         cells_j = offsets[j] + np.flatnonzero(counts[offsets[j]:offsets[j] + sizes[j]])
@@ -97,10 +106,30 @@ def _contrast_design(cells, offsets, sizes, counts):
         q = basis.get(len(cells_j))
         if q is None:
             q = basis[len(cells_j)] = _contrasts(len(cells_j))
-        blocks.append(q[local])
+        blocks.append((local, int(np.argmax(counts[cells_j]))))
         bases.append((cells_j, q))
-    X = np.concatenate(blocks, axis=1) if blocks else np.empty((cells.shape[0], 0))
-    return X, bases
+    n, width = cells.shape[0], sum(q.shape[1] for _, q in bases)
+    per_row = np.zeros(n)
+    for (local, ref), (_, q) in zip(blocks, bases):
+        per_row += (local != ref) * q.shape[1]
+    if not blocks or float(per_row @ per_row) * SPARSE_HESSIAN_COST > float(n) * width * width:
+        X = np.concatenate([q[local] for (local, _), (_, q) in zip(blocks, bases)], axis=1) if blocks \
+            else np.empty((n, 0))
+        return X, bases
+    parts, start = [], 0
+    for (local, ref), (_, q) in zip(blocks, bases):
+        rows = np.flatnonzero(local != ref)
+        vals = q[local[rows]] - q[ref]
+        parts.append((np.repeat(rows, q.shape[1]), np.tile(np.arange(start, start + q.shape[1]), len(rows)),
+                      vals.ravel()))
+        start += q.shape[1]
+    r, c, v = (np.concatenate(p) for p in zip(*parts))
+    return sparse.csr_matrix((v, (r, c)), shape=(n, width)), bases
+
+
+#: A nonzero pair of a sparse Hessian product costs about this many dense multiply-adds (measured on
+#: scipy's sparse product against BLAS on 2 cores); the sparse design is used when it is cheaper.
+SPARSE_HESSIAN_COST = 100
 
 
 #: Merge repeated fitting rows when at most this share of them is distinct (below it the merge pays).
@@ -169,11 +198,11 @@ class BinnedLogisticScore:
         self.max_fit = max_fit
         self.regularization = regularization
 
-    def _cells(self, x):
-        from ._features import bin_index, columns, symbol_codes
+    def _cells(self, cols):
+        """(n, k) cell index per release and coordinate, from its (k, n) :func:`columns`."""
+        from ._features import bin_index, symbol_codes
 
-        cols = columns(x)
-        codes = symbol_codes(cols.T, self.specials)
+        codes = symbol_codes(cols, self.specials, transposed=True)
         cells = np.empty(cols.shape, dtype=np.int64)  # (k, n)
         for j, edges in enumerate(self.edges):
             code = codes[:, j]
@@ -184,25 +213,33 @@ class BinnedLogisticScore:
                 cells[j] = self.offsets[j] + code
         return cells.T
 
+    def _bins(self, pooled):
+        """Each coordinate's specials and number bins from the pooled (k, n) columns; its count of cells."""
+        from ._features import quantile_edges, special_values, symbol_codes
+
+        self.specials = special_values(pooled, transposed=True)
+        codes = symbol_codes(pooled, self.specials, transposed=True)
+        self.edges, sizes = [], []
+        for j in range(len(pooled)):
+            numbers = pooled[j][codes[:, j] == 0].astype(float)
+            edges = quantile_edges(numbers, self.n_bins) if len(numbers) >= 2 * self.n_bins else np.empty(0)
+            self.edges.append(edges)
+            sizes.append(len(edges) + 1 + len(self.specials[j]))
+        return sizes
+
     def fit(self, x0, x1):
         import warnings
 
         from scipy import sparse
         from sklearn.linear_model import LogisticRegression
 
-        from ._features import quantile_edges, special_values, symbol_codes
+        from ._features import columns
 
-        a = as_2d(np.asarray(x0, float))[: self.max_fit]
-        b = as_2d(np.asarray(x1, float))[: self.max_fit]
-        pooled = np.concatenate([a, b])
-        self.specials = special_values(pooled)
-        codes = symbol_codes(pooled, self.specials)
-        self.edges, sizes = [], []
-        for j in range(pooled.shape[1]):
-            numbers = pooled[codes[:, j] == 0, j]
-            edges = quantile_edges(numbers, self.n_bins) if len(numbers) >= 2 * self.n_bins else np.empty(0)
-            self.edges.append(edges)
-            sizes.append(len(edges) + 1 + len(self.specials[j]))
+        # (k, n) columns, integers in their own dtype: only compared with float specials and edges,
+        # where an integer compares as its float64 (bits: a table lookup per coordinate).
+        a, b = (columns(as_2d(np.asarray(x))[: self.max_fit], exact=True) for x in (x0, x1))
+        pooled = np.concatenate([a, b], axis=1)
+        sizes = self._bins(pooled)
         self.offsets = np.cumsum(np.r_[0, sizes[:-1]]).astype(np.int64)
         n_cells = int(sum(sizes))
         cells = self._cells(pooled)
@@ -210,7 +247,7 @@ class BinnedLogisticScore:
         # specials only) has weight 0 at the optimum, uncoupled; leaving it out: (2/3)^2 of Newton's cost.
         counts = np.bincount(cells.ravel(), minlength=n_cells)
         used = np.flatnonzero(counts)
-        y = np.r_[np.ones(len(a)), np.zeros(len(b))]
+        y = np.r_[np.ones(a.shape[1]), np.zeros(b.shape[1])]
         cells, y, weight = _merge_repeats(cells, y, np.asarray(sizes), self.offsets)  # repeated rows weighted
         # The dense design has one column fewer than its used cells per coordinate (_contrast_design).
         seen = np.count_nonzero(np.logical_or.reduceat(counts > 0, self.offsets))  # coordinates with a used cell
@@ -251,7 +288,7 @@ class BinnedLogisticScore:
         # _cells without the (n, k) index matrix (held-out chunks are scored on every round).
         from ._features import bin_index, column_codes, columns
 
-        cols = columns(x)
+        cols = columns(x, exact=True)
         out = np.zeros(cols.shape[1])
         for j, edges in enumerate(self.edges):
             vals = self.specials[j]
