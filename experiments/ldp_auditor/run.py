@@ -138,6 +138,26 @@ def table(cells) -> str:
     return "\n".join(rows)
 
 
+def summary(cells) -> str:
+    """How many cells dpaudit's bound is at least LDP-Auditor's and its wall time lower, and which are not."""
+    both = [c for c in cells if "ldp_auditor" in c and "dpaudit" in c]
+    if not both:
+        return ""
+    below = [c for c in both if c["dpaudit"] < c["ldp_auditor"]]
+    slower = [c for c in both if c["dpaudit_seconds"] >= c["ldp_auditor_seconds"]]
+
+    def name(c):
+        return f"{c['protocol']} k {c['k']} eps {c['epsilon']:g}"
+
+    lines = [f"\nbound >= LDP-Auditor's in {len(both) - len(below)} of {len(both)} cells"]
+    lines += [f"  below: {name(c)}: {c['dpaudit']:.4f} vs {c['ldp_auditor']:.4f} (true {c['true_epsilon']:.4f})"
+              for c in below]
+    lines.append(f"less wall time in {len(both) - len(slower)} of {len(both)} cells "
+                 f"({sum(c['dpaudit_seconds'] for c in both):.0f} s vs {sum(c['ldp_auditor_seconds'] for c in both):.0f} s)")
+    lines += [f"  not faster: {name(c)}: {c['dpaudit_seconds']:.1f} s vs {c['ldp_auditor_seconds']:.1f} s" for c in slower]
+    return "\n".join(lines) + "\n"
+
+
 def figure(cells, stem: Path):
     """One panel per protocol: dpaudit's and LDP-Auditor's 99% lower bounds against the theoretical epsilon."""
     from matplotlib.figure import Figure
@@ -190,6 +210,8 @@ def main(argv=None):
                     help="no audits: the table and figure of the cells already in --out's results.json")
     ap.add_argument("--ldp-auditor-json", type=Path, default=None,
                     help="LDP-Auditor's figures for some cells (a results.json of an earlier --ldp-auditor run)")
+    ap.add_argument("--cells-from", type=Path, default=None,
+                    help="audit exactly the cells of this JSON (e.g. results/ldp_auditor_measured.json), seed included")
     ap.add_argument("--trials", type=float, default=1e6)
     ap.add_argument("--ldp-auditor", type=Path, default=None, help="a checkout of LDP-Auditor to run beside dpaudit")
     a = ap.parse_args(argv)
@@ -200,6 +222,11 @@ def main(argv=None):
     cells = [{"protocol": p, "k": k, "epsilon": float(e), "seed": s, "trials": int(a.trials),
               "delta": APPROX_DELTA if p in APPROXIMATE else 0.0}
              for s in seeds for k in ks for e in epss for p in names]
+    if a.cells_from is not None:
+        keys = sorted({(d["k"], d["epsilon"], d.get("seed", 0), d["protocol"]) for d in json.loads(a.cells_from.read_text())},
+                      key=lambda t: (t[0], t[1], t[2], list(ALL).index(t[3])))
+        cells = [{"protocol": p, "k": k, "epsilon": float(e), "seed": sd, "trials": int(a.trials),
+                  "delta": APPROX_DELTA if p in APPROXIMATE else 0.0} for k, e, sd, p in keys]
 
     def log(s):
         print(s, file=sys.stderr, flush=True)
@@ -226,8 +253,9 @@ def main(argv=None):
     if a.ldp_auditor is not None:
         run_ldp_auditor(a.ldp_auditor.expanduser(), cells, log, a.jobs)
         (out / "results.json").write_text(json.dumps(cells, indent=1))
-    (out / "table.md").write_text(table(cells) + "\n")
+    (out / "table.md").write_text(table(cells) + "\n" + summary(cells))
     print(table(cells))
+    print(summary(cells), end="")
     figure(cells, out / "figure")
 
 
