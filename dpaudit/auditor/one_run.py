@@ -181,7 +181,7 @@ def audit_one_run(scores, included, *, epsilon=None, delta=0.0, claim=None, gues
         ceiling=one_run_ceiling(m, best["guesses"], delta=best["delta"], confidence=level),
         claim=None if claim is None else (claim if isinstance(claim, str) else claim_obj.spec),
         curve_violation=where, guesses_tried=list(grid), tests=rows, fdp_tests=fdp_rows,
-        gdp_mu_lower_bound=max(t["mu_lower_bound"] for t in fdp_rows) if fdp_rows else None,
+        gdp_mu_lower_bound=_gdp_mu_bound(s, inc, grid, share) if curve else None,
         included=int(inc.sum()), seed=seed, elapsed_seconds=round(time.perf_counter() - t_start, 4))
 
 
@@ -189,15 +189,20 @@ def _fdp_tests(claim, scores, included, grid, share):
     """The f-DP test of the whole claimed curve (Mahloujifar, Melis and Chaudhuri 2025) at each number of guesses.
 
     It is proved for one-sided guesses, so each k guesses "included" for the k highest scores; each k
-    is tested at ``share`` (Bonferroni over k, as the point tests).  ``mu_lower_bound`` is the largest
-    mu whose Gaussian DP curve the same count rejects: the same test, so no further share.
+    is tested at ``share`` (Bonferroni over k, as the point tests).
     """
-    rows = []
+    return [{"guesses": r, "correct": v, "rejected": fdp_one_run_rejects(len(scores), r, v, claim.power_inverse, share)}
+            for r, v in counts_for_guesses(scores, included, grid, one_sided=True)]
+
+
+def _gdp_mu_bound(scores, included, grid, share):
+    """The largest mu whose Gaussian DP curve the f-DP test rejects at some number of guesses: the same
+    tests as :func:`_fdp_tests`, so no further share.  Only the maximum is searched for: a count that
+    does not reject the best mu so far costs one test."""
+    best = 0.0
     for r, v in counts_for_guesses(scores, included, grid, one_sided=True):
-        rows.append({"guesses": r, "correct": v,
-                     "rejected": fdp_one_run_rejects(len(scores), r, v, claim.power_inverse, share),
-                     "mu_lower_bound": fdp_one_run_mu_bound(len(scores), r, v, confidence=1.0 - share)})
-    return rows
+        best = fdp_one_run_mu_bound(len(scores), r, v, confidence=1.0 - share, above=best)
+    return best
 
 
 def one_run(train, dataset, canaries, score, *, epsilon=None, delta=0.0, claim=None, seed=None, guesses=None,

@@ -240,15 +240,16 @@ def fdp_one_run_rejects(m: int, k: int, c: int, power_inverse, significance: flo
     return right + wrong > k / m
 
 
-def _largest(rejects, hi: float, tol: float = 1e-6) -> float:
+def _largest(rejects, hi: float, tol: float = 1e-6, *, lo: float = 0.0) -> float:
     """The largest parameter ``rejects`` accepts (True below a point, False above), to ``tol``, keeping the low end.
 
     0 when it rejects nothing; doubling from ``hi`` brackets the point (capped at 10^4, where only
     delta 0 with every guess right still rejects), then bisection.  Every one-run bound is read this way.
+    ``lo > 0``: a point already known to be rejected, where the search starts.
     """
-    if not rejects(0.0):
+    if lo <= 0.0 and not rejects(0.0):
         return 0.0
-    lo = 0.0
+    hi = max(hi, 2.0 * lo)
     while rejects(hi):
         lo, hi = hi, 2.0 * hi
         if hi > 1e4:
@@ -256,20 +257,31 @@ def _largest(rejects, hi: float, tol: float = 1e-6) -> float:
     return _bisect(rejects, lo, hi, tol)
 
 
-def fdp_one_run_mu_bound(m: int, k: int, c: int, *, confidence: float = 0.95) -> float:
+def fdp_one_run_mu_bound(m: int, k: int, c: int, *, confidence: float = 0.95, above: float = 0.0) -> float:
     """The largest mu for which ``c`` correct of ``k`` guesses reject mu-Gaussian DP: "not mu-GDP below it".
 
     A statement about Gaussian DP claims, not an assumption-free epsilon: a mechanism with a
-    non-Gaussian curve may be (epsilon, delta)-DP where mu-GDP is not.
+    non-Gaussian curve may be (epsilon, delta)-DP where mu-GDP is not.  ``above``: a mu known to be
+    rejected (by another count); the larger of it and this count's bound is returned, and when this
+    count does not reject ``above`` that costs one test instead of a search (the maximum over an
+    audit's numbers of guesses: 7 searches -> about one).
 
     >>> round(fdp_one_run_mu_bound(1000, 100, 100), 2)
     1.23
+    >>> fdp_one_run_mu_bound(1000, 100, 100, above=2.0)
+    2.0
     """
     from scipy.special import ndtr, ndtri
 
     beta = 1.0 - check_real(confidence, "confidence", low=0.0, high=1.0, low_inclusive=False, high_inclusive=False)
-    return _largest(lambda mu: fdp_one_run_rejects(m, k, c, lambda x: float(ndtr(ndtri(x) - mu)), beta),
-                    1.0)
+    above = check_real(above, "above", low=0.0)
+
+    def rejects(mu):
+        return fdp_one_run_rejects(m, k, c, lambda x: float(ndtr(ndtri(x) - mu)), beta)
+
+    if above > 0.0 and not rejects(above):
+        return above
+    return _largest(rejects, 1.0, lo=above)
 
 
 def fdp_one_run_epsilon_bound(m: int, k: int, c: int, *, delta: float = 0.0, confidence: float = 0.95) -> float:
