@@ -153,11 +153,11 @@ def _random_subsets(v: int, k: int, size, n: int, rng: np.random.Generator) -> n
     if n and int(sizes.min()) < top - 1:
         raise ValueError(f"sizes must be {top} or {top - 1}; got {int(sizes.min())}")
     if 4 * min(top, m - top + 1) > m + 40:
-        return _rounded_subsets(v, k, sizes, rng)
-    return _floyd_subsets(v, k, sizes, rng)
+        return _rounded_subsets(v, k, sizes, top, rng)
+    return _floyd_subsets(v, k, sizes, top, rng)
 
 
-def _floyd_subsets(v: int, k: int, sizes: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+def _floyd_subsets(v: int, k: int, sizes: np.ndarray, top: int, rng: np.random.Generator) -> np.ndarray:
     """:func:`_random_subsets` by Floyd's algorithm (Bentley and Floyd 1987), one pass per element over all rows.
 
     To draw s of N: for j = N - s, ..., N - 1 take t uniform in 0..j, or j itself when t is taken.
@@ -166,7 +166,6 @@ def _floyd_subsets(v: int, k: int, sizes: np.ndarray, rng: np.random.Generator) 
     (2-10x faster than marking a (rows, k - 1) array and copying it around column v, same draws).
     """
     n, m = len(sizes), k - 1
-    top = int(sizes.max()) if n else 0
     complement = top > m - top + 1
     draw = (m - sizes) if complement else sizes  # elements to mark per row
     most = int(draw.max()) if n else 0
@@ -185,7 +184,7 @@ def _floyd_subsets(v: int, k: int, sizes: np.ndarray, rng: np.random.Generator) 
     return out
 
 
-def _rounded_subsets(v: int, k: int, sizes: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+def _rounded_subsets(v: int, k: int, sizes: np.ndarray, top: int, rng: np.random.Generator) -> np.ndarray:
     """:func:`_random_subsets` by a Bernoulli draw rounded to each row's size: for large subsets.
 
     Each of the k - 1 values is taken independently with probability ``T / 256`` (one random byte,
@@ -196,7 +195,7 @@ def _rounded_subsets(v: int, k: int, sizes: np.ndarray, rng: np.random.Generator
     Binomial(k - 1, T / 256) corrections per row, each accepted with probability near T / 256.
     """
     n, m = len(sizes), k - 1
-    taken = np.frombuffer(rng.bytes(n * k), dtype=np.uint8).reshape(n, k) < int(round(256 * int(sizes.max()) / m))
+    taken = np.frombuffer(rng.bytes(n * k), dtype=np.uint8).reshape(n, k) < int(round(256 * top / m))
     taken[:, v] = False
     excess = np.count_nonzero(taken, axis=1) - sizes
     flat = taken.reshape(-1)

@@ -152,7 +152,7 @@ def test_rounded_subsets_are_uniform_among_all_subsets(k, sizes, v):
 
     n = 120_000
     size = np.where(np.random.default_rng(3).random(n) < 0.5, sizes[1], sizes[0])
-    out = _rounded_subsets(v, k, size, np.random.default_rng(4))
+    out = _rounded_subsets(v, k, size, sizes[0], np.random.default_rng(4))
     assert out.dtype == np.int8 and (out.sum(axis=1) == size).all() and not out[:, v].any()
     codes = out.astype(np.int64) @ (1 << np.arange(k))
     for s in sizes:
@@ -169,7 +169,7 @@ def test_large_subsets_are_drawn_rounded_and_uniform():
     n, k, v = 40_000, 200, 5
     size = np.where(np.random.default_rng(1).random(n) < 0.3, 75, 76)
     out = _random_subsets(v, k, size, n, np.random.default_rng(2))
-    np.testing.assert_array_equal(out, _rounded_subsets(v, k, size, np.random.default_rng(2)))
+    np.testing.assert_array_equal(out, _rounded_subsets(v, k, size, 76, np.random.default_rng(2)))
     assert (out.sum(axis=1) == size).all() and not out[:, v].any()
     assert stats.chisquare(np.delete(out.sum(axis=0), v)).pvalue > 1e-4
     x = np.delete(out, v, axis=1)[:, :40].astype(np.float64)

@@ -71,6 +71,13 @@ def _value_counts(col: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return s[starts], np.diff(np.r_[starts, len(s)])
 
 
+def distinct_values(col: np.ndarray) -> np.ndarray:
+    """``np.unique(col)`` as floats; integer columns by :func:`_value_counts`' bincount (the same values)."""
+    if col.dtype.kind in "iu":
+        return _value_counts(col)[0].astype(float)
+    return np.unique(col)
+
+
 def symbol_codes(x: np.ndarray, specials: list[np.ndarray], *, transposed: bool = False) -> np.ndarray:
     """(n, k) int codes: 0 for an ordinary number, i + 1 for the i-th special value of that coordinate.
 
