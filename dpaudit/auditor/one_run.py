@@ -23,8 +23,11 @@ from ..exceptions import DatasetError, ParameterValueError
 from ..params import ONE_RUN_OPTIONS
 from ..stats.one_run import (
     counts_for_guesses,
+    fdp_one_run_epsilon_bound,
+    fdp_one_run_epsilon_bounds,
     fdp_one_run_mu_bound,
     fdp_one_run_rejects,
+    fdp_one_run_rejects_points,
     guess_grid,
     one_run_ceiling,
     one_run_epsilon_bound,
@@ -54,6 +57,7 @@ class OneRunReport:
     guesses_tried: list = field(default_factory=list)
     tests: list = field(default_factory=list)
     fdp_tests: list = field(default_factory=list)
+    curve_rejected: bool | None = None
     gdp_mu_lower_bound: float | None = None
     included: int = 0
     seed: int | None = None
@@ -70,11 +74,11 @@ class OneRunReport:
 
     def summary(self) -> str:
         head = ("VIOLATION" if self.violation else "no violation found")
-        whole = (self.curve_violation or {}).get("test") == "f-dp"
+        test = (self.curve_violation or {}).get("test")
         lines = [
-            f"verdict     {head}: " + ("the claimed curve is rejected as a whole (f-DP test); " if whole else "")
-            + f"epsilon >= {self.epsilon_lower_bound:.4g} with {self.confidence:.0%} confidence; "
-            f"claimed epsilon = {self.claimed_epsilon:g}, delta = {self.claimed_delta:g}",
+            f"verdict     {head}: epsilon >= {self.epsilon_lower_bound:.4g} with {self.confidence:.0%} confidence"
+            + (" (f-DP test, one point of the claim)" if test == "f-dp" else "")
+            + f"; claimed epsilon = {self.claimed_epsilon:g}, delta = {self.claimed_delta:g}",
             f"guesses     {self.correct} of {self.guesses} right ({self.canaries} canaries, {self.included} included)",
             f"ceiling     {self.ceiling:.4g} (the bound had every one of the {self.guesses} guesses been right)",
         ]
@@ -82,8 +86,11 @@ class OneRunReport:
             lines.append(f"claim       {self.claim}")
         if self.fdp_tests:
             hit = [t for t in self.fdp_tests if t["rejected"]]
-            lines.append(f"f-DP test   the claimed curve {'REJECTED' if hit else 'not rejected'} by the top-k guesses"
-                         + (f" ({hit[0]['correct']} of {hit[0]['guesses']} right)" if hit else ""))
+            lines.append(f"f-DP test   the claimed curve as a whole {'REJECTED' if hit else 'not rejected'} by the "
+                         "top-k guesses" + (f" ({hit[0]['correct']} of {hit[0]['guesses']} right)" if hit else ""))
+            if hit and not self.violation:
+                lines.append("            but at no single (epsilon, delta) point of it: the run is not f-DP for "
+                             "this curve, and no delta says where it breaks")
             lines.append(f"GDP         not mu-GDP for any mu < {self.gdp_mu_lower_bound:.4g} (a statement about "
                          "Gaussian DP curves only)")
         tried = ", ".join(str(k) for k in self.guesses_tried)
@@ -165,34 +172,64 @@ def audit_one_run(scores, included, *, epsilon=None, delta=0.0, claim=None, gues
         rows.append({"guesses": r, "correct": v, "delta": d, "claimed_epsilon": claimed,
                      "epsilon_lower_bound": one_run_epsilon_bound(m, r, v, delta=d, confidence=level)})
     fdp_rows = _fdp_tests(claim_obj, s, inc, grid, share) if curve else []
-    best = max(rows, key=lambda t: (t["epsilon_lower_bound"] - t["claimed_epsilon"], t["epsilon_lower_bound"]))
+    best = max(rows + [t["pair"] for t in fdp_rows if t["pair"]],
+               key=lambda t: (t["epsilon_lower_bound"] - t["claimed_epsilon"], t["epsilon_lower_bound"]))
     crossed = best["epsilon_lower_bound"] > best["claimed_epsilon"]
-    rejected = [t for t in fdp_rows if t["rejected"]]
     where = None
     if crossed and claim is not None:
-        where = {"test": "steinke-nasr-jagielski", **{k: best[k] for k in ("delta", "epsilon_lower_bound",
-                                                                             "claimed_epsilon")}}
-    elif rejected:
-        where = {"test": "f-dp", "guesses": rejected[0]["guesses"], "correct": rejected[0]["correct"]}
+        where = {"test": best.get("test", "steinke-nasr-jagielski"),
+                 **{k: best[k] for k in ("delta", "epsilon_lower_bound", "claimed_epsilon", "guesses", "correct")}}
     return OneRunReport(
         epsilon_lower_bound=best["epsilon_lower_bound"], claimed_epsilon=best["claimed_epsilon"],
         claimed_delta=best["delta"], confidence=confidence, canaries=m, guesses=best["guesses"],
-        correct=best["correct"], verdict="violation" if crossed or rejected else "no violation found",
-        ceiling=one_run_ceiling(m, best["guesses"], delta=best["delta"], confidence=level),
+        correct=best["correct"], verdict="violation" if crossed else "no violation found",
+        ceiling=_ceiling(m, best, level),
         claim=None if claim is None else (claim if isinstance(claim, str) else claim_obj.spec),
         curve_violation=where, guesses_tried=list(grid), tests=rows, fdp_tests=fdp_rows,
+        curve_rejected=any(t["rejected"] for t in fdp_rows) if curve else None,
         gdp_mu_lower_bound=_gdp_mu_bound(s, inc, grid, share) if curve else None,
         included=int(inc.sum()), seed=seed, elapsed_seconds=round(time.perf_counter() - t_start, 4))
+
+
+def _ceiling(m, best, level):
+    """The reported test's bound had all its guesses been right."""
+    if best.get("test") == "f-dp":
+        return fdp_one_run_epsilon_bound(m, best["guesses"], best["guesses"], delta=best["delta"], confidence=level)
+    return one_run_ceiling(m, best["guesses"], delta=best["delta"], confidence=level)
 
 
 def _fdp_tests(claim, scores, included, grid, share):
     """The f-DP test of the whole claimed curve (Mahloujifar, Melis and Chaudhuri 2025) at each number of guesses.
 
     It is proved for one-sided guesses, so each k guesses "included" for the k highest scores; each k
-    is tested at ``share`` (Bonferroni over k, as the point tests).
+    is tested at ``share`` (Bonferroni over k, as the point tests).  Where the whole curve is
+    rejected, :func:`_fdp_pair` looks for a point of it that the same count rejects.
     """
-    return [{"guesses": r, "correct": v, "rejected": fdp_one_run_rejects(len(scores), r, v, claim.power_inverse, share)}
-            for r, v in counts_for_guesses(scores, included, grid, one_sided=True)]
+    rows = []
+    for r, v in counts_for_guesses(scores, included, grid, one_sided=True):
+        rejected = fdp_one_run_rejects(len(scores), r, v, claim.power_inverse, share)
+        rows.append({"guesses": r, "correct": v, "rejected": rejected,
+                     "pair": _fdp_pair(claim, len(scores), r, v, share) if rejected else None})
+    return rows
+
+
+def _fdp_pair(claim, m, k, c, share):
+    """The claim's grid point (delta, epsilon) that ``c`` of ``k`` crosses by the most, with its certified epsilon.
+
+    A rejected whole curve says the run breaks the claim at some delta, not at which (a curve is
+    stronger than each of its points).  The grid's points are tested one by one with the same count
+    at the same level, and the largest epsilon rejected at each crossed one is certified: a curve
+    the run keeps is rejected only if its whole curve is (checked in the tests), so these need no
+    further share.  None when no single point is crossed.
+    """
+    deltas, epsilons = claim.grid()
+    crossed = fdp_one_run_rejects_points(m, k, c, epsilons, deltas, share)
+    if not crossed.any():
+        return None
+    bounds = fdp_one_run_epsilon_bounds(m, k, c, deltas[crossed], confidence=1.0 - share, above=epsilons[crossed])
+    j = int(np.argmax(bounds - epsilons[crossed]))
+    return {"test": "f-dp", "guesses": k, "correct": c, "delta": float(deltas[crossed][j]),
+            "claimed_epsilon": float(epsilons[crossed][j]), "epsilon_lower_bound": float(bounds[j])}
 
 
 def _gdp_mu_bound(scores, included, grid, share):

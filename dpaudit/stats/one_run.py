@@ -21,7 +21,8 @@ import numpy as np
 
 from .._validation import check_delta, check_int, check_real
 
-__all__ = ["counts_for_guesses", "fdp_one_run_epsilon_bound", "fdp_one_run_mu_bound", "fdp_one_run_rejects",
+__all__ = ["counts_for_guesses", "fdp_one_run_epsilon_bound", "fdp_one_run_epsilon_bounds", "fdp_one_run_mu_bound",
+           "fdp_one_run_rejects", "fdp_one_run_rejects_points",
            "guess_counts", "guess_grid", "one_run_ceiling", "one_run_epsilon_bound", "one_run_p_value",
            "top_guess_counts"]
 
@@ -284,6 +285,75 @@ def fdp_one_run_mu_bound(m: int, k: int, c: int, *, confidence: float = 0.95, ab
     return _largest(rejects, 1.0, lo=above)
 
 
+def fdp_one_run_rejects_points(m: int, k: int, c: int, epsilons, deltas, significance: float) -> np.ndarray:
+    """:func:`fdp_one_run_rejects` for many (epsilon, delta) points' curves at once: one bool per point.
+
+    The curve of one point needs rate ``max(0, (x - delta) e^-epsilon, 1 - delta - e^epsilon (1 - x))``
+    for power ``x``; every point runs the same recursion, in one array (a claim's 400 grid points in about
+    1 ms, where one point at a time takes 30).  A point stops when its rates stop moving, as the scalar test
+    breaks; the answers are the scalar test's (checked on random counts in the tests).
+
+    >>> fdp_one_run_rejects_points(1000, 250, 250, [4.4, 4.5], [1e-4, 1e-4], 0.05).tolist()  # bound 4.416
+    [True, False]
+    """
+    m = check_int(m, "canaries", low=1)
+    k = check_int(k, "guesses", low=0, high=m)
+    c = check_int(c, "correct", low=0, high=k)
+    tau = check_real(significance, "significance", low=0.0, high=1.0, low_inclusive=False)
+    eps, delta = np.broadcast_arrays(np.asarray(epsilons, dtype=float), np.asarray(deltas, dtype=float))
+    e = np.exp(np.minimum(eps, 700.0))
+    right = np.full(eps.shape, tau * c / m)
+    wrong = np.full(eps.shape, tau * (k - c) / m)
+    for i in range(c - 1, -1, -1):
+        pushed = np.maximum(wrong, np.maximum((right - delta) / e, 1.0 - delta - e * (1.0 - right)))
+        moved = pushed > wrong
+        if not moved.any():
+            break
+        right = np.where(moved, np.minimum(right + i / (k - i) * (pushed - wrong), 1.0), right)
+        wrong = pushed
+    return right + wrong > k / m
+
+
+def fdp_one_run_epsilon_bounds(m: int, k: int, c: int, deltas, *, confidence: float = 0.95, above=None,
+                               tol: float = 1e-9) -> np.ndarray:
+    """:func:`fdp_one_run_epsilon_bound` at every delta of ``deltas`` at once (one bisection, all deltas in step).
+
+    ``above``: per delta, an epsilon known to be rejected (a claimed curve's epsilon there), where the
+    search starts; each answer is the largest rejected epsilon to ``tol`` (relative), kept at the low end.
+    """
+    d = np.atleast_1d(np.asarray(deltas, dtype=float))
+    beta = 1.0 - check_real(confidence, "confidence", low=0.0, high=1.0, low_inclusive=False, high_inclusive=False)
+
+    def rejects(eps, idx):
+        return fdp_one_run_rejects_points(m, k, c, eps, d[idx], beta)
+
+    lo = np.zeros_like(d) if above is None else np.broadcast_to(np.asarray(above, dtype=float), d.shape).copy()
+    every = np.arange(len(d))
+    live = (lo > 0.0) | rejects(lo, every)  # no epsilon rejected: the bound is 0
+    lo[~live] = 0.0
+    hi = np.maximum(1.0, 2.0 * lo)
+    done = ~live
+    while True:  # double hi until it is not rejected (capped at 10^4, as _largest)
+        idx = every[~done]
+        if len(idx) == 0:
+            break
+        up = rejects(hi[idx], idx)
+        lo[idx[up]] = hi[idx[up]]
+        hi[idx[up]] *= 2.0
+        capped = idx[up][hi[idx[up]] > 1e4]
+        done[idx[~up]] = True
+        done[capped] = True
+        live[capped] = False  # stays at lo
+    while True:
+        idx = every[live & (hi - lo > tol * np.maximum(1.0, hi))]
+        if len(idx) == 0:
+            return lo
+        mid = 0.5 * (lo[idx] + hi[idx])
+        yes = rejects(mid, idx)
+        lo[idx[yes]] = mid[yes]
+        hi[idx[~yes]] = mid[~yes]
+
+
 def fdp_one_run_epsilon_bound(m: int, k: int, c: int, *, delta: float = 0.0, confidence: float = 0.95) -> float:
     """The largest epsilon whose (epsilon, delta) curve the f-DP test rejects: an assumption-free bound at ``delta``.
 
@@ -301,4 +371,5 @@ def fdp_one_run_epsilon_bound(m: int, k: int, c: int, *, delta: float = 0.0, con
         e = math.exp(min(eps, 700.0))
         return lambda x: max(0.0, (x - delta) / e, 1.0 - delta - e * (1.0 - x))
 
+    # One delta: the scalar recursion is 15x faster than an array of one (fdp_one_run_epsilon_bounds' lanes).
     return _largest(lambda eps: fdp_one_run_rejects(m, k, c, point(eps), beta), 1.0, 1e-9)

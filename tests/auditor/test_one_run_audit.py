@@ -147,10 +147,46 @@ def test_the_fdp_test_rejects_a_curve_the_point_tests_cannot():
     # Scores N(3 * included, 1) against gdp:mu=1 at 1,000 canaries: the whole curve is rejected in 10 of 10 seeds;
     # the point tests at deltas 0..1e-3 cross it in 1 of 10 (measured), one run's delta term being 2 m delta.
     reports = [dpaudit.audit_one_run(*_gauss_canaries(3.0, 1000, s), claim="gdp:mu=1") for s in range(10)]
-    assert sum(any(t["rejected"] for t in r.fdp_tests) for r in reports) >= 9
-    assert sum(r.epsilon_lower_bound > r.claimed_epsilon for r in reports) <= 3
-    assert all(r.violation for r in reports if any(t["rejected"] for t in r.fdp_tests))
+    assert sum(r.curve_rejected for r in reports) >= 9
+    assert sum(max(t["epsilon_lower_bound"] - t["claimed_epsilon"] for t in r.tests) > 0 for r in reports) <= 3
+    assert all(r.curve_rejected == any(t["rejected"] for t in r.fdp_tests) for r in reports)
     assert all(1.0 < r.gdp_mu_lower_bound < 3.0 for r in reports)
+
+
+def _check_verdict_names_a_point(r, claim):
+    """The contract: "violation" exactly when the top-level bound exceeds the claimed epsilon, at a named delta."""
+    from dpaudit.claims import as_claim
+
+    assert r.violation == (r.epsilon_lower_bound > r.claimed_epsilon)
+    assert r.claimed_epsilon == pytest.approx(float(as_claim(claim).epsilon(r.claimed_delta)), rel=1e-9)
+    if r.violation:
+        cv = r.curve_violation
+        assert cv["epsilon_lower_bound"] == r.epsilon_lower_bound and cv["claimed_epsilon"] == r.claimed_epsilon
+        assert cv["delta"] == r.claimed_delta and cv["test"] in ("f-dp", "steinke-nasr-jagielski")
+    else:
+        assert r.curve_violation is None
+
+
+@pytest.mark.parametrize("mu, claim, least", [(2.5, "gdp:mu=1", 0), (3.0, "gdp:mu=1", 4), (4.0, "gdp:mu=1", 10),
+                                              (1.0, "gdp:mu=1", 0), (2.0, "gdp:mu=1.5", 0)])
+def test_a_violation_names_the_crossed_point(mu, claim, least):
+    # A rejected whole curve says the run breaks the claim somewhere; the verdict names a point, so the audit looks
+    # for one the same count crosses (the claim's grid, the f-DP test at each point's curve).  Measured (of whole
+    # rejections, how many name a point): seeds 0-39, true mu 2.5 2 of 31, 3 24 of 40, 4 40 of 40; seeds 0-9
+    # (these): 1 of 8, 4 of 10, 10 of 10.
+    reports = [dpaudit.audit_one_run(*_gauss_canaries(mu, 1000, s), claim=claim) for s in range(10)]
+    for r in reports:
+        _check_verdict_names_a_point(r, claim)
+        pairs = [t["pair"] for t in r.fdp_tests if t["pair"]]
+        assert all(t["rejected"] for t in r.fdp_tests if t["pair"])
+        for p in pairs:  # each named point is certified as fdp_one_run_epsilon_bound certifies it
+            from dpaudit.stats.one_run import fdp_one_run_epsilon_bound
+
+            level = 1 - 0.05 / (2 * len(r.guesses_tried))
+            assert p["epsilon_lower_bound"] == pytest.approx(fdp_one_run_epsilon_bound(
+                1000, p["guesses"], p["correct"], delta=p["delta"], confidence=level), rel=3e-9)
+            assert p["epsilon_lower_bound"] > p["claimed_epsilon"]
+    assert sum(r.violation for r in reports) >= least
 
 
 def test_a_point_claim_is_not_tested_as_a_curve():

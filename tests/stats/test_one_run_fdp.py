@@ -14,8 +14,10 @@ from dpaudit.claims import GaussianDPClaim, PointClaim, parse_claim
 from dpaudit.stats.gdp import gaussian_epsilon
 from dpaudit.stats.one_run import (
     fdp_one_run_epsilon_bound,
+    fdp_one_run_epsilon_bounds,
     fdp_one_run_mu_bound,
     fdp_one_run_rejects,
+    fdp_one_run_rejects_points,
     one_run_epsilon_bound,
     top_guess_counts,
 )
@@ -86,6 +88,50 @@ def test_a_stronger_curve_is_rejected_whenever_a_weaker_one_is():
         hits = [fdp_one_run_rejects(m, k, c, GaussianDPClaim(mu).power_inverse, 0.05) for mu in mus]
         last = len(hits) - 1 - hits[::-1].index(True) if True in hits else -1
         assert all(hits[:last + 1]), (m, k, c)
+
+
+def test_point_curves_at_once_answer_as_one_at_a_time():
+    # The array recursion over many points' curves must give the scalar test's answer for each point: 40 random
+    # counts against 60 points of the gdp:mu=1 and DP-SGD grids (about a quarter of the answers are "rejected").
+    rng = np.random.default_rng(4)
+    rejected = 0
+    for m, k, c in _random_cases(40, 2):
+        for claim in (GaussianDPClaim(1.0), parse_claim("dpsgd:noise=1,rate=0.1,steps=10")):
+            d, e = claim.grid()
+            pick = rng.choice(len(d), 30, replace=False)
+            e = e[pick] * rng.uniform(0.2, 1.0, 30)  # below the curve too, so that some are rejected
+            many = fdp_one_run_rejects_points(m, k, c, e, d[pick], 0.05)
+            one = [fdp_one_run_rejects(m, k, c, PointClaim(float(a), float(b)).power_inverse, 0.05)
+                   for a, b in zip(e, d[pick])]
+            assert many.tolist() == one, (m, k, c, claim.spec)
+            rejected += int(many.sum())
+    assert 200 < rejected < 2200
+
+
+def test_bounds_at_many_deltas_are_the_one_delta_bounds():
+    # Same largest rejected epsilon as fdp_one_run_epsilon_bound, each delta, started from 0 or from a rejected
+    # epsilon: both are within 1e-9 (relative) of one boundary, kept below it.
+    deltas = np.array([0.0, 1e-6, 1e-4, 1e-3, 1e-2])
+    for m, k, c in list(_random_cases(12, 5)) + [(1000, 250, 250), (1000, 500, 498)]:
+        one = np.array([fdp_one_run_epsilon_bound(m, k, c, delta=d) for d in deltas])
+        assert np.allclose(fdp_one_run_epsilon_bounds(m, k, c, deltas), one, rtol=2e-9, atol=2e-9), (m, k, c)
+        started = fdp_one_run_epsilon_bounds(m, k, c, deltas, above=one * 0.5)
+        assert np.allclose(started, one, rtol=2e-9, atol=2e-9), (m, k, c)
+        assert all(fdp_one_run_rejects_points(m, k, c, one[one > 0], deltas[one > 0], 0.05))
+
+
+def test_a_point_of_a_curve_is_rejected_only_when_the_curve_is():
+    # What lets an audit name a crossed point of a rejected curve at no further share: a point's curve is weaker
+    # than the whole curve, so rejecting it must imply rejecting the whole.  60 random counts, three claims' grids.
+    curves = [GaussianDPClaim(1.0), GaussianDPClaim(0.3), parse_claim("dpsgd:noise=1,rate=0.1,steps=10")]
+    points = 0
+    for m, k, c in list(_random_cases(60, 6)) + [(1000, 250, 250), (1000, 500, 498), (1000, 125, 125)]:
+        for claim in curves:
+            d, e = claim.grid()
+            hit = fdp_one_run_rejects_points(m, k, c, e, d, 0.05)
+            points += int(hit.sum())
+            assert not hit.any() or fdp_one_run_rejects(m, k, c, claim.power_inverse, 0.05), (m, k, c, claim.spec)
+    assert points > 100  # the check is not empty
 
 
 def test_top_guesses_read_the_scores_only():
