@@ -1,10 +1,19 @@
-"""What a curve claim costs next to a point claim on the same audit.
+"""What a curve claim costs next to a point claim on the same audit, for every entry point.
 
-The same fixed-size audit (same target, pair, seed and releases) is run with a
-point claim and with a curve claim; the ratio of wall times is printed (the
-target: at most 1.2x).  The curve's own computation (dp-accounting's import and
-PLD, once per event and process, then cached) is printed apart, since a
-program that audits many times pays it once.
+The same audit (same target, pair, seed and releases; the same scores; the
+same canaries) is run with a point claim and with a curve claim; the ratio of
+wall times is printed (the target: at most 1.2x).  Rows:
+
+* ``audit``: fixed-size black-box audits of three targets;
+* ``scores``: ``audit_scores`` on 10^6 scores per side;
+* ``one-run``: the harness ``dpaudit.one_run`` on our DP-SGD lab's training
+  (1,000 white-box gradient canaries, one training run), the command line
+  ``dpaudit one-run`` on saved scores (a fresh process), and ``audit_one_run``
+  alone on 1,000 given scores, where the statistics are the whole cost.
+
+The curve's own computation (dp-accounting's import and PLD, once per event and
+process, then cached) is printed apart, since a program that audits many times
+pays it once.
 
     python benchmarks/bench_claims.py [--samples 200000] [--repeats 3]
 """
@@ -12,8 +21,12 @@ program that audits many times pays it once.
 from __future__ import annotations
 
 import argparse
+import subprocess
+import sys
+import tempfile
 import time
 from functools import partial
+from pathlib import Path
 
 import numpy as np
 
@@ -60,13 +73,50 @@ def main():
          {"ideal": True}),
         ("laplace", "laplace", None, None, {"epsilon": 1.0}, laplace_profile(), {}),
     ]
-    print(f"{'audit':<28} {'point s':>8} {'curve s':>8} {'ratio':>6}  claim")
+    print(f"{'audit':<42} {'point s':>8} {'curve s':>8} {'ratio':>6}  claim")
     for name, target, d, d2, point, curve, extra in cases:
         kw = dict(samples=args.samples, seed=1, **extra)
         dpaudit.audit(target, d, d2, **point, **kw)  # warm: imports, caches
-        tp = _best(partial(dpaudit.audit, target, d, d2, **point, **kw), args.repeats)
-        tc = _best(partial(dpaudit.audit, target, d, d2, claim=curve, **kw), args.repeats)
-        print(f"{name:<28} {tp:>8.3f} {tc:>8.3f} {tc / tp:>6.2f}  {curve} vs {point}")
+        _row(name, partial(dpaudit.audit, target, d, d2, **point, **kw),
+             partial(dpaudit.audit, target, d, d2, claim=curve, **kw), args.repeats, f"{curve} vs {point}")
+    rng = np.random.default_rng(0)
+    ins, outs = rng.normal(1.0, 1.0, 10**6), rng.normal(0.0, 1.0, 10**6)
+    dpaudit.audit_scores(ins, outs, epsilon=3.139, delta=1e-3, seed=1)
+    _row("scores (10^6 per side)", partial(dpaudit.audit_scores, ins, outs, epsilon=3.139, delta=1e-3, seed=1),
+         partial(dpaudit.audit_scores, ins, outs, claim="gdp:mu=1", seed=1), args.repeats, "gdp:mu=1 vs (3.139, 1e-3)")
+    _one_run_rows(args.repeats)
+
+
+def _row(name, point, curve, repeats, label):
+    tp, tc = _best(point, repeats), _best(curve, repeats)
+    print(f"{name:<42} {tp:>8.3f} {tc:>8.3f} {tc / tp:>6.2f}  {label}", flush=True)
+
+
+def _one_run_rows(repeats):
+    """The one-run entry points: a training run, a command, and the statistics alone."""
+    import dpaudit
+    from dpaudit.training.config import DPSGDConfig
+    from dpaudit.training.experiment import one_run_audit
+
+    config = DPSGDConfig(noise_multiplier=1.0, sampling_rate=0.5, steps=4)
+    spec = "dpsgd:noise=1,rate=0.5,steps=4"
+    one_run_audit(config, claim=spec)
+    _row("one-run harness (DP-SGD, 1,000 canaries)", partial(one_run_audit, config),
+         partial(one_run_audit, config, claim=spec), repeats, f"{spec} vs its epsilon at 1e-5")
+    rng = np.random.default_rng(0)
+    inc = rng.integers(0, 2, 1000)
+    scores = 1.0 * inc + rng.normal(0.0, 1.0, 1000)
+    with tempfile.TemporaryDirectory() as tmp:
+        np.save(Path(tmp) / "s.npy", scores)
+        np.save(Path(tmp) / "i.npy", inc)
+        cmd = [sys.executable, "-m", "dpaudit", "one-run", str(Path(tmp) / "s.npy"), str(Path(tmp) / "i.npy"), "--json"]
+        _row("dpaudit one-run (a new process)", partial(subprocess.run, cmd + ["--epsilon", "4", "--delta", "1e-5"],
+                                                        capture_output=True),
+             partial(subprocess.run, cmd + ["--claim", "gdp:mu=1"], capture_output=True), repeats,
+             "gdp:mu=1 vs (4, 1e-5)")
+    dpaudit.audit_one_run(scores, inc, claim="gdp:mu=1")
+    _row("audit_one_run alone (1,000 scores)", partial(dpaudit.audit_one_run, scores, inc, epsilon=4.0, delta=1e-5),
+         partial(dpaudit.audit_one_run, scores, inc, claim="gdp:mu=1"), max(repeats, 40), "gdp:mu=1 vs (4, 1e-5)")
 
 
 if __name__ == "__main__":

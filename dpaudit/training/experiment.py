@@ -114,12 +114,14 @@ def run_curve(epsilons=(1, 2, 4, 8), *, samples: int = 1_000_000, seed: int = 0,
     return rows
 
 
-def one_run_audit(config: DPSGDConfig, *, canaries: int = 1000, seed: int = 0, delta: float = DELTA) -> dict:
+def one_run_audit(config: DPSGDConfig, *, canaries: int = 1000, seed: int = 0, delta: float = DELTA,
+                  claim=None) -> dict:
     """One training run with ``canaries`` gradient canaries (each included with probability 1/2), white box.
 
     Each canary moves its own parameter, which no record of the base dataset moves, so the
     canaries' scores are independent given the inclusion bits (Steinke, Nasr and Jagielski 2023).
-    The audit is against the accountant's epsilon at ``delta``.
+    The audit is against the accountant's epsilon at ``delta``, or against ``claim`` (a spec or
+    curve, such as the accountant's whole curve) when given.
     """
     from .. import one_run
     from .threats import make_score, make_train
@@ -133,7 +135,8 @@ def one_run_audit(config: DPSGDConfig, *, canaries: int = 1000, seed: int = 0, d
     t0 = time.perf_counter()
     rep = one_run(make_train(config, white_box=True), data, rows,
                   lambda model, row: score(model, GradientCanary(int(row[0]))),
-                  epsilon=accountant_epsilon(config, delta), delta=delta, seed=seed)
+                  **({"claim": claim} if claim is not None else
+                     {"epsilon": accountant_epsilon(config, delta), "delta": delta}), seed=seed)
     return {"epsilon_lower_bound": rep.epsilon_lower_bound, "claimed_epsilon": rep.claimed_epsilon,
             "delta": delta, "canaries": canaries, "guesses": rep.guesses, "correct": rep.correct,
             "ceiling": rep.ceiling, "verdict": rep.verdict, "seconds": round(time.perf_counter() - t0, 2)}
