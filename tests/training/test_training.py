@@ -178,3 +178,17 @@ def test_one_run_audit_of_the_lab_gives_a_bound_in_one_training_run():
     # Measured: 2.05 (61 of 62 guesses right) for this seed; never above the 1,000-canary ceiling.
     assert out["canaries"] == 1000 and 0.5 < out["epsilon_lower_bound"] <= out["ceiling"] <= 5.809
     assert out["verdict"] == "no violation found" and out["correct"] <= out["guesses"]
+
+
+def test_one_run_audit_of_the_lab_against_its_accountants_curve():
+    # The same run, claimed as the accountant's whole curve: the curve the training keeps is not rejected, and
+    # the reported bound is the test row certifying the largest share of the claim (1.90 of 8.0 at delta 1e-5 for
+    # this seed, measured), not a delta whose bound is 0 where the claim is smallest.
+    from dpaudit.training.experiment import curve_config, one_run_audit
+
+    config = curve_config(8.0)
+    spec = f"dpsgd:noise={config.noise_multiplier!r},rate={config.sampling_rate!r},steps={config.steps}"
+    point, curve = one_run_audit(config, seed=1), one_run_audit(config, seed=1, claim=spec)
+    assert curve["verdict"] == "no violation found" and curve["canaries"] == 1000
+    assert 0.5 < curve["epsilon_lower_bound"] <= curve["ceiling"] <= 5.809
+    assert curve["epsilon_lower_bound"] <= point["epsilon_lower_bound"]  # same delta, half the share (f-DP: the rest)
