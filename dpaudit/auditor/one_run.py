@@ -232,9 +232,9 @@ def _fdp_pair(claim, m, k, c, share):
 
     A rejected whole curve says the run breaks the claim at some delta, not at which (a curve is
     stronger than each of its points).  The grid's points are tested one by one with the same count
-    at the same level, and the largest epsilon rejected at each crossed one is certified: a curve
-    the run keeps is rejected only if its whole curve is (checked in the tests), so these need no
-    further share.  None when no single point is crossed.
+    at the same level, and the largest epsilon rejected at each crossed one is certified.  A point's
+    curve is weaker than the whole curve, so the count rejects it only when it rejects the whole
+    (checked in the tests), and these need no further share.  None when no single point is crossed.
     """
     deltas, epsilons = claim.grid()
     crossed = fdp_one_run_rejects_points(m, k, c, epsilons, deltas, share)
