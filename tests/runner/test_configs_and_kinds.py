@@ -180,3 +180,16 @@ def test_yaml_takes_a_claimed_curve_for_audit_and_search(tmp_path):
 def test_a_bad_yaml_claim_names_its_key(body, path):
     with pytest.raises(ConfigError, match=path.replace(".", r"\.")):
         load_config({"name": "bad", "seed": 1, "trials": 1, **body})
+
+
+def test_score_and_one_run_trials_count_violations():
+    # The summary table shows numbers only; a trial's verdict is also recorded as 0/1 so that it has a column.
+    from dpaudit.runner.kinds.scores import _record
+
+    class _Report:
+        violation = True
+
+        def to_dict(self):
+            return {"verdict": "violation", "elapsed_seconds": 0.1}
+
+    assert _record(_Report) == {"verdict": "violation", "violations": 1}

@@ -98,6 +98,7 @@ def _record(run) -> dict:
         raise ConfigError("attack.params", str(exc)) from None
     out = jsonable(report.to_dict())
     out.pop("elapsed_seconds", None)
+    out["violations"] = int(report.violation)  # a number, so the summary table shows how many trials flagged
     return out
 
 
