@@ -21,6 +21,9 @@ Specs (``parse_claim``):
 ========================================  ==========================================================
 
 From Python, a ``dp_accounting`` ``DpEvent`` is a claim too (:class:`AccountantClaim`).
+A ``dpsgd:`` curve is computed once per machine and kept on disk (:func:`cache_dir`):
+importing dp-accounting alone takes about a second, which every command would
+otherwise pay again.
 
 Every claim is tested on a finite grid of ``(delta, epsilon)`` points of its curve
 (:meth:`Claim.grid`); a curve test may use any grid, since a certified lower
@@ -42,6 +45,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -57,10 +61,12 @@ __all__ = [
     "CLAIM_KINDS",
     "AccountantClaim",
     "Claim",
+    "DPSGDClaim",
     "GaussianDPClaim",
     "PointClaim",
     "ProfileClaim",
     "as_claim",
+    "cache_dir",
     "dpsgd_event",
     "parse_claim",
 ]
@@ -308,14 +314,94 @@ def _accountant_grid(event_repr: str, event):
     return _epsilon_grid(lambda e: np.array([acc.get_delta(float(x)) for x in e]), max(eps_max, 1e-6))
 
 
+def cache_dir() -> Path | None:
+    """Where computed curves are kept between processes: ``$DPAUDIT_CACHE_DIR``, else ``$XDG_CACHE_HOME/dpaudit``,
+    else ``~/.cache/dpaudit``; None when ``DPAUDIT_CACHE_DIR`` is ``off`` (or empty)."""
+    given = os.environ.get("DPAUDIT_CACHE_DIR")
+    if given is not None:
+        return None if given.strip().lower() in ("", "off", "0", "no") else Path(given).expanduser()
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "dpaudit"
+
+
+def _dp_accounting_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("dp-accounting")
+    except PackageNotFoundError:  # pragma: no cover - a declared dependency
+        return "absent"
+
+
+def _dpsgd_grid_computed(noise: float, rate: float, steps: int, version: str, settings: tuple):
+    """The grid of ``dpsgd_event(noise, rate, steps)``; ``version`` and ``settings`` only key the disk cache."""
+    event = dpsgd_event(noise, rate, steps)
+    return _accountant_grid(repr(event), event)
+
+
+@functools.lru_cache(maxsize=64)
+def _dpsgd_grid(noise: float, rate: float, steps: int):
+    """DP-SGD's accountant grid, from the disk cache when it holds it (joblib.Memory: keyed by the arguments,
+    dp-accounting's version, the grid's settings and this code), else computed and stored.  A cache that
+    cannot be written is skipped: the curve is the same, only slower to get."""
+    args = (float(noise), float(rate), int(steps), _dp_accounting_version(),
+            (PLD_DISCRETIZATION, GRID_POINTS, DELTA_FLOOR))
+    where = cache_dir()
+    if where is not None:
+        try:
+            from joblib import Memory
+
+            return Memory(where / "joblib", verbose=0).cache(_dpsgd_grid_computed)(*args)
+        except OSError:
+            pass
+    return _dpsgd_grid_computed(*args)
+
+
+@dataclass(frozen=True)
+class DPSGDClaim(Claim):
+    """DP-SGD's curve (spec ``dpsgd:noise=SIGMA,rate=Q,steps=T``): ``steps`` Poisson-subsampled Gaussian
+    steps with noise multiplier ``noise`` and rate ``rate``, add/remove neighbours, from dp-accounting's
+    PLD accountant as :class:`AccountantClaim` computes it; the grid is cached on disk (:func:`cache_dir`),
+    so a process that finds it there never imports dp-accounting (about a second).
+
+    >>> c = parse_claim("dpsgd:noise=1,rate=0.1,steps=10")
+    >>> [round(float(e), 3) for e in c.epsilon([1e-5, 1e-3, 1e-2])]
+    [2.855, 1.572, 0.887]
+    """
+
+    noise: float = 1.0
+    rate: float = 0.01
+    steps: int = 1
+    _grid: tuple = field(default=(), init=False, repr=False, compare=False)
+
+    def __post_init__(self):
+        object.__setattr__(self, "noise", check_real(self.noise, "noise", low=0.0, low_inclusive=False, finite=True))
+        object.__setattr__(self, "rate", check_real(self.rate, "rate", low=0.0, high=1.0, low_inclusive=False))
+        object.__setattr__(self, "steps", check_int(self.steps, "steps", low=1))
+        if not self.spec:
+            object.__setattr__(self, "spec", f"dpsgd:noise={self.noise:g},rate={self.rate:g},steps={self.steps}")
+        object.__setattr__(self, "_grid", _dpsgd_grid(self.noise, self.rate, self.steps))
+
+    def grid(self):
+        return self._grid
+
+    @property
+    def event(self):
+        """The ``dp_accounting`` event (imports dp-accounting)."""
+        return dpsgd_event(self.noise, self.rate, self.steps)
+
+    def to_dict(self):
+        return {**super().to_dict(), "noise": self.noise, "rate": self.rate, "steps": self.steps}
+
+
 @dataclass(frozen=True)
 class AccountantClaim(Claim):
     """The curve of a ``dp_accounting`` ``DpEvent``, add/remove neighbours, from its PLD accountant.
 
-    The curve is computed once per event (cached) on an epsilon grid of
+    The curve is computed once per event and process (cached) on an epsilon grid of
     :data:`GRID_POINTS` points down to delta :data:`DELTA_FLOOR`.
 
-    >>> c = parse_claim("dpsgd:noise=1,rate=0.1,steps=10")
+    >>> c = AccountantClaim(dpsgd_event(1.0, 0.1, 10))
     >>> [round(float(e), 3) for e in c.epsilon([1e-5, 1e-3, 1e-2])]
     [2.855, 1.572, 0.887]
     """
@@ -463,7 +549,7 @@ def parse_claim(spec: str) -> Claim:
         rate = _named(spec, check_real, _number(spec, "rate", f["rate"]), "rate", low=0.0, high=1.0,
                       low_inclusive=False)
         steps = _named(spec, check_int, _number(spec, "steps", f["steps"]), "steps", low=1)
-        return AccountantClaim(dpsgd_event(noise, rate, steps), spec=text)
+        return DPSGDClaim(noise, rate, steps, spec=text)
     path = Path(body.strip())
     try:
         points = json.loads(path.read_text(encoding="utf-8"))

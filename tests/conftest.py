@@ -14,3 +14,10 @@ from hypothesis import settings
 settings.register_profile("seeded", derandomize=True, deadline=None)
 settings.register_profile("explore", derandomize=False, deadline=None, max_examples=1000)
 settings.load_profile("explore" if os.environ.get("DPAUDIT_HYPOTHESIS") == "explore" else "seeded")
+
+# Computed curves are cached on disk between processes (dpaudit.claims.cache_dir); the suite keeps its own
+# cache, never the user's, so a run neither reads a stale one nor writes to the home directory.
+if "DPAUDIT_CACHE_DIR" not in os.environ:
+    import tempfile
+
+    os.environ["DPAUDIT_CACHE_DIR"] = tempfile.mkdtemp(prefix="dpaudit-test-cache-")

@@ -144,15 +144,67 @@ def test_malformed_profile_files(tmp_path):
 
 
 def test_the_accountant_curve_is_computed_once_per_event():
-    from dpaudit.claims import _accountant_grid
+    # In one process, by a spec (the disk cache is not even read again) and by a DpEvent.
+    from dpaudit.claims import _accountant_grid, _dpsgd_grid
 
-    parse_claim(DPSGD)
-    before = _accountant_grid.cache_info()
-    for _ in range(5):
-        parse_claim(DPSGD).epsilon(np.logspace(-8, -1, 50))
-    after = _accountant_grid.cache_info()
-    assert after.misses == before.misses and after.hits == before.hits + 5
+    for cache, make in ((_dpsgd_grid, lambda: parse_claim(DPSGD)),
+                        (_accountant_grid, lambda: AccountantClaim(dpsgd_event(1.0, 0.1, 10)))):
+        make()
+        before = cache.cache_info()
+        for _ in range(5):
+            make().epsilon(np.logspace(-8, -1, 50))
+        after = cache.cache_info()
+        assert after.misses == before.misses and after.hits == before.hits + 5
 
 
 def test_gaussian_epsilon_reference():
     assert float(parse_claim("gdp:mu=1").epsilon(1e-5)) == pytest.approx(gaussian_epsilon(1.0, 1e-5))
+
+
+def test_a_dpsgd_spec_is_the_accountants_curve_to_the_bit():
+    from dpaudit.claims import DPSGDClaim
+
+    c = parse_claim("dpsgd:noise=1,rate=0.1,steps=10")
+    direct = AccountantClaim(dpsgd_event(1.0, 0.1, 10))
+    assert isinstance(c, DPSGDClaim) and c.kind == "dpsgd" and repr(c.event) == repr(direct.event)
+    assert all(np.array_equal(a, b) for a, b in zip(c.grid(), direct.grid()))
+    assert DPSGDClaim(1.0, 0.1, 10).spec == "dpsgd:noise=1,rate=0.1,steps=10"
+    assert c.to_dict()["steps"] == 10
+
+
+_PROBE = ("import sys; from dpaudit.claims import parse_claim; "
+          "c = parse_claim('dpsgd:noise=1.3,rate=0.05,steps=20'); "
+          "print(repr(float(c.epsilon(1e-5))), 'dp_accounting' in sys.modules)")
+
+
+def _probe(env):
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", _PROBE], env=env, capture_output=True, text=True, check=True)
+    eps, imported = out.stdout.split()
+    return float(eps), imported == "True"
+
+
+def test_a_dpsgd_curve_is_computed_once_per_machine(tmp_path):
+    # First process: computes (imports dp-accounting) and stores; second: reads it, never imports dp-accounting
+    # (about a second of every command), same curve.  A cache that cannot be written, or none: computed each time.
+    import os
+
+    env = {**os.environ, "DPAUDIT_CACHE_DIR": str(tmp_path / "cache")}
+    first = _probe(env)
+    second = _probe(env)
+    assert first[1] and not second[1] and first[0] == second[0]
+    (tmp_path / "file").write_text("not a directory")
+    for where in (str(tmp_path / "file"), "off"):
+        assert _probe({**env, "DPAUDIT_CACHE_DIR": where}) == (first[0], True)
+
+
+def test_cache_dir_follows_the_environment(monkeypatch, tmp_path):
+    from dpaudit.claims import cache_dir
+
+    monkeypatch.setenv("DPAUDIT_CACHE_DIR", "off")
+    assert cache_dir() is None
+    monkeypatch.delenv("DPAUDIT_CACHE_DIR")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert cache_dir() == tmp_path / "dpaudit"
