@@ -4,9 +4,9 @@ Run: ``.venv/bin/python benchmarks/bench_one_run_fdp.py [--seeds K] [--canaries 
 
 Power: canary scores N(mu * included, 1) (the release of a mu-GDP mechanism) against the claim
 ``gdp:mu=1``, for true mu from 1 (the claim holds) to 4.  Per row, out of K seeded audits: how
-many the point tests flag (Steinke, Nasr and Jagielski 2023 at deltas 0..1e-3, half the failure
+many the point tests flag (Steinke, Nasr and Jagielski 2023 at deltas 0..1e-3, 25% of the failure
 probability), how many the f-DP test rejects as a whole curve (Mahloujifar, Melis and Chaudhuri
-2025, the other half), in how many of those the same counts cross a named point of the claim
+2025, the other 75%: ``FDP_SHARE``), in how many of those the same counts cross a named point of the claim
 (the claim's grid, each point's curve), and the audit's verdict (a named point crossed by either).  Validity: the same counts on correct
 mechanisms at their own curves (the rows ``soundness``), which must stay at or below 5%.
 Cost: seconds per audit with and without the f-DP test.
