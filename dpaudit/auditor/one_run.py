@@ -23,7 +23,6 @@ from ..exceptions import DatasetError, ParameterValueError
 from ..params import ONE_RUN_OPTIONS
 from ..stats.one_run import (
     counts_for_guesses,
-    fdp_one_run_epsilon_bound,
     fdp_one_run_epsilon_bounds,
     fdp_one_run_mu_bound,
     fdp_one_run_rejects,
@@ -217,8 +216,9 @@ def _reported(points):
 
 def _ceiling(m, best, level):
     """The reported test's bound had all its guesses been right."""
-    if best.get("test") == "f-dp":
-        return fdp_one_run_epsilon_bound(m, best["guesses"], best["guesses"], delta=best["delta"], confidence=level)
+    if best.get("test") == "f-dp":  # searched up from the bound itself, so the two tolerances cannot cross
+        return float(fdp_one_run_epsilon_bounds(m, best["guesses"], best["guesses"], [best["delta"]],
+                                                confidence=level, above=[best["epsilon_lower_bound"]])[0])
     return one_run_ceiling(m, best["guesses"], delta=best["delta"], confidence=level)
 
 

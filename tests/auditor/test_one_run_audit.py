@@ -159,6 +159,7 @@ def _check_verdict_names_a_point(r, claim):
 
     assert r.violation == (r.epsilon_lower_bound > r.claimed_epsilon)
     assert r.claimed_epsilon == pytest.approx(float(as_claim(claim).epsilon(r.claimed_delta)), rel=1e-9)
+    assert r.ceiling >= r.epsilon_lower_bound
     if r.violation:
         cv = r.curve_violation
         assert cv["epsilon_lower_bound"] == r.epsilon_lower_bound and cv["claimed_epsilon"] == r.claimed_epsilon
@@ -211,3 +212,24 @@ def test_curve_soundness_over_200_seeds(make, claim):
     # (failure probability of this check under a valid method at most 0.42).  Measured, seeds 0-199, in the
     # order above: 4, 0, 0, 5, 0 (FDP_SHARE 0.75; 1, 0, 0, 4, 0 at one half; docs/decisions/one-run-fdp.md).
     assert _curve_alarms(make, claim, range(200)) <= 10
+
+
+def test_every_curve_audit_keeps_the_contract():
+    # Random canary counts, scores and curves (GDP, DP-SGD, profiles of 2-5 points): the verdict is "violation"
+    # exactly when the top-level bound exceeds the claim at the reported delta, and the ceiling is never below it.
+    from dpaudit.claims import ProfileClaim
+
+    rng = np.random.default_rng(0)
+    kinds = [lambda: f"gdp:mu={rng.uniform(0.05, 4):.3f}",
+             lambda: f"dpsgd:noise={rng.uniform(0.5, 3):.2f},rate={rng.uniform(0.01, 1):.2f},steps={rng.integers(1, 50)}",
+             lambda: ProfileClaim(tuple(sorted({(float(rng.uniform(0, 5)), float(10 ** rng.uniform(-9, -3)))
+                                                for _ in range(int(rng.integers(2, 6)))})))]
+    violations = 0
+    for i in range(60):
+        m = int(rng.choice([2, 10, 37, 200, 1000]))
+        inc = rng.integers(0, 2, m)
+        claim = kinds[i % 3]()
+        r = dpaudit.audit_one_run(rng.uniform(0, 6) * inc + rng.normal(0, 1, m), inc, claim=claim)
+        _check_verdict_names_a_point(r, claim)
+        violations += r.violation
+    assert 5 <= violations <= 55  # both verdicts were checked
