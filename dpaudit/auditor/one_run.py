@@ -24,7 +24,7 @@ from ..params import ONE_RUN_OPTIONS
 from ..stats.one_run import (
     counts_for_guesses,
     fdp_one_run_epsilon_bounds,
-    fdp_one_run_mu_bound,
+    fdp_one_run_mu_bound_max,
     fdp_one_run_rejects,
     fdp_one_run_rejects_points,
     guess_grid,
@@ -259,11 +259,9 @@ def _fdp_pair(claim, m, k, c, share):
 def _gdp_mu_bound(scores, included, grid, share):
     """The largest mu whose Gaussian DP curve the f-DP test rejects at some number of guesses: the same
     tests as :func:`_fdp_tests`, so no further share.  Only the maximum is searched for: a count that
-    does not reject the best mu so far costs one test."""
-    best = 0.0
-    for r, v in counts_for_guesses(scores, included, grid, one_sided=True):
-        best = fdp_one_run_mu_bound(len(scores), r, v, confidence=1.0 - share, above=best)
-    return best
+    does not reject the best mu so far costs one test (:func:`fdp_one_run_mu_bound_max`)."""
+    return fdp_one_run_mu_bound_max(len(scores), counts_for_guesses(scores, included, grid, one_sided=True),
+                                    confidence=1.0 - share)
 
 
 def one_run(train, dataset, canaries, score, *, epsilon=None, delta=0.0, claim=None, seed=None, guesses=None,

@@ -16,6 +16,7 @@ from dpaudit.stats.one_run import (
     fdp_one_run_epsilon_bound,
     fdp_one_run_epsilon_bounds,
     fdp_one_run_mu_bound,
+    fdp_one_run_mu_bound_max,
     fdp_one_run_rejects,
     fdp_one_run_rejects_points,
     one_run_epsilon_bound,
@@ -171,3 +172,5 @@ def test_mu_bound_above_a_known_mu_is_the_maximum_of_the_searches():
             best = fdp_one_run_mu_bound(m, k, c, confidence=0.99, above=best)
         full = max(fdp_one_run_mu_bound(m, k, c, confidence=0.99) for k, c in counts)
         assert abs(best - full) <= 2e-6 * max(1.0, full)
+        # In the order of the counts' delta-0 bounds (the audit's), the same maximum.
+        assert abs(fdp_one_run_mu_bound_max(m, counts, confidence=0.99) - full) <= 2e-6 * max(1.0, full)
