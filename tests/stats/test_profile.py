@@ -209,6 +209,19 @@ def test_gaussian_epsilon_edges_and_monotonicity():
     assert gaussian_epsilon(50.0, 1e-5) == pytest.approx(1250 + 50 * norm.isf(1e-5), rel=0.01)
 
 
+
+def test_gaussian_epsilon_is_the_smallest_epsilon_to_1e13_never_below_it():
+    # 2,000 random (mu, delta): delta(eps) <= delta at the answer (never below the true epsilon) and > delta at
+    # 2e-13 (relative) under it (the smallest such epsilon, to the stated tolerance).
+    from dpaudit.stats.gdp import gaussian_delta
+
+    rng = np.random.default_rng(2)
+    for _ in range(2000):
+        mu, delta = float(10 ** rng.uniform(-2, 1.7)), float(10 ** rng.uniform(-12, -0.01))
+        eps = gaussian_epsilon(mu, delta)
+        if eps > 0:
+            assert gaussian_delta(eps, mu) <= delta < gaussian_delta(eps - 2e-13 * max(eps, 1.0), mu), (mu, delta)
+
 # --------------------------------------------------------------------------- #
 # Empirical ROC
 # --------------------------------------------------------------------------- #
