@@ -18,6 +18,9 @@ settings.load_profile("explore" if os.environ.get("DPAUDIT_HYPOTHESIS") == "expl
 # Computed curves are cached on disk between processes (dpaudit.claims.cache_dir); the suite keeps its own
 # cache, never the user's, so a run neither reads a stale one nor writes to the home directory.
 if "DPAUDIT_CACHE_DIR" not in os.environ:
+    import atexit
+    import shutil
     import tempfile
 
     os.environ["DPAUDIT_CACHE_DIR"] = tempfile.mkdtemp(prefix="dpaudit-test-cache-")
+    atexit.register(shutil.rmtree, os.environ["DPAUDIT_CACHE_DIR"], ignore_errors=True)
