@@ -320,7 +320,12 @@ def cache_dir() -> Path | None:
     given = os.environ.get("DPAUDIT_CACHE_DIR")
     if given is not None:
         return None if given.strip().lower() in ("", "off", "0", "no") else Path(given).expanduser()
-    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    base = os.environ.get("XDG_CACHE_HOME")
+    if not base:
+        try:
+            base = Path.home() / ".cache"
+        except (RuntimeError, KeyError):  # no home directory (a container's anonymous user): no cache
+            return None
     return Path(base) / "dpaudit"
 
 

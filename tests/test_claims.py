@@ -208,3 +208,10 @@ def test_cache_dir_follows_the_environment(monkeypatch, tmp_path):
     monkeypatch.delenv("DPAUDIT_CACHE_DIR")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     assert cache_dir() == tmp_path / "dpaudit"
+    monkeypatch.delenv("XDG_CACHE_HOME")
+
+    def no_home():
+        raise RuntimeError("Could not determine home directory.")
+
+    monkeypatch.setattr("pathlib.Path.home", staticmethod(no_home))
+    assert cache_dir() is None
