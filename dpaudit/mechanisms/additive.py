@@ -182,10 +182,11 @@ class LaplaceMechanism(PureClaim, BuiltinMechanism):
         return np.array([0.0]), np.array([0.0, self.sensitivity])
 
     def input_domain(self) -> dict:
-        """DP-Sniper's domain with ``answers=True`` (one float in [-10, 10], ``linf``); else one record, add/remove."""
+        """DP-Sniper's domain with ``answers=True`` (one float in [-10, 10], ``linf``); else two records, one of
+        which add/remove takes away (the stress pair's shape: a size of 1 left the smaller dataset empty)."""
         if self.answers:
             return input_domain(size=1, low=-10, high=10, integer=False, relation="linf")
-        return input_domain(size=1, low=0, high=self.sensitivity, integer=False, relation="add-remove")
+        return input_domain(size=2, low=0, high=self.sensitivity, integer=False, relation="add-remove")
 
     def _prepare(self, dataset: Any) -> int:
         if self.answers:
