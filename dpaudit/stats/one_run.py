@@ -349,7 +349,8 @@ def fdp_one_run_epsilon_bounds(m: int, k: int, c: int, deltas, *, confidence: fl
     """:func:`fdp_one_run_epsilon_bound` at every delta of ``deltas`` at once (one bisection, all deltas in step).
 
     ``above``: per delta, an epsilon known to be rejected (a claimed curve's epsilon there), where the
-    search starts; each answer is the largest rejected epsilon to ``tol`` (relative), kept at the low end.
+    search starts (checked: one that is not starts from 0); each answer is the largest rejected epsilon
+    to ``tol`` (relative), kept at the low end.
     """
     d = np.atleast_1d(np.asarray(deltas, dtype=float))
     beta = 1.0 - check_real(confidence, "confidence", low=0.0, high=1.0, low_inclusive=False, high_inclusive=False)
@@ -359,8 +360,12 @@ def fdp_one_run_epsilon_bounds(m: int, k: int, c: int, deltas, *, confidence: fl
 
     lo = np.zeros_like(d) if above is None else np.broadcast_to(np.asarray(above, dtype=float), d.shape).copy()
     every = np.arange(len(d))
-    live = (lo > 0.0) | rejects(lo, every)  # no epsilon rejected: the bound is 0
-    lo[~live] = 0.0
+    live = rejects(lo, every)
+    restart = ~live & (lo > 0.0)  # an ``above`` that is not rejected after all: search from 0 there
+    if restart.any():
+        lo[restart] = 0.0
+        live[restart] = rejects(lo[restart], every[restart])
+    lo[~live] = 0.0  # no epsilon rejected: the bound is 0
     hi = np.maximum(1.0, 2.0 * lo)
     done = ~live
     while True:  # double hi until it is not rejected (capped at 10^4, as _largest)

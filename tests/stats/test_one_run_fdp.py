@@ -118,6 +118,8 @@ def test_bounds_at_many_deltas_are_the_one_delta_bounds():
         assert np.allclose(fdp_one_run_epsilon_bounds(m, k, c, deltas), one, rtol=2e-9, atol=2e-9), (m, k, c)
         started = fdp_one_run_epsilon_bounds(m, k, c, deltas, above=one * 0.5)
         assert np.allclose(started, one, rtol=2e-9, atol=2e-9), (m, k, c)
+        wrong = fdp_one_run_epsilon_bounds(m, k, c, deltas, above=one + 1.0)  # not rejected: searched from 0
+        assert np.allclose(wrong, one, rtol=2e-9, atol=2e-9), (m, k, c)
         assert all(fdp_one_run_rejects_points(m, k, c, one[one > 0], deltas[one > 0], 0.05))
 
 
