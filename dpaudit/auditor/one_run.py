@@ -191,7 +191,7 @@ def audit_one_run(scores, included, *, epsilon=None, delta=0.0, claim=None, gues
         epsilon_lower_bound=best["epsilon_lower_bound"], claimed_epsilon=best["claimed_epsilon"],
         claimed_delta=best["delta"], confidence=confidence, canaries=m, guesses=best["guesses"],
         correct=best["correct"], verdict="violation" if crossed else "no violation found",
-        ceiling=_ceiling(m, best, 1.0 - fdp_share if best.get("test") == "f-dp" else level),
+        ceiling=_ceiling(m, best, level, 1.0 - fdp_share),
         claim=None if claim is None else (claim if isinstance(claim, str) else claim_obj.spec),
         curve_violation=where, guesses_tried=list(grid), tests=rows, fdp_tests=fdp_rows,
         curve_rejected=any(t["rejected"] for t in fdp_rows) if curve else None,
@@ -214,11 +214,11 @@ def _reported(points):
     return top if margin(top)[0] > 0 else max(points, key=share)
 
 
-def _ceiling(m, best, level):
-    """The reported test's bound had all its guesses been right."""
+def _ceiling(m, best, level, fdp_level):
+    """The reported test's bound had all its guesses been right, at that test's level (point or f-DP)."""
     if best.get("test") == "f-dp":  # searched up from the bound itself, so the two tolerances cannot cross
         return float(fdp_one_run_epsilon_bounds(m, best["guesses"], best["guesses"], [best["delta"]],
-                                                confidence=level, above=[best["epsilon_lower_bound"]])[0])
+                                                confidence=fdp_level, above=[best["epsilon_lower_bound"]])[0])
     return one_run_ceiling(m, best["guesses"], delta=best["delta"], confidence=level)
 
 

@@ -68,17 +68,19 @@ def _delta_term(r: int, v: int, q: float) -> float:
     """
     from scipy import special
 
+    def read_down_to(low):
+        k = np.arange(v - 1, low - 1, -1, dtype=float)
+        below = np.exp(_log_binomials(r)[low:v][::-1] + special.xlogy(k, q) + special.xlog1py(r - k, -q))
+        return below, np.cumsum(below)
+
     sd = math.sqrt(r * q * (1.0 - q))
     lowest = max(0, min(v - 1, int(r * q - 50.0 * sd - 10.0)))
     mode = math.floor((r + 1) * q)
-    window = max(lowest, min(v - 1, int(mode - 12.0 * sd) - 10))
-    for low in ((window, lowest) if window > lowest else (lowest,)):
-        k = np.arange(v - 1, low - 1, -1, dtype=float)
-        below = np.exp(_log_binomials(r)[low:v][::-1] + special.xlogy(k, q) + special.xlog1py(r - k, -q))
-        running = np.cumsum(below)
-        if low == lowest or (low <= mode and below[-1] < running[-1] * 2.0 ** -54):
-            return float(np.max(running / np.arange(1, len(k) + 1)))
-    raise AssertionError("unreachable: the last window is the whole range")  # pragma: no cover
+    low = max(lowest, min(v - 1, int(mode - 12.0 * sd) - 10))
+    below, running = read_down_to(low)
+    if low > lowest and not (low <= mode and below[-1] < running[-1] * 2.0 ** -54):
+        below, running = read_down_to(lowest)
+    return float(np.max(running / np.arange(1, len(running) + 1)))
 
 
 @functools.lru_cache(maxsize=64)
