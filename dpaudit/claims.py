@@ -104,6 +104,7 @@ class Claim(ABC):
 
     spec: str = field(default="", kw_only=True)
     neighbouring: Neighbouring = field(default=Neighbouring.ADD_REMOVE, kw_only=True)
+    _epsilons_read: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @abstractmethod
     def grid(self) -> tuple[np.ndarray, np.ndarray]:
@@ -116,9 +117,19 @@ class Claim(ABC):
         the (e^epsilon, delta) plane: every mechanism's delta(epsilon) is convex
         in e^epsilon (an integral of ``(p - e^epsilon q)_+``), so a mechanism
         meeting both points meets the chord, and the claim is never understated.
-        Beyond the largest grid delta the last epsilon holds.
+        Beyond the largest grid delta the last epsilon holds.  One delta's answer
+        is kept (a claim is immutable): an audit asks for the same few deltas again
+        and again, and each read cost 0.1 ms.
         """
-        d = _as_deltas(delta)
+        if np.ndim(delta) == 0:
+            key = float(delta)
+            if key not in self._epsilons_read:
+                self._epsilons_read[key] = float(self._epsilon(_as_deltas(key)))
+            return self._epsilons_read[key]
+        return self._epsilon(_as_deltas(delta))
+
+    def _epsilon(self, d: np.ndarray) -> np.ndarray:
+        """:meth:`epsilon` at checked deltas ``d`` (an array of any shape), from the grid's chords."""
         gd, ge = self.grid()
         i = np.searchsorted(gd, d, side="right") - 1
         j = np.clip(i, 0, len(ge) - 1)
@@ -130,7 +141,7 @@ class Claim(ABC):
             span = np.where(gd[k] > gd[j], gd[k] - gd[j], 1.0)
             w = np.clip((d - gd[j]) / span, 0.0, 1.0)
             out = np.where(inner, np.log(t0 + w * (t1 - t0)), out)
-        return _out(out, delta)
+        return out
 
     def tradeoff(self, alpha):
         """The trade-off curve: the smallest false-negative rate a test with false-positive rate ``alpha`` can have.
@@ -251,12 +262,10 @@ class GaussianDPClaim(Claim):
     def grid(self):
         return self._grid
 
-    def epsilon(self, delta):
+    def _epsilon(self, d):
         from .stats.gdp import gaussian_epsilon
 
-        d = _as_deltas(delta)
-        out = np.vectorize(lambda x: gaussian_epsilon(self.mu, float(x)), otypes=[float])(d)
-        return _out(out, delta)
+        return np.vectorize(lambda x: gaussian_epsilon(self.mu, float(x)), otypes=[float])(d)
 
     def tradeoff(self, alpha):
         from scipy.special import ndtr, ndtri

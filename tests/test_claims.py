@@ -215,3 +215,19 @@ def test_cache_dir_follows_the_environment(monkeypatch, tmp_path):
 
     monkeypatch.setattr("pathlib.Path.home", staticmethod(no_home))
     assert cache_dir() is None
+
+
+@pytest.mark.parametrize("spec", ["gdp:mu=1", "dpsgd:noise=1,rate=0.1,steps=10", "eps:1,delta=1e-5"])
+def test_a_delta_read_twice_gives_the_same_epsilon_as_the_array_read(spec):
+    # One delta's epsilon is kept on the claim (an audit asks for the same few many times): the kept
+    # answer must be the array computation's, for numpy and Python scalars alike, and must not touch
+    # the claim's equality or hash.
+    c = parse_claim(spec)
+    deltas = [0.0, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2]
+    array = c.epsilon(deltas)
+    for d, e in zip(deltas, array):
+        assert c.epsilon(d) == e or (np.isinf(e) and np.isinf(c.epsilon(d)))
+        assert c.epsilon(np.float64(d)) == c.epsilon(d)
+        assert isinstance(c.epsilon(d), float)
+    assert c == parse_claim(spec) and hash(c) == hash(parse_claim(spec))
+    assert c.epsilon(np.array(deltas)).tolist() == array.tolist()
