@@ -6,6 +6,8 @@ which both need it, so that neither imports the other for it.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 __all__ = ["mu_from_rates", "gaussian_delta", "gaussian_epsilon"]
@@ -49,9 +51,12 @@ def gaussian_epsilon(mu: float, delta: float) -> float:
     """eps(delta) of the Gaussian mechanism with mu = sensitivity / sigma (Balle and Wang 2018).
 
     The smallest eps with ``gaussian_delta(eps, mu) <= delta``, to a relative
-    1e-13: Brent's method on the bracket, then steps of that size up until
-    delta(eps) <= delta holds, so the result is never below the true value
-    (bisection took 45 evaluations, 0.16 ms; this about 12).
+    1e-13: Newton's method on ``ln delta(eps)`` in a bracket (the slope is exact,
+    ``d delta / d eps = -e^eps Phi(-mu/2 - eps/mu)``), then steps of that size
+    down while delta still fits and up until it does, so the result is never below
+    the true value.  Bisection took 45 evaluations; this about 8, and it needs no
+    ``scipy.optimize``, whose import (0.17 s) every ``gdp:`` claim on the command
+    line paid.
 
     >>> round(gaussian_epsilon(1.0, 1e-5), 3)
     4.377
@@ -64,13 +69,32 @@ def gaussian_epsilon(mu: float, delta: float) -> float:
         return float("inf")
     if gaussian_delta(0.0, mu) <= delta:
         return 0.0
-    from scipy.optimize import brentq
+    from scipy.special import log_ndtr
 
     lo, hi = 0.0, 1.0
     while gaussian_delta(hi, mu) > delta:
         lo, hi = hi, 2.0 * hi
-    eps = brentq(lambda e: gaussian_delta(e, mu) - delta, lo, hi, xtol=1e-15, rtol=1e-14)
+    log_target, eps = math.log(delta), hi
+    for _ in range(100):
+        d = gaussian_delta(eps, mu)
+        if d > delta:
+            lo = eps
+        else:
+            hi = eps
+        if d <= 0.0:  # past the float's reach: halve the bracket
+            nxt = 0.5 * (lo + hi)
+        else:
+            slope = -math.exp(eps + float(log_ndtr(-mu / 2.0 - eps / mu))) / d  # d ln delta / d eps
+            nxt = eps - (math.log(d) - log_target) / slope if slope < 0.0 else 0.5 * (lo + hi)
+            if not lo < nxt < hi:
+                nxt = 0.5 * (lo + hi)
+        if abs(nxt - eps) <= 1e-15 * max(eps, 1.0):
+            eps = nxt
+            break
+        eps = nxt
     step = 1e-13 * max(eps, 1.0)
+    while eps - step > 0.0 and gaussian_delta(eps - step, mu) <= delta:
+        eps -= step
     while gaussian_delta(eps, mu) > delta:
         eps += step
     return float(eps)
