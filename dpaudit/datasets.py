@@ -199,6 +199,8 @@ def parse_dataset(text_or_path: Any, name: str = "--dataset") -> np.ndarray:
             raise DatasetError(f"{name}: {source}: unsupported file type {suffix or '(none)'!r}; use .json, .npy or .csv")
     except DatasetError:
         raise
+    except EOFError:  # np.load on an empty file: no header at all
+        raise DatasetError(f"{name}: {source}: cannot read: the file is empty") from None
     except (ValueError, OSError) as exc:
         raise DatasetError(f"{name}: {source}: cannot read: {exc}") from None
     return _validate_dataset(obj, name, source)

@@ -114,3 +114,23 @@ def test_header_csv_works_in_python_cli_and_yaml(header_csvs):
     again = dpaudit.audit(count, str(d / "d.csv"), str(d / "n.csv"), epsilon=1.0, samples=2000, ideal=True,
                           seed=trial["seed"]).to_dict()
     assert _stable(trial) == _stable(again)
+
+
+@pytest.mark.parametrize("command", ["audit", "scores", "one-run"])
+def test_an_empty_npy_file_is_a_dataset_error_naming_it(tmp_path, command):
+    # A 0-byte .npy has no header: numpy raises EOFError, which the loader must turn into exit 2 naming the
+    # file, as it does for an empty .csv or .json (it was exit 3, "internal error").
+    empty = tmp_path / "empty.npy"
+    empty.write_bytes(b"")
+    np.save(tmp_path / "ok.npy", np.array([0.0, 1.0, 0.0, 1.0]))
+    ok = str(tmp_path / "ok.npy")
+    args = {"audit": ["audit", "laplace", "--dataset", str(empty), "--neighbor", "[0]", "--epsilon", "1",
+                      "--samples", "2000"],
+            "scores": ["scores", str(empty), ok, "--epsilon", "1"],
+            "one-run": ["one-run", str(empty), ok, "--epsilon", "1"]}[command]
+    proc = subprocess.run([sys.executable, "-m", "dpaudit", *args], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "empty.npy" in lines[0] and "empty" in lines[0].split("empty.npy", 1)[1], lines
+    with pytest.raises(DatasetError, match="empty.npy.*the file is empty"):
+        dpaudit.audit_scores(str(empty), ok, epsilon=1.0)
