@@ -775,7 +775,7 @@ def _final_audits(tgt, chosen: list[dict], entropy: int, kwargs: dict) -> list:
     audit = _audit_function()
     reports = []
     for j, r in enumerate(chosen):
-        final_seed = int(np.random.SeedSequence(entropy, spawn_key=(1, j)).generate_state(1, np.uint64)[0] >> 1)
+        final_seed = int(np.random.SeedSequence(entropy, spawn_key=(1, j)).generate_state(1, np.uint64)[0]) >> 1
         reports.append(audit(tgt, r["dataset"], r["neighbor"], seed=final_seed, **kwargs))
     return reports
 

@@ -27,8 +27,8 @@ class RocCurve(Mapping):
     >>> roc = RocCurve({"fpr": [0.0, 0.5, 1.0], "tpr": [0.0, 0.8, 1.0]})
     >>> roc.fpr
     array([0. , 0.5, 1. ])
-    >>> roc["tpr"][1], sorted(roc)
-    (np.float64(0.8), ['fpr', 'tpr'])
+    >>> float(roc["tpr"][1]), sorted(roc)
+    (0.8, ['fpr', 'tpr'])
     >>> roc.to_dict()
     {'fpr': [0.0, 0.5, 1.0], 'tpr': [0.0, 0.8, 1.0]}
     """

@@ -34,6 +34,8 @@ import numpy as np
 import yaml
 
 HERE = Path(__file__).resolve().parent
+# The trapezoid rule under its numpy 2 name, or its numpy 1 name (np.trapz, the same function) on numpy 1.26.
+_trapezoid = getattr(np, "trapezoid", None) or np.trapz
 
 
 def outcome_probabilities(mech, d, d2, n: int, seed: int) -> tuple[np.ndarray, np.ndarray] | None:
@@ -79,14 +81,14 @@ def exact_svt_probabilities(mech, d, d2) -> tuple[np.ndarray, np.ndarray] | None
     b_rho, b_nu = mech.rho_scale, mech.nu_scale
     r = np.linspace(-60 * b_rho, 60 * b_rho, 400_001)
     w = laplace.pdf(r, scale=b_rho)
-    w /= np.trapezoid(w, r)
+    w /= _trapezoid(w, r)
     out = []
     for data in (d, d2):
         q = np.asarray(mech._prepare(data), dtype=float)
         cdf = laplace.cdf((mech.threshold + r[None, :] - q[:, None]) / b_nu)  # P(query j below), per rho
         below_before = np.vstack([np.ones_like(r), np.cumprod(cdf, axis=0)])  # prod over j < i
         first = below_before[:-1] * (1.0 - cdf)
-        probs = np.r_[[np.trapezoid(w * f, r) for f in first], np.trapezoid(w * below_before[-1], r)]
+        probs = np.r_[[_trapezoid(w * f, r) for f in first], _trapezoid(w * below_before[-1], r)]
         out.append(probs / probs.sum())
     return out[0], out[1]
 
@@ -122,7 +124,7 @@ def exact_svt_value_probabilities(mech, d, d2, n_grid: int = 400_001, cells: int
             h = cumulative_trapezoid(w * below_before[i], r, initial=0.0)  # rho <= r, earlier queries below
             dens = laplace.pdf(mech.threshold + r - q[i], scale=b_nu) * h * step  # v = T + r
             probs.append(np.add.reduceat(dens, np.linspace(0, len(r), cells, endpoint=False).astype(int)))
-        probs.append([np.trapezoid(w * below_before[-1], r)])
+        probs.append([_trapezoid(w * below_before[-1], r)])
         p = np.concatenate(probs)
         out.append(p / p.sum())
     return out[0], out[1]
