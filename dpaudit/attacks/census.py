@@ -42,6 +42,7 @@ import numpy as np
 
 from dpaudit._rng import RNGLike, as_generator
 from dpaudit._validation import check_choice, check_int, check_real
+from dpaudit.attacks._pulp import add_variable
 from dpaudit.exceptions import ParameterTypeError, ParameterValueError
 
 __all__ = [
@@ -263,7 +264,7 @@ def census_solutions(
             for ti in members(stat):
                 cap[ti] = min(cap[ti], int(stat.count))
     prob = pulp.LpProblem("census", pulp.LpMinimize)
-    b = {(ti, r): prob.add_variable(f"b_{ti}_{r}", 0, 1, cat="Binary") for ti in range(len(types))
+    b = {(ti, r): add_variable(prob, f"b_{ti}_{r}", 0, 1, cat="Binary") for ti in range(len(types))
          for r in range(1, cap[ti] + 1)}
     prob += pulp.LpAffineExpression([])
     for ti in range(len(types)):
@@ -372,7 +373,7 @@ def _add_median(prob, pulp, stat, gi, c, group, types, y, ages, median, slack) -
         by_age.setdefault(types[ti][0], []).extend(y[ti])
     cum = {ages[0] - 1: pulp.LpAffineExpression([])}
     for a in ages:  # C(a) = C(a - 1) + members aged a, as auxiliary variables (keeps rows short)
-        cum[a] = prob.add_variable(f"C_{gi}_{a}", 0, c)
+        cum[a] = add_variable(prob, f"C_{gi}_{a}", 0, c)
         prob += cum[a] - cum[a - 1] - pulp.LpAffineExpression(by_age.get(a, [])) == 0, f"C_def_{gi}_{a}"
     lo, hi = median - slack, median + slack
     if c % 2 == 1:
@@ -387,8 +388,8 @@ def _add_median(prob, pulp, stat, gi, c, group, types, y, ages, median, slack) -
         return
     h = c // 2
     M = c
-    lower = {a: prob.add_variable(f"L_{gi}_{a}", 0, 1, cat="Binary") for a in ages}
-    upper = {a: prob.add_variable(f"U_{gi}_{a}", 0, 1, cat="Binary") for a in ages}
+    lower = {a: add_variable(prob, f"L_{gi}_{a}", 0, 1, cat="Binary") for a in ages}
+    upper = {a: add_variable(prob, f"U_{gi}_{a}", 0, 1, cat="Binary") for a in ages}
     prob += pulp.lpSum(lower.values()) == 1, f"L_one_{gi}"
     prob += pulp.lpSum(upper.values()) == 1, f"U_one_{gi}"
     for a in ages:
