@@ -297,16 +297,29 @@ def _load_file_module(path: Path, spec_text: str) -> Any:
         raise ParameterValueError(
             f"target {spec_text!r}: executing {str(path)!r} failed: {type(exc).__name__}: {exc}"
         ) from exc
-    try:  # worker processes cannot import this module by name: pickle its functions by value
-        import cloudpickle  # what joblib's loky backend pickles with (joblib >= 1.5 no longer vendors it)
-    except ImportError:  # pragma: no cover - older joblib vendors it
-        try:
-            from joblib.externals import cloudpickle  # type: ignore[no-redef]
-        except ImportError:
-            cloudpickle = None  # type: ignore[assignment]
-    if cloudpickle is not None:
-        cloudpickle.register_pickle_by_value(module)
+    for pickler in _cloudpickles():  # worker processes cannot import this module by name: pickle it by value
+        pickler.register_pickle_by_value(module)
     return module
+
+
+def _cloudpickles() -> list:
+    """Every cloudpickle that may send a target to a worker: the package (Dask's, ours, and joblib's
+    loky from joblib 1.5) and the copy older joblib vendors for loky, a module of its own whose
+    by-value registry is separate."""
+    picklers = []
+    try:
+        import cloudpickle
+
+        picklers.append(cloudpickle)
+    except ImportError:  # pragma: no cover - a dependency; missing only in a broken install
+        pass
+    try:
+        from joblib.externals import cloudpickle as vendored
+    except ImportError:  # joblib >= 1.5 no longer vendors it
+        vendored = None
+    if vendored is not None and all(vendored is not p for p in picklers):
+        picklers.append(vendored)
+    return picklers
 
 
 def load_target(spec: Any, **params: Any) -> Target:
