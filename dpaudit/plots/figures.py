@@ -350,8 +350,9 @@ def _bound_vs_claim_chart(results, groups, size):
         lo = np.array([g["epsilon_lower_bound_min"] for g in gs], dtype=float)
         hi = np.array([g["epsilon_lower_bound_max"] for g in gs], dtype=float)
         broken = any(g.get("broken") for g in gs)
-        ax.errorbar(x, y, yerr=[y - lo, hi - y], color=st["color"], marker=st["marker"], ls=st["linestyle"],
-                    capsize=2, lw=1.0, ms=3.8, label=str(label or "bound") + (" \u2020" if broken else ""), zorder=3)
+        ax.errorbar(x, y, yerr=_asymmetric_error(y - lo, hi - y), color=st["color"], marker=st["marker"],
+                    ls=st["linestyle"], capsize=2, lw=1.0, ms=3.8,
+                    label=str(label or "bound") + (" \u2020" if broken else ""), zorder=3)
         true = [(xx, g["true_epsilon"]) for xx, g in zip(x, gs) if _finite(g.get("true_epsilon"))
                 and abs(g["true_epsilon"] - g["claimed_epsilon"]) > 1e-9]
         if true:
@@ -575,6 +576,16 @@ def _metric_points(results, metric_names):
     return pts
 
 
+def _asymmetric_error(below, above) -> np.ndarray:
+    """``errorbar``'s ``yerr`` for errors ``below`` and ``above`` each point, as one 2 x n float array.
+
+    matplotlib takes an array as it is; a list of two arrays it first checks row by row with
+    ``math.isfinite``, which on a one-point series numpy (from 1.25) warns about: a length-1 array
+    converted to a scalar.
+    """
+    return np.vstack([np.asarray(below, dtype=float), np.asarray(above, dtype=float)])
+
+
 def _errbar_series(ax, rows, i, label):
     rows = sorted(rows, key=lambda r: r[0])
     st = series_style(i)
@@ -582,8 +593,8 @@ def _errbar_series(ax, rows, i, label):
     m = np.array([r[1]["mean"] for r in rows], dtype=float)
     lo = np.array([r[1]["ci_low"] for r in rows], dtype=float)
     hi = np.array([r[1]["ci_high"] for r in rows], dtype=float)
-    ax.errorbar(x, m, yerr=[m - lo, hi - m], color=st["color"], marker=st["marker"], ls=st["linestyle"], capsize=2,
-                ms=4.5 if st["marker"] == "*" else 3.2, lw=1.0, label=label)
+    ax.errorbar(x, m, yerr=_asymmetric_error(m - lo, hi - m), color=st["color"], marker=st["marker"],
+                ls=st["linestyle"], capsize=2, ms=4.5 if st["marker"] == "*" else 3.2, lw=1.0, label=label)
 
 
 def _legend_above(ax, *, ncol: int, title: str | None = None):
@@ -741,7 +752,7 @@ def plot_rr_tradeoff(results, *, size="one-column"):
         r = np.array([g["rmse"] for g in gs])
         lo = np.array([g["rmse_low"] for g in gs])
         hi = np.array([g["rmse_high"] for g in gs])
-        ax.errorbar(eps, r, yerr=[r - lo, hi - r], ls="none", color=st["color"], marker=st["marker"],
+        ax.errorbar(eps, r, yerr=_asymmetric_error(r - lo, hi - r), ls="none", color=st["color"], marker=st["marker"],
                     capsize=2, ms=3.2, label=f"n = {n:,}")
         # The exact curve is a closed form of saved parameters (no simulation is re-run).
         p = _point_params(results, gs[0])
