@@ -92,6 +92,7 @@ def test_list_shows_parameters_and_defaults(capsys):
 
 
 def test_library_adapters_get_the_slow_note_but_builtins_do_not():
+    pytest.importorskip("opendp")
     from dpaudit.cli import _slow_target_note
     from dpaudit.targets import load_target
 
