@@ -372,7 +372,9 @@ class SearchReport:
     read through to ``audit``) plus ``dataset``, ``neighbor`` and
     ``candidates_screened``.  ``confidence`` is the stated confidence of the
     whole procedure; with several finalists each audit ran at
-    ``finalist_confidence``.
+    ``finalist_confidence``.  ``seed`` is the search's own (the one given, or the one drawn): it
+    reproduces the whole search, the final audit's included; each finalist's audit seed, derived
+    from it, is in ``finalists``.
     """
 
     audit: Any
@@ -391,6 +393,7 @@ class SearchReport:
     search_seconds: float
     budget: float | None = None
     notes: list = field(default_factory=list)
+    seed: int | None = None
 
     def __getattr__(self, name: str) -> Any:
         # Only reached for names that are not fields: the audit's attributes.
@@ -405,6 +408,8 @@ class SearchReport:
     def to_dict(self) -> dict:
         out = dict(self.audit.to_dict())
         out["confidence"] = self.confidence
+        if self.seed is not None:
+            out["seed"] = self.seed
         out["notes"] = list(out.get("notes") or []) + list(self.notes)
         out["dataset"] = list(self.dataset)
         out["neighbor"] = list(self.neighbor)
@@ -673,7 +678,7 @@ def search(
                                 expect_violation=not early and chosen and chosen[0]["score"] > epsilon))
     reports = _final_audits(tgt, chosen, entropy, kwargs)
     return _search_report(tgt, screen, chosen, reports, domain=domain, confidence=confidence, final_conf=final_conf,
-                          stopping=stopping, search_seconds=search_seconds, budget=budget)
+                          stopping=stopping, search_seconds=search_seconds, budget=budget, seed=entropy)
 
 
 def _screening_sizes(n_final: int, screen_samples, max_candidates) -> tuple[int, tuple, int]:
@@ -781,7 +786,7 @@ def _final_audits(tgt, chosen: list[dict], entropy: int, kwargs: dict) -> list:
 
 
 def _search_report(tgt, screen: _Screener, chosen, reports, *, domain, confidence, final_conf, stopping,
-                   search_seconds, budget) -> SearchReport:
+                   search_seconds, budget, seed) -> SearchReport:
     # The finalist whose audit came closest to (or went furthest past) the claim; for a point claim: the largest bound.
     best_j = max(range(len(reports)), key=lambda j: (reports[j].violation, reports[j].epsilon_lower_bound
                                                      - reports[j].claimed_epsilon, reports[j].epsilon_lower_bound,
@@ -806,7 +811,7 @@ def _search_report(tgt, screen: _Screener, chosen, reports, *, domain, confidenc
         domain=domain.to_dict(), origin=winner["origin"],
         difference=compare_pair(winner["dataset"], winner["neighbor"]).describe(), finalists=final_rows,
         screening=table, screen_samples=screen.n_samples, stopping=stopping,
-        search_seconds=round(search_seconds, 4), budget=budget, notes=notes)
+        search_seconds=round(search_seconds, 4), budget=budget, notes=notes, seed=seed)
 
 
 def _distinct(rows: list[dict]) -> list[dict]:

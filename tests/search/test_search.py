@@ -107,6 +107,20 @@ def test_same_seed_same_result():
     assert a == b
 
 
+def test_the_reported_seed_is_the_searchs_and_reproduces_it():
+    # The JSON's seed must reproduce the run (given or drawn): it used to be the final audit's derived seed,
+    # with which a second search screened other pairs.  Each finalist's own audit seed stays in the details.
+    given = _run("rare_leak", seed=7, max_samples=20_000).to_dict()
+    assert given["seed"] == 7
+    drawn = _run("rare_leak", max_samples=20_000).to_dict()
+    again = _run("rare_leak", seed=drawn["seed"], max_samples=20_000).to_dict()
+    for d in (given, drawn, again):
+        d.pop("elapsed_seconds")
+        d["search"].pop("search_seconds")
+    assert drawn == again
+    assert all(f["seed"] != drawn["seed"] for f in drawn["search"]["finalists"])
+
+
 def test_finalists_split_the_confidence():
     report = _run("clipped_sum", seed=8, max_samples=20_000, finalists=3)
     assert len(report.finalists) == 3
