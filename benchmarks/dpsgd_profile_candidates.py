@@ -27,7 +27,7 @@ from dpaudit.stats.estimators import ClopperPearsonEstimator, HeldOutCounts
 from dpaudit.stats.selection import ThresholdEvent, calibration_counts, calibration_rates
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from dpsgd_profile_limit import CONFIDENCE, DELTA, EVENTS, TRUTH  # noqa: E402
+from dpsgd_profile_limit import CONFIDENCE, DELTA, EVENTS, TRUTH, print_table  # noqa: E402
 
 KS = (1, 2, 3, 5, 8)
 
@@ -73,15 +73,8 @@ def main(argv=None) -> int:
     ap.add_argument("--seeds", type=int, default=20)
     ap.add_argument("--spread", choices=("one", "all"), default="one")
     args = ap.parse_args(argv)
-    print("seed " + " ".join(f"{'K=' + str(k):>7s}" for k in KS))
-    rows = []
-    for seed in range(args.first, args.first + args.seeds):
-        rows.append(one_seed(seed, args.spread))
-        print(f"{seed:4d} " + " ".join(f"{x:7.3f}" for x in rows[-1]), flush=True)
-    a = np.array(rows)
-    print("mean " + " ".join(f"{x:7.3f}" for x in a.mean(axis=0)))
-    print("min  " + " ".join(f"{x:7.3f}" for x in a.min(axis=0)))
-    print(">=.9 " + " ".join(f"{int(x):7d}" for x in (a >= 0.9).sum(axis=0)))
+    print_table([f"K={k}" for k in KS], range(args.first, args.first + args.seeds),
+                lambda seed: one_seed(seed, args.spread), width=7)
     return 0
 
 
