@@ -717,15 +717,20 @@ def build_report(tgt, rounds, kind, shape, *, reason, attack, ideal, est, epsilo
 
 
 def _floating_section(rounds, delta: float) -> dict | None:
-    """The report's ``floating_point``: the strongest float test at ``delta``, or None."""
-    float_rounds = [rd for rd in rounds if rd.float_bound is not None]
+    """The report's ``floating_point``: the strongest float test at ``delta``, or None.
+
+    When the audit's own attack is a float attack (``attack="float-lsb"``, say), that attack's result
+    is the float answer: it is reported here as well as in the main fields, not as null.
+    """
+    from .distinguishers import FLOAT_ATTACKS
+
+    float_rounds = [(rd, rd.float_test, rd.float_bound, rd.float_curve) for rd in rounds if rd.float_bound is not None]
+    float_rounds += [(rd, rd.test, rd.main, rd.curve) for rd in rounds if rd.test.name in FLOAT_ATTACKS]
     if not float_rounds:
         return None
-    fr = max(reversed(float_rounds), key=lambda rd: rd.float_curve.certified_at(delta))
-    fb = fr.float_bound
-    return {"attack": fr.float_test.name, "epsilon_lower_bound": fr.float_curve.certified_at(delta),
-            "event": fr.float_test.event.describe(), "tp": fb.tp, "fp": fb.fp, "n_test": fb.n0,
-            "ceiling": fb.ceiling}
+    _, test, fb, curve = max(reversed(float_rounds), key=lambda f: f[3].certified_at(delta))
+    return {"attack": test.name, "epsilon_lower_bound": curve.certified_at(delta), "event": test.event.describe(),
+            "tp": fb.tp, "fp": fb.fp, "n_test": fb.n0, "ceiling": fb.ceiling}
 
 
 def _notes(tgt, est, main, floating, dist_bound: float) -> list[str]:

@@ -141,7 +141,10 @@ class AuditReport:
             lines.append(f"            the claim is exceeded by at least {self.epsilon_lower_bound - self.claimed_epsilon:.4f}"
                          f" (a factor e^{self.epsilon_lower_bound - self.claimed_epsilon:.3f} ="
                          f" {_safe_exp(self.epsilon_lower_bound - self.claimed_epsilon):.3g} in probability)")
-        if self.floating_point:
+        if self.floating_point and self.floating_point["attack"] == self.attack:  # the float attack was asked for
+            lines.append(f"float       {self.attack} is the audit's attack: the bound above comes from the bit "
+                         "patterns the releases can take (audit with attack auto or --ideal for the distribution)")
+        elif self.floating_point:
             fp = self.floating_point
             lines.append(f"float       {fp['attack']}: epsilon >= {fp['epsilon_lower_bound']:.4f} from the bit patterns "
                          f"the releases can take; the distribution alone gives "

@@ -149,6 +149,18 @@ def test_audit_with_a_float_attack_passes_the_builtin_laplace():
     assert r.verdict == "no violation found"
 
 
+@pytest.mark.parametrize("sampler, d, d2, attack", LEAKY[:2], ids=[f"{s.__name__}-{a}" for s, _, _, a in LEAKY[:2]])
+def test_a_float_attack_chosen_by_name_is_reported_as_the_float_answer(sampler, d, d2, attack):
+    # ``floating_point`` is null or the float attack and its bound; when the audit's own attack is a float
+    # attack, that is the float answer (it was null), and it matches the main fields.
+    r = dpaudit.audit(sampler, d, d2, epsilon=1.0, samples=20_000, seed=11, attack=attack)
+    fp = r.to_dict()["floating_point"]
+    assert fp is not None and fp["attack"] == attack == r.attack
+    assert fp["epsilon_lower_bound"] == r.epsilon_lower_bound
+    plain = dpaudit.audit(sampler, d, d2, epsilon=1.0, samples=20_000, seed=11, attack="threshold")
+    assert plain.to_dict()["floating_point"] is None
+
+
 @pytest.mark.soundness
 @pytest.mark.parametrize("label, target, d, d2, claim", _float_safe_targets(), ids=lambda v: v if isinstance(v, str) else "")
 def test_float_family_soundness_on_float_safe_samplers(label, target, d, d2, claim):
