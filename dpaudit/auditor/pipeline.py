@@ -54,7 +54,7 @@ from ..stats.estimators import (
 from ..stats.selection import calibration_counts, calibration_rates
 from ..stats.sequential import SequentialBound
 from . import sequential
-from .distinguishers import auto_choices, float_choices, make_distinguisher, output_kind
+from .distinguishers import FLOAT_ATTACKS, auto_choices, float_choices, make_distinguisher, output_kind
 from .report import AuditReport
 
 __all__ = [
@@ -722,13 +722,12 @@ def _floating_section(rounds, delta: float) -> dict | None:
     When the audit's own attack is a float attack (``attack="float-lsb"``, say), that attack's result
     is the float answer: it is reported here as well as in the main fields, not as null.
     """
-    from .distinguishers import FLOAT_ATTACKS
-
-    float_rounds = [(rd, rd.float_test, rd.float_bound, rd.float_curve) for rd in rounds if rd.float_bound is not None]
-    float_rounds += [(rd, rd.test, rd.main, rd.curve) for rd in rounds if rd.test.name in FLOAT_ATTACKS]
+    float_rounds = [(rd.float_test, rd.float_bound, rd.float_curve) if rd.float_bound is not None
+                    else (rd.test, rd.main, rd.curve) for rd in rounds
+                    if rd.float_bound is not None or rd.test.name in FLOAT_ATTACKS]
     if not float_rounds:
         return None
-    _, test, fb, curve = max(reversed(float_rounds), key=lambda f: f[3].certified_at(delta))
+    test, fb, curve = max(reversed(float_rounds), key=lambda f: f[2].certified_at(delta))
     return {"attack": test.name, "epsilon_lower_bound": curve.certified_at(delta), "event": test.event.describe(),
             "tp": fb.tp, "fp": fb.fp, "n_test": fb.n0, "ceiling": fb.ceiling}
 

@@ -167,12 +167,12 @@ def _newton_below(m: int, r: int, v: int, delta: float, beta: float, end: float)
     log_beta = math.log(beta)
     for _ in range(100):
         p, slope = _p_value_and_slope(m, r, v, x, delta)
-        f = math.log(p) - log_beta
+        f = math.log(p) - log_beta if p > 0.0 else -math.inf  # p underflows far below the root: rejected
         if f >= 0.0:
             hi = x
         else:
             lo = x
-        step = f * p / slope if slope > 0.0 else math.inf  # d ln p / d eps = slope / p
+        step = f * p / slope if slope > 0.0 and p > 0.0 else math.inf  # d ln p / d eps = slope / p
         nxt = x - step
         if not lo < nxt < hi:
             nxt = 0.5 * (lo + hi)
