@@ -160,8 +160,13 @@ def _newton_below(m: int, r: int, v: int, delta: float, beta: float, end: float)
     """Where the p-value crosses ``beta`` in ``[0, end]`` (0 rejected), by Newton's method on its log, kept in a bracket.
 
     ``ln p`` is close to linear in epsilon, so from ``end`` (the delta-0 root, never below the one sought)
-    3-5 steps reach 1e-12; a step that leaves the bracket halves it instead.  Brent's method on p took
+    2-4 steps reach 1e-12; a step that leaves the bracket halves it instead.  Brent's method on p took
     7-12 p-values here.  An estimate only: :func:`_low_end` checks it.
+
+    A step under 1e-7 ends the search: Newton's error after it is about ``step^2 |(ln p)''| / (2 |(ln p)'|)``,
+    far under the check's 4.5e-10 bracket (the curvature ratio would have to exceed 10^4), and a step
+    tested against the bracket first would be halved whenever it landed on a bracket end (``f`` exactly 0, or
+    a step below the float spacing of ``x``): 1 bound in 17 then took 38 p-values instead of 4.
     """
     lo, hi, x = 0.0, end, end
     log_beta = math.log(beta)
@@ -173,6 +178,8 @@ def _newton_below(m: int, r: int, v: int, delta: float, beta: float, end: float)
         else:
             lo = x
         step = f * p / slope if slope > 0.0 and p > 0.0 else math.inf  # d ln p / d eps = slope / p
+        if abs(step) <= 1e-7 * max(1.0, x):
+            return x - step
         nxt = x - step
         if not lo < nxt < hi:
             nxt = 0.5 * (lo + hi)
