@@ -250,8 +250,9 @@ def _fdp_pair(claim, m, k, c, share):
     crossed = fdp_one_run_rejects_points(m, k, c, epsilons, deltas, share)
     if not crossed.any():
         return None
-    bounds = fdp_one_run_epsilon_bounds(m, k, c, deltas[crossed], confidence=1.0 - share, above=epsilons[crossed])
-    j = int(np.argmax(bounds - epsilons[crossed]))
+    bounds = fdp_one_run_epsilon_bounds(m, k, c, deltas[crossed], confidence=1.0 - share, above=epsilons[crossed],
+                                        best_margin=True)
+    j = int(np.nanargmax(bounds - epsilons[crossed]))
     return {"test": "f-dp", "guesses": k, "correct": c, "delta": float(deltas[crossed][j]),
             "claimed_epsilon": float(epsilons[crossed][j]), "epsilon_lower_bound": float(bounds[j])}
 

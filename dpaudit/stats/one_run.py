@@ -21,6 +21,7 @@ import math
 import numpy as np
 
 from .._validation import check_delta, check_int, check_real
+from ..exceptions import ParameterValueError
 
 __all__ = ["counts_for_guesses", "fdp_one_run_epsilon_bound", "fdp_one_run_epsilon_bounds", "fdp_one_run_mu_bound",
            "fdp_one_run_mu_bound_max",
@@ -395,23 +396,31 @@ def fdp_one_run_rejects_points(m: int, k: int, c: int, epsilons, deltas, signifi
     e = np.exp(np.minimum(eps, 700.0))
     right = np.full(eps.shape, tau * c / m)
     wrong = np.full(eps.shape, tau * (k - c) / m)
-    for i in range(c - 1, -1, -1):
-        pushed = np.maximum(wrong, np.maximum((right - delta) / e, 1.0 - delta - e * (1.0 - right)))
-        moved = pushed > wrong
+    keep = 1.0 - delta
+    for i in range(c - 1, -1, -1):  # 12 array operations a step (15 before: a profile's searches run ~10^3 steps)
+        pushed = np.maximum(np.maximum(wrong, (right - delta) / e), keep - e * (1.0 - right))
+        moved = pushed - wrong  # >= 0; a point with 0 keeps its rates: right + 0 = right <= 1
         if not moved.any():
             break
-        right = np.where(moved, np.minimum(right + i / (k - i) * (pushed - wrong), 1.0), right)
+        right = np.minimum(right + i / (k - i) * moved, 1.0)
         wrong = pushed
     return right + wrong > k / m
 
 
 def fdp_one_run_epsilon_bounds(m: int, k: int, c: int, deltas, *, confidence: float = 0.95, above=None,
-                               tol: float = 1e-9) -> np.ndarray:
-    """:func:`fdp_one_run_epsilon_bound` at every delta of ``deltas`` at once (one bisection, all deltas in step).
+                               tol: float = 1e-9, points: int = 256, best_margin: bool = False) -> np.ndarray:
+    """:func:`fdp_one_run_epsilon_bound` at every delta of ``deltas`` at once (one search, all deltas in step).
 
     ``above``: per delta, an epsilon known to be rejected (a claimed curve's epsilon there), where the
     search starts (checked: one that is not starts from 0); each answer is the largest rejected epsilon
-    to ``tol`` (relative), kept at the low end.
+    to ``tol`` (relative), kept at the low end: a tested point that rejects, with a tested point within
+    ``tol`` above it that does not.  The brackets are cut at ``points // (open brackets)`` points per call
+    rather than halved: one call runs the c-step recursion once whatever its width (0.5 ms for 10 lanes,
+    0.8 ms for 1,000 at c = 498), so one delta's 30 halvings become 4 calls (256 points: 1,024 were no faster).
+
+    ``best_margin`` (with ``above``): only the delta whose bound exceeds ``above`` by the most is wanted
+    (the crossed point a rejected curve names); a delta whose bracket's top is below another's proven
+    margin cannot be it, is dropped from the search and answered NaN.  Ties are kept.
     """
     d = np.atleast_1d(np.asarray(deltas, dtype=float))
     beta = 1.0 - check_real(confidence, "confidence", low=0.0, high=1.0, low_inclusive=False, high_inclusive=False)
@@ -420,6 +429,9 @@ def fdp_one_run_epsilon_bounds(m: int, k: int, c: int, deltas, *, confidence: fl
         return fdp_one_run_rejects_points(m, k, c, eps, d[idx], beta)
 
     lo = np.zeros_like(d) if above is None else np.broadcast_to(np.asarray(above, dtype=float), d.shape).copy()
+    if best_margin and above is None:
+        raise ParameterValueError("best_margin needs above: the margin is measured from it")
+    claimed = lo.copy()
     every = np.arange(len(d))
     live = rejects(lo, every)
     restart = ~live & (lo > 0.0)  # an ``above`` that is not rejected after all: search from 0 there
@@ -440,14 +452,22 @@ def fdp_one_run_epsilon_bounds(m: int, k: int, c: int, deltas, *, confidence: fl
         done[idx[~up]] = True
         done[capped] = True
         live[capped] = False  # stays at lo
-    while True:
+    while True:  # multisection: n points per open bracket in one call (a call costs c steps whatever its width)
+        if best_margin:  # a bracket whose top is below a proven margin cannot hold the best
+            out = live & (hi - claimed < np.nanmax(lo - claimed))
+            lo[out], live[out] = np.nan, False
         idx = every[live & (hi - lo > tol * np.maximum(1.0, hi))]
         if len(idx) == 0:
             return lo
-        mid = 0.5 * (lo[idx] + hi[idx])
-        yes = rejects(mid, idx)
-        lo[idx[yes]] = mid[yes]
-        hi[idx[~yes]] = mid[~yes]
+        n = max(1, points // len(idx))
+        pts = lo[idx, None] + (hi[idx] - lo[idx])[:, None] * (np.arange(1.0, n + 1.0) / (n + 1.0))
+        pts = np.minimum(np.maximum(pts, lo[idx, None]), hi[idx, None])
+        yes = rejects(pts.ravel(), np.repeat(idx, n)).reshape(len(idx), n)
+        first_no = np.where(yes.all(axis=1), n, np.argmin(yes, axis=1))  # the bracket's new ends: tested points
+        rows = np.arange(len(idx))
+        has_lo, has_hi = first_no > 0, first_no < n
+        lo[idx[has_lo]] = pts[rows[has_lo], first_no[has_lo] - 1]
+        hi[idx[has_hi]] = pts[rows[has_hi], first_no[has_hi]]
 
 
 def fdp_one_run_mu_bound_max(m: int, counts, *, confidence: float = 0.95) -> float:

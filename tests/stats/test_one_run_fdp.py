@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from dpaudit.claims import GaussianDPClaim, PointClaim, parse_claim
+from dpaudit.exceptions import ParameterValueError
 from dpaudit.stats.gdp import gaussian_epsilon
 from dpaudit.stats.one_run import (
     fdp_one_run_epsilon_bound,
@@ -121,6 +122,34 @@ def test_bounds_at_many_deltas_are_the_one_delta_bounds():
         wrong = fdp_one_run_epsilon_bounds(m, k, c, deltas, above=one + 1.0)  # not rejected: searched from 0
         assert np.allclose(wrong, one, rtol=2e-9, atol=2e-9), (m, k, c)
         assert all(fdp_one_run_rejects_points(m, k, c, one[one > 0], deltas[one > 0], 0.05))
+
+
+def test_the_best_margin_search_finds_the_full_searchs_best_point():
+    # best_margin drops a delta once its bracket's top is below another's proven margin: the point with the
+    # largest bound minus claim, and its bound, must be the full search's (to its 1e-9), on 40 random counts
+    # against three claims' crossed grid points; every dropped delta is NaN, and the rest are bounds.
+    rng = np.random.default_rng(8)
+    curves = [GaussianDPClaim(1.0), GaussianDPClaim(0.5), parse_claim("dpsgd:noise=1,rate=0.1,steps=10")]
+    named = 0
+    for m, k, c in list(_random_cases(40, 9)) + [(1000, 500, 498), (1000, 250, 250)]:
+        claim = curves[int(rng.integers(len(curves)))]
+        d, e = claim.grid()
+        e = e * rng.uniform(0.3, 1.0)  # a smaller claim, so that counts cross some of its points
+        crossed = fdp_one_run_rejects_points(m, k, c, e, d, 0.05)
+        if not crossed.any():
+            continue
+        full = fdp_one_run_epsilon_bounds(m, k, c, d[crossed], above=e[crossed])
+        best = fdp_one_run_epsilon_bounds(m, k, c, d[crossed], above=e[crossed], best_margin=True)
+        j = int(np.argmax(full - e[crossed]))
+        assert np.nanargmax(best - e[crossed]) == j or math.isclose(
+            best[np.nanargmax(best - e[crossed])] - e[crossed][np.nanargmax(best - e[crossed])],
+            full[j] - e[crossed][j], rel_tol=0, abs_tol=4e-9 * max(1.0, full[j])), (m, k, c, claim.spec)
+        kept = ~np.isnan(best)
+        assert np.allclose(best[kept], full[kept], rtol=2e-9, atol=2e-9), (m, k, c, claim.spec)
+        named += 1
+    assert named >= 15
+    with pytest.raises(ParameterValueError):
+        fdp_one_run_epsilon_bounds(1000, 10, 10, [1e-5], best_margin=True)
 
 
 def test_a_point_of_a_curve_is_rejected_only_when_the_curve_is():
