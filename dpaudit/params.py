@@ -368,7 +368,7 @@ SCORES_OPTIONS = OptionTable([
 
 #: :func:`dpaudit.audit_one_run`'s options: the claim, the number of guesses and the confidence.
 ONE_RUN_OPTIONS = OptionTable([
-    "epsilon", "delta", "claim", "confidence",
+    "epsilon", "delta", "claim", "confidence", "seed",
     Option("guesses", "int", None, low=1, flag="--guesses", metavar="K",
            help="guesses made (half 'included' on the highest scores, half 'excluded' on the lowest); default: "
                 "m, m/2, m/4, ... down to 10, each at a Bonferroni share of the confidence"),

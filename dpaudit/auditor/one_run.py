@@ -30,12 +30,16 @@ from ..stats.one_run import (
     guess_grid,
     one_run_ceiling,
     one_run_epsilon_bound,
+    tie_order,
 )
 
 __all__ = ["OneRunReport", "audit_one_run", "canary_inputs", "one_run"]
 
 #: The deltas a curve claim is tested at: one run's delta term grows as 2 m delta, so only small ones help.
 CURVE_DELTAS = (0.0, 1e-6, 1e-5, 1e-4, 1e-3)
+#: The spawn key of the seed stream that orders tied scores (:func:`~dpaudit.stats.one_run.tie_order`); the
+#: harness's inclusion bits and training use keys 0 and 1.
+TIES_KEY = 2
 #: A curve claim's split of the failure probability: this part to the f-DP tests (the whole curve and the
 #: points they name), the rest to the point tests at CURVE_DELTAS.  The f-DP tests carry the verdict: at 1,000
 #: canaries the point tests crossed none of 1,200 audits of Gaussian curves (true mu 1-4 against gdp:mu=1), and
@@ -151,6 +155,9 @@ def audit_one_run(scores, included, *, epsilon=None, delta=0.0, claim=None, gues
     every delta of :data:`CURVE_DELTAS` at its number of guesses' level, with
     no further split (:func:`_tests` says why), and by the f-DP tests; the
     two families split each number of guesses' share (:data:`FDP_SHARE`).
+    Tied scores are ordered at random from ``seed`` (drawn and reported when
+    absent), never by their order in the input: the only draw, so scores
+    without ties give the same report for every seed.
 
     >>> rng = np.random.default_rng(0)
     >>> inc = rng.integers(0, 2, 1000)
@@ -168,6 +175,8 @@ def audit_one_run(scores, included, *, epsilon=None, delta=0.0, claim=None, gues
         raise ParameterValueError(f"guesses must be at most the number of canaries ({m}); got {guesses}")
     claim_obj, _, _ = resolve_claim(claim, epsilon, delta, "clopper-pearson")
     grid = [guesses] if guesses is not None else guess_grid(m)
+    entropy = seed_entropy(as_seed_sequence(seed))
+    ties = tie_order(m, np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=(TIES_KEY,))))
     tests = _tests(claim_obj, claim_obj.finite_point[1], grid)
     curve = len(claim_obj.grid()[0]) > 1
     # A curve is also tested whole (f-DP); the two families of tests split the failure probability (FDP_SHARE).
@@ -175,12 +184,13 @@ def audit_one_run(scores, included, *, epsilon=None, delta=0.0, claim=None, gues
     fdp_share = split * FDP_SHARE
     level = 1.0 - (split - fdp_share if curve else split)  # a curve's deltas share their k's level: see _tests
     rows = []
-    counts = dict(zip(grid, counts_for_guesses(s, inc, grid)))
+    counts = dict(zip(grid, counts_for_guesses(s, inc, grid, ties=ties)))
     for k, d, claimed in tests:
         r, v = counts[k]
         rows.append({"guesses": r, "correct": v, "delta": d, "claimed_epsilon": claimed,
                      "epsilon_lower_bound": one_run_epsilon_bound(m, r, v, delta=d, confidence=level)})
-    fdp_rows = _fdp_tests(claim_obj, s, inc, grid, fdp_share) if curve else []
+    top = counts_for_guesses(s, inc, grid, one_sided=True, ties=ties) if curve else []  # the f-DP tests' counts
+    fdp_rows = _fdp_tests(claim_obj, len(s), top, fdp_share)
     best = _reported(rows + [t["pair"] for t in fdp_rows if t["pair"]])
     crossed = best["epsilon_lower_bound"] > best["claimed_epsilon"]
     where = None
@@ -195,8 +205,8 @@ def audit_one_run(scores, included, *, epsilon=None, delta=0.0, claim=None, gues
         claim=None if claim is None else (claim if isinstance(claim, str) else claim_obj.spec),
         curve_violation=where, guesses_tried=list(grid), tests=rows, fdp_tests=fdp_rows,
         curve_rejected=any(t["rejected"] for t in fdp_rows) if curve else None,
-        gdp_mu_lower_bound=_gdp_mu_bound(s, inc, grid, fdp_share) if curve else None,
-        included=int(inc.sum()), seed=seed, elapsed_seconds=round(time.perf_counter() - t_start, 4))
+        gdp_mu_lower_bound=fdp_one_run_mu_bound_max(m, top, confidence=1.0 - fdp_share) if curve else None,
+        included=int(inc.sum()), seed=entropy, elapsed_seconds=round(time.perf_counter() - t_start, 4))
 
 
 def _reported(points):
@@ -222,18 +232,20 @@ def _ceiling(m, best, level, fdp_level):
     return one_run_ceiling(m, best["guesses"], delta=best["delta"], confidence=level)
 
 
-def _fdp_tests(claim, scores, included, grid, share):
+def _fdp_tests(claim, m, counts, share):
     """The f-DP test of the whole claimed curve (Mahloujifar, Melis and Chaudhuri 2025) at each number of guesses.
 
-    It is proved for one-sided guesses, so each k guesses "included" for the k highest scores; each k
-    is tested at ``share`` (Bonferroni over k, as the point tests).  Where the whole curve is
-    rejected, :func:`_fdp_pair` looks for a point of it that the same count rejects.
+    It is proved for one-sided guesses, so each count is of k "included" guesses on the k highest
+    scores; each k is tested at ``share`` (Bonferroni over k, as the point tests).  Where the whole
+    curve is rejected, :func:`_fdp_pair` looks for a point of it that the same count rejects.  The
+    mu bound (:func:`fdp_one_run_mu_bound_max`) reads the same counts at the same level: the same
+    tests, of Gaussian curves, so no further share.
     """
     rows = []
-    for r, v in counts_for_guesses(scores, included, grid, one_sided=True):
-        rejected = fdp_one_run_rejects(len(scores), r, v, claim.power_inverse, share)
+    for r, v in counts:
+        rejected = fdp_one_run_rejects(m, r, v, claim.power_inverse, share)
         rows.append({"guesses": r, "correct": v, "rejected": rejected,
-                     "pair": _fdp_pair(claim, len(scores), r, v, share) if rejected else None})
+                     "pair": _fdp_pair(claim, m, r, v, share) if rejected else None})
     return rows
 
 
@@ -255,14 +267,6 @@ def _fdp_pair(claim, m, k, c, share):
     j = int(np.nanargmax(bounds - epsilons[crossed]))
     return {"test": "f-dp", "guesses": k, "correct": c, "delta": float(deltas[crossed][j]),
             "claimed_epsilon": float(epsilons[crossed][j]), "epsilon_lower_bound": float(bounds[j])}
-
-
-def _gdp_mu_bound(scores, included, grid, share):
-    """The largest mu whose Gaussian DP curve the f-DP test rejects at some number of guesses: the same
-    tests as :func:`_fdp_tests`, so no further share.  Only the maximum is searched for: a count that
-    does not reject the best mu so far costs one test (:func:`fdp_one_run_mu_bound_max`)."""
-    return fdp_one_run_mu_bound_max(len(scores), counts_for_guesses(scores, included, grid, one_sided=True),
-                                    confidence=1.0 - share)
 
 
 def one_run(train, dataset, canaries, score, *, epsilon=None, delta=0.0, claim=None, seed=None, guesses=None,
@@ -291,7 +295,5 @@ def one_run(train, dataset, canaries, score, *, epsilon=None, delta=0.0, claim=N
     included = bits_rng.random(len(cans)) < 0.5
     model = train(np.concatenate([data, cans[included]], axis=0), rng=train_rng)
     scores = np.array([float(score(model, c)) for c in cans])
-    report = audit_one_run(scores, included.astype(int), epsilon=epsilon, delta=delta, claim=claim, guesses=guesses,
-                           confidence=confidence)
-    report.seed = entropy
-    return report
+    return audit_one_run(scores, included.astype(int), epsilon=epsilon, delta=delta, claim=claim, guesses=guesses,
+                         confidence=confidence, seed=entropy)

@@ -27,7 +27,7 @@ __all__ = ["counts_for_guesses", "fdp_one_run_epsilon_bound", "fdp_one_run_epsil
            "fdp_one_run_mu_bound_max",
            "fdp_one_run_rejects", "fdp_one_run_rejects_points",
            "guess_counts", "guess_grid", "one_run_ceiling", "one_run_epsilon_bound", "one_run_p_value",
-           "top_guess_counts"]
+           "tie_order", "top_guess_counts"]
 
 
 def _check(m: int, r: int, v: int, delta: float) -> tuple[int, int, int, float]:
@@ -230,25 +230,38 @@ def one_run_ceiling(m: int, r: int, *, delta: float = 0.0, confidence: float = 0
     return one_run_epsilon_bound(m, r, r, delta=delta, confidence=confidence)
 
 
-def guess_counts(scores, included, guesses: int) -> tuple[int, int]:
+def guess_counts(scores, included, guesses: int, *, ties=None) -> tuple[int, int]:
     """(guesses made, correct ones) when the ``guesses`` scores farthest from the median are guessed.
 
     A score at or above the median is guessed "included", below it "excluded": the highest and the
-    lowest scores, in the proportion the scores themselves show.  The rule reads the scores only (ties
-    by position), never the inclusion bits, so the theorem applies to it.
+    lowest scores, in the proportion the scores themselves show.  The rule reads the scores only, never
+    the inclusion bits, so the theorem applies to it; ties are ordered by ``ties`` (:func:`tie_order`).
 
     >>> guess_counts([0.9, 0.1, 0.5, 0.8], [1, 0, 0, 1], 2)
     (2, 2)
     """
-    return counts_for_guesses(scores, included, [guesses])[0]
+    return counts_for_guesses(scores, included, [guesses], ties=ties)[0]
 
 
-def counts_for_guesses(scores, included, guesses, *, one_sided: bool = False) -> list[tuple[int, int]]:
+def tie_order(m: int, rng=None) -> np.ndarray:
+    """A random rank per canary, to order canaries whose scores tie: drawn from ``rng``, never from their order.
+
+    Ordering ties by position would let the order of a file decide guesses: scores that carry nothing
+    (all equal) with the included canaries listed first certified epsilon 4.6 from 1,000 canaries.  The
+    theorem needs guesses that depend on the inclusion bits only through the trained model; a rank drawn
+    independently of everything keeps that whatever the order.  ``rng``: a seed or Generator (default:
+    a fixed seed, reproducible; an audit passes one from its own seed).
+    """
+    return np.random.default_rng(0 if rng is None else rng).permutation(check_int(m, "canaries", low=0))
+
+
+def counts_for_guesses(scores, included, guesses, *, one_sided: bool = False, ties=None) -> list[tuple[int, int]]:
     """(guesses, correct) for each number in ``guesses``, from one sort of the scores.
 
     Two-sided (default) as :func:`guess_counts`; ``one_sided`` as :func:`top_guess_counts`.  The
     counts for every k come from one ordering and a running sum (a grid of k at 10^5 canaries used to
-    sort them once per k).
+    sort them once per k).  Equal scores are ordered by ``ties`` (one rank per canary; default
+    :func:`tie_order` with its fixed seed).
 
     >>> counts_for_guesses([0.9, 0.1, 0.5, 0.8], [1, 0, 0, 1], [1, 2, 4])
     [(1, 1), (2, 2), (4, 4)]
@@ -256,11 +269,14 @@ def counts_for_guesses(scores, included, guesses, *, one_sided: bool = False) ->
     s = np.asarray(scores, dtype=float)
     inc = np.asarray(included).astype(bool)
     ks = [check_int(k, "guesses", low=0, high=len(s)) for k in guesses]
+    ties = tie_order(len(s)) if ties is None else np.asarray(ties)
+    if ties.shape != s.shape:
+        raise ParameterValueError(f"ties: one rank per canary ({len(s)}); got shape {ties.shape}")
     if one_sided:
-        right = inc[np.argsort(-s, kind="stable")]
+        right = inc[np.lexsort((ties, -s))]
     else:
         center = float(np.median(s))
-        order = np.argsort(-np.abs(s - center), kind="stable")
+        order = np.lexsort((ties, -np.abs(s - center)))
         right = (s[order] >= center) == inc[order]
     running = np.r_[0, np.cumsum(right)]
     return [(k, int(running[k])) for k in ks]
@@ -286,15 +302,16 @@ def guess_grid(m: int, *, smallest: int = 10) -> list[int]:
 # --- The f-DP test (Mahloujifar, Melis and Chaudhuri 2025) -------------------------------------------------
 
 
-def top_guess_counts(scores, included, guesses: int) -> tuple[int, int]:
+def top_guess_counts(scores, included, guesses: int, *, ties=None) -> tuple[int, int]:
     """(guesses made, correct ones) when the ``guesses`` highest scores are all guessed "included".
 
-    The one-sided rule the f-DP test is proved for: it reads the scores only (ties by position).
+    The one-sided rule the f-DP test is proved for: it reads the scores only (ties ordered by ``ties``,
+    :func:`tie_order`).
 
     >>> top_guess_counts([0.9, 0.1, 0.5, 0.8], [1, 0, 0, 1], 3)
     (3, 2)
     """
-    return counts_for_guesses(scores, included, [guesses], one_sided=True)[0]
+    return counts_for_guesses(scores, included, [guesses], one_sided=True, ties=ties)[0]
 
 
 def fdp_one_run_rejects(m: int, k: int, c: int, power_inverse, significance: float) -> bool:

@@ -233,3 +233,42 @@ def test_every_curve_audit_keeps_the_contract():
         _check_verdict_names_a_point(r, claim)
         violations += r.violation
     assert 5 <= violations <= 55  # both verdicts were checked
+
+
+def _uninformative(kind, m, rng):
+    """Scores that carry nothing about inclusion, with heavy ties, and the bits listed included-first."""
+    inc = np.sort(rng.integers(0, 2, m))[::-1]  # the file's order follows the bits: the worst order for ties
+    scores = {"constant": np.zeros(m), "binary": rng.integers(0, 2, m).astype(float),
+              "coarse": np.round(rng.normal(size=m))}[kind]
+    return scores, inc
+
+
+@pytest.mark.parametrize("kind", ["constant", "binary", "coarse"])
+def test_tied_scores_never_certify_from_the_files_order(kind):
+    # Ties used to be broken by position: all-equal scores with the included canaries first certified 4.6 from
+    # 1,000 canaries.  Scores independent of the bits make the truth 0, so a bound above 0.5 (point claim) or a
+    # violation of gdp:mu=0.5 needs a 95%-level test to fail far beyond its level: at most 2 of 60 seeds each
+    # (Binomial(60, 0.05) exceeds 2 with probability 0.58 only at the tests' own level; here they sit far below it).
+    rng = np.random.default_rng(41)
+    hits = 0
+    for seed in range(60):
+        s, inc = _uninformative(kind, 1000, rng)
+        point = dpaudit.audit_one_run(s, inc, epsilon=0.5, seed=seed)
+        curve = dpaudit.audit_one_run(s, inc, claim="gdp:mu=0.5", seed=seed)
+        hits += point.violation + curve.violation
+    assert hits <= 2, hits
+
+
+def test_ties_are_drawn_from_the_seed_and_reported():
+    s, inc = _uninformative("binary", 400, np.random.default_rng(2))
+    a = dpaudit.audit_one_run(s, inc, epsilon=1.0, seed=7)
+    assert a.seed == dpaudit.audit_one_run(s, inc, epsilon=1.0, seed=a.seed).seed
+    assert a.to_dict() | {"elapsed_seconds": 0} == dpaudit.audit_one_run(s, inc, epsilon=1.0, seed=7).to_dict() | {
+        "elapsed_seconds": 0}
+    drawn = dpaudit.audit_one_run(s, inc, epsilon=1.0)
+    again = dpaudit.audit_one_run(s, inc, epsilon=1.0, seed=drawn.seed)
+    assert drawn.seed is not None and drawn.to_dict() | {"elapsed_seconds": 0} == again.to_dict() | {
+        "elapsed_seconds": 0}
+    untied = np.random.default_rng(3).normal(size=400) + inc  # no ties: the seed changes nothing
+    assert {dpaudit.audit_one_run(untied, inc, epsilon=1.0, seed=k).epsilon_lower_bound for k in range(4)} == {
+        dpaudit.audit_one_run(untied, inc, epsilon=1.0, seed=0).epsilon_lower_bound}

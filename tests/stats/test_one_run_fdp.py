@@ -168,24 +168,26 @@ def test_a_point_of_a_curve_is_rejected_only_when_the_curve_is():
 
 def test_top_guesses_read_the_scores_only():
     assert top_guess_counts([3.0, 1.0, 2.0, 0.0], [1, 1, 0, 0], 2) == (2, 1)
-    assert top_guess_counts([1.0, 1.0, 1.0], [0, 1, 1], 1) == (1, 0)  # ties by position, never by the bits
+    assert top_guess_counts([1.0, 1.0, 1.0], [0, 1, 1], 1, ties=[0, 1, 2]) == (1, 0)  # ties by their ranks,
+    assert top_guess_counts([1.0, 1.0, 1.0], [0, 1, 1], 1, ties=[2, 0, 1]) == (1, 1)  # never by the bits
 
 
 def test_counts_for_guesses_match_a_sort_per_k():
-    # One ordering and a running sum must give what sorting for each k gives (ties: by position, both ways).
+    # One ordering and a running sum must give what sorting for each k gives (ties: by the given ranks, both ways).
     from dpaudit.stats.one_run import counts_for_guesses
 
     rng = np.random.default_rng(3)
     for n in (7, 100, 1001):
         s = np.round(rng.normal(size=n), 1)  # many ties
         inc = rng.integers(0, 2, n)
+        ties = rng.permutation(n)
         ks = [0, 1, n // 3, n // 2, n]
         centre = np.median(s)
-        for k, got in zip(ks, counts_for_guesses(s, inc, ks)):
-            far = sorted(range(n), key=lambda i: (-abs(s[i] - centre), i))[:k]
+        for k, got in zip(ks, counts_for_guesses(s, inc, ks, ties=ties)):
+            far = sorted(range(n), key=lambda i: (-abs(s[i] - centre), ties[i]))[:k]
             assert got == (k, sum((s[i] >= centre) == bool(inc[i]) for i in far))
-        for k, got in zip(ks, counts_for_guesses(s, inc, ks, one_sided=True)):
-            top = sorted(range(n), key=lambda i: (-s[i], i))[:k]
+        for k, got in zip(ks, counts_for_guesses(s, inc, ks, one_sided=True, ties=ties)):
+            top = sorted(range(n), key=lambda i: (-s[i], ties[i]))[:k]
             assert got == (k, int(sum(inc[i] for i in top)))
 
 
