@@ -75,6 +75,9 @@ SCREEN_PENALTY = 1.0
 POOL_PER_OUTCOME = 200
 #: Releases per side of the quick first look at the patterns (sequential searches only).
 QUICK_SAMPLES = 1000
+#: The screening is sized (and its scores projected) on at most this many final releases per side: a
+#: cap meant as "no limit" (``--max-samples 1e19``) would otherwise screen for ever.
+SCREEN_BASIS_CAP = 10**8
 #: Rows of the screening table kept in the report (best first).
 TABLE_ROWS = 25
 #: The options ``search`` checks itself against :data:`dpaudit.params.SEARCH_OPTIONS`.
@@ -646,6 +649,7 @@ def search(
 
     tgt = load_target(target)
     n_final = samples or max_samples or _default_final_samples(bool(tgt.vectorised))
+    n_final = min(n_final, SCREEN_BASIS_CAP)  # what the screening plans for; the final audit keeps its own size
     screen_samples, levels, max_candidates = _screening_sizes(n_final, screen_samples, max_candidates)
     if progress is None:
         progress = sys.stderr.isatty()
@@ -674,7 +678,7 @@ def search(
     final_conf = 1.0 - (1.0 - confidence) / len(chosen)
     kwargs = dict(**final_claim, confidence=final_conf, attack=attack, ideal=ideal, estimator=estimator,
                   n_jobs=n_jobs, backend=backend, scheduler=scheduler, timeout=timeout,
-                  **_final_size(samples, max_samples, time_budget, n_final,
+                  **_final_size(samples, max_samples, time_budget,
                                 expect_violation=not early and chosen and chosen[0]["score"] > epsilon))
     reports = _final_audits(tgt, chosen, entropy, kwargs)
     return _search_report(tgt, screen, chosen, reports, domain=domain, confidence=confidence, final_conf=final_conf,
@@ -760,19 +764,19 @@ def _halving(screen: _Screener, fixed, levels, finalists: int) -> list[dict]:
     return pool[:finalists]
 
 
-def _final_size(samples, max_samples, time_budget, n_final: int, *, expect_violation: bool) -> dict[str, Any]:
-    """The final audit's size keywords.
+def _final_size(samples, max_samples, time_budget, *, expect_violation: bool) -> dict[str, Any]:
+    """The final audit's size keywords: ``samples`` fixes it, else it is sequential, as ``dpaudit audit``'s.
 
-    A sequential audit may stop early when its first rounds see nothing, and a leak that shows in
-    one release in a hundred can hide there.  When the screening expects the chosen pair to exceed
-    the claim at the final size, the final audit draws that size at once.  The choice depends on
-    screening samples only, so the final audit's samples stay fresh and its bound valid.
+    A sequential audit may stop as "converged" when its first rounds see nothing, and a leak that
+    shows in one release in a hundred can hide there.  When the screening expects the chosen pair to
+    exceed the claim, the final audit stops only on a violation or its budget (``max_samples``,
+    ``time_budget``).  It used to draw ``n_final`` at once instead, which turned ``--max-samples``
+    into a fixed size and ignored ``--time-budget`` (an outside check's ``--max-samples 1e19`` never
+    ended; the screening is sized on at most :data:`SCREEN_BASIS_CAP`).  The choice depends on screening samples only, so the final samples stay fresh.
     """
     if samples is not None:
         return {"samples": samples}
-    if expect_violation:
-        return {"samples": n_final}
-    return {"max_samples": max_samples, "time_budget": time_budget}
+    return {"max_samples": max_samples, "time_budget": time_budget, "stop_when_converged": not expect_violation}
 
 
 def _final_audits(tgt, chosen: list[dict], entropy: int, kwargs: dict) -> list:

@@ -451,6 +451,7 @@ def audit(
     chunk_size=DEFAULT_CHUNK_SIZE,
     timeout=None,
     progress=None,
+    stop_when_converged=True,
 ) -> AuditReport:
     """Audit a mechanism on one pair of neighbouring datasets.
 
@@ -519,6 +520,10 @@ def audit(
     progress : bool, optional
         Progress bars on stderr; default: when stderr is a terminal and the
         audit is long.
+    stop_when_converged : bool
+        False: a sequential audit stops only on a violation or its budget,
+        never as "converged" (:func:`dpaudit.search` when its screening
+        expects a violation).  Valid either way: the bound holds at every round.
 
     Returns
     -------
@@ -548,7 +553,8 @@ def audit(
     vectorised = bool(getattr(tgt, "vectorised", False))
     plan, tracker, max_samples = _plan(samples, max_samples, time_budget, vectorised=vectorised,
                                        calibration_fraction=calibration_fraction, calibration_cap=calibration_cap,
-                                       epsilon=epsilon, delta=delta, confidence=confidence)
+                                       epsilon=epsilon, delta=delta, confidence=confidence,
+                                       stop_when_converged=bool(stop_when_converged))
     entropy = seed_entropy(as_seed_sequence(seed))
     total_planned = sum(p.n_calibration + p.n_test for p in plan)
     if progress is None:
@@ -571,7 +577,7 @@ def audit(
 
 
 def _plan(samples, max_samples, time_budget, *, vectorised, calibration_fraction, calibration_cap, epsilon, delta,
-          confidence):
+          confidence, stop_when_converged=True):
     """(rounds, sequential tracker or None, sample budget): one round for a fixed audit, else a schedule."""
     if samples is not None:
         if max_samples is not None or time_budget is not None:
@@ -585,7 +591,7 @@ def _plan(samples, max_samples, time_budget, *, vectorised, calibration_fraction
                                       calibration_cap=calibration_cap, cal_phase=_cal_phase, test_phase=_test_phase)
     # The statistics core owns the rounds' confidence and the stopping rules.
     tracker = SequentialBound(schedule=sched, epsilon=epsilon, delta=delta, confidence=confidence,
-                              time_budget=time_budget)
+                              time_budget=time_budget, stop_when_converged=stop_when_converged)
     return plan, tracker, max_samples
 
 

@@ -344,6 +344,11 @@ class SequentialBound:
         :attr:`RoundBound.single_look_bound`); 1 turns this guard off.
     time_budget : float, optional
         Seconds; "budget" once spent (see :meth:`stopping_reason`).
+    stop_when_converged : bool, default True
+        False: never stop as "converged", only on a violation or the budget
+        (for an audit that expects a violation, so that a rare leak is not
+        judged on early rounds).  Stopping is the caller's choice: the bound
+        holds at every round whatever the rule.
     trajectory : tuple of RoundBound
         Rounds done so far (empty at the start).
 
@@ -370,6 +375,7 @@ class SequentialBound:
     tolerance: float = DEFAULT_TOLERANCE
     max_anytime_cost: float = DEFAULT_MAX_ANYTIME_COST
     time_budget: float | None = None
+    stop_when_converged: bool = True
     trajectory: tuple = field(default=())
 
     def __post_init__(self):
@@ -609,7 +615,7 @@ class SequentialBound:
             return "violation"
         if self.trajectory and self.samples >= self.max_samples:
             return "budget"
-        if self.converged():
+        if self.stop_when_converged and self.converged():
             return "converged"
         if self.budget_spent(elapsed_seconds=elapsed_seconds, next_round_seconds=next_round_seconds):
             return "budget"
@@ -628,6 +634,7 @@ class SequentialBound:
             "tolerance": self.tolerance,
             "max_anytime_cost": self.max_anytime_cost,
             "time_budget": self.time_budget,
+            "stop_when_converged": self.stop_when_converged,
             "rounds": self.rounds,
             "samples": self.samples,
             "epsilon_lower_bound": self.epsilon_lower_bound,
@@ -639,7 +646,7 @@ class SequentialBound:
         return cls(schedule=RoundSchedule(tuple(d["schedule"])), epsilon=d["epsilon"], delta=d["delta"],
                    confidence=d["confidence"], directions=d["directions"], tolerance=d["tolerance"],
                    max_anytime_cost=d["max_anytime_cost"], time_budget=d["time_budget"],
-                   trajectory=tuple(RoundBound(**row) for row in d["trajectory"]))
+                   stop_when_converged=d.get("stop_when_converged", True), trajectory=tuple(RoundBound(**row) for row in d["trajectory"]))
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), sort_keys=True)

@@ -63,13 +63,14 @@ def _claim_and_truth(name):
     return mech.claim.epsilon, float(mech.true_epsilon(mech.claim.delta))
 
 
-def _exceedances(name, seeds, *, max_samples):
+def _exceedances(name, seeds, *, max_samples, stop_when_converged=True):
     eps, true_eps = _claim_and_truth(name)
     assert math.isclose(eps, true_eps, rel_tol=1e-12)  # the claim is tight: any bound above it is wrong
     bounds, reasons = [], []
     for seed in seeds:
-        r = dpaudit.audit(name, epsilon=eps, max_samples=max_samples, seed=seed)
-        assert r.stopping_reason in ("converged", "budget", "violation")
+        r = dpaudit.audit(name, epsilon=eps, max_samples=max_samples, seed=seed,
+                          stop_when_converged=stop_when_converged)
+        assert r.stopping_reason in (("converged",) if stop_when_converged else ()) + ("budget", "violation")
         assert r.samples <= max_samples
         bounds.append(r.epsilon_lower_bound)
         reasons.append(r.stopping_reason)
@@ -105,6 +106,25 @@ def test_sequential_audits_are_sound_under_optional_stopping_200_seeds(name):
     exceed, bounds, reasons = _exceedances(name, range(200), max_samples=20_000)
     print(f"{name}: {exceed}/200 above the true epsilon; bounds median {statistics.median(bounds):.4f}, "
           f"max {max(bounds):.4f}; stops {sorted((r, reasons.count(r)) for r in set(reasons))}")
+    assert exceed <= 10
+
+
+def test_an_audit_that_never_stops_as_converged_keeps_its_bound():
+    """``stop_when_converged=False`` (a search's final audit when it expects a violation): only "violation" or
+    "budget" stops it.  Four seeded audits per correct mechanism at 4,000 per side: none exceeds the truth (the
+    same failure probability as the test above: each stopping rule is one of the rounds' anytime-valid bounds)."""
+    for name in CORRECT:
+        exceed, bounds, reasons = _exceedances(name, range(4), max_samples=4_000, stop_when_converged=False)
+        assert exceed == 0, (name, bounds)
+        assert set(reasons) == {"budget"}, (name, reasons)
+
+
+@pytest.mark.soundness
+@pytest.mark.parametrize("name", CORRECT)
+def test_never_converged_audits_are_sound_200_seeds(name):
+    """As the 200-seed test above, with ``stop_when_converged=False``: at most 10 of 200 above the truth."""
+    exceed, bounds, reasons = _exceedances(name, range(200), max_samples=20_000, stop_when_converged=False)
+    print(f"{name}: {exceed}/200 above the true epsilon; stops {sorted((r, reasons.count(r)) for r in set(reasons))}")
     assert exceed <= 10
 
 

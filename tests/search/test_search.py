@@ -281,3 +281,21 @@ def test_the_quick_look_stops_at_the_first_pattern_it_separates():
     assert len(quick) < len(candidate_pairs(Domain(5, 0, 20)))  # it stopped before the last pattern
     assert compare_pair(report.dataset, report.neighbor).linf == 20
     assert report.violation
+
+
+def _laplace_scale_too_small(dataset, size=None, rng=None):
+    """A clipped count with Laplace noise of scale 1/1.6: epsilon 1.6, claimed 1 (no pattern separates it fully)."""
+    return float(np.sum(np.clip(dataset, 0, 1))) + rng.laplace(0.0, 1 / 1.6, size=size)
+
+
+def test_the_final_audit_is_sequential_even_when_a_violation_is_expected():
+    # Without samples the final audit is sequential, as dpaudit audit's: --max-samples caps it and it may stop
+    # early.  When the screening expected a violation it used to draw max_samples at once ("fixed", max_samples
+    # null); a cap meant as "no limit" never ended.  Now it stops only on a violation or its budget.
+    r = search(_laplace_scale_too_small, epsilon=1.0, size=2, low=0, high=1, integer=True, max_samples=100_000,
+               seed=3, ideal=True)
+    assert (r.verdict, r.stopping_reason, r.max_samples) == ("violation", "violation", 100_000)
+    assert r.samples < 100_000
+    fixed = search(_laplace_scale_too_small, epsilon=1.0, size=2, low=0, high=1, integer=True, samples=20_000,
+                   seed=3, ideal=True)
+    assert (fixed.stopping_reason, fixed.samples) == ("fixed", 20_000)
