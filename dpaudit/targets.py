@@ -210,6 +210,9 @@ class Target:
                     f"target {self.name!r} returned an array of shape {arr.shape} in release {i}; "
                     "a release must be a scalar or a 1-D array"
                 )
+            if arr.ndim == 1 and arr.shape[0] == 0:
+                raise TargetError(f"target {self.name!r} returned an empty array in release {i}; "
+                                  "a release must be a scalar or a non-empty 1-D array")
             if shape is None:
                 shape = arr.shape
             elif arr.shape != shape:
@@ -243,6 +246,11 @@ class Target:
             raise TargetError(
                 f"target {self.name!r} returned a non-numeric value of type {type(out).__name__} in {where} ({exc})"
             ) from None
+        if arr.dtype.kind == "O" and _has_wide_int(out):
+            raise TargetError(
+                f"target {self.name!r} returned an int that does not fit in 64 bits ({out!r:.60}) in {where}; "
+                "return a float (or an int between -2**63 and 2**64 - 1)"
+            )
         if arr.dtype.kind not in "biuf":
             raise TargetError(
                 f"target {self.name!r} returned a non-numeric value of type {type(out).__name__} "
@@ -275,8 +283,22 @@ class Target:
                 f"target {self.name!r} returned shape {arr.shape} for size={n} ({where}); "
                 f"expected ({n},) or ({n}, k)"
             )
+        if arr.ndim == 2 and arr.shape[1] == 0:
+            raise TargetError(f"target {self.name!r} returned an empty array for each release ({where}, shape "
+                              f"{arr.shape}); a release must be a scalar or a non-empty 1-D array")
         self._check_finite(arr, start)
         return arr
+
+
+def _has_wide_int(out: Any) -> bool:
+    """Whether ``out`` (a release numpy could only store as objects) holds a Python int beyond 64 bits."""
+    if isinstance(out, int) and not isinstance(out, bool):
+        return not -(2**63) <= out < 2**64
+    if isinstance(out, (list, tuple)):
+        return any(_has_wide_int(x) for x in out)
+    if isinstance(out, np.ndarray) and out.dtype.kind == "O":
+        return any(_has_wide_int(x) for x in out.ravel().tolist())
+    return False
 
 
 # ----------------------------------------------------------------------------- loading
