@@ -141,12 +141,33 @@ class Sampler:
         self.timeout = timeout
         self.progress = progress
         self.executor = executor if executor is not None else Executor(n_jobs)
+        if n_jobs > 1 or self.executor.distributed:
+            n_jobs = self._stay_local_unless_sendable(target, n_jobs)
         vectorised = bool(getattr(target, "vectorised", False)) or self.executor.distributed
         self.outer_jobs, self.inner_jobs = (n_jobs, 1) if vectorised else (1, n_jobs)
         # Work stays in this process when there is no one to share it with.
         self.serial = not self.executor.distributed and self.outer_jobs == 1
         self.in_process = in_process
         self.shape: tuple | None = None
+
+    def _stay_local_unless_sendable(self, target, n_jobs: int) -> int:
+        """``n_jobs``, or 1 (and an executor of this process) when the target cannot be pickled for the workers.
+
+        Results never depend on the number of workers, so drawing here gives the same report, only slower;
+        a :class:`~dpaudit.exceptions.SerialFallbackWarning` says why.
+        """
+        why = self.executor.unsendable(target)
+        if why is None:
+            return n_jobs
+        import warnings
+
+        from .exceptions import SerialFallbackWarning
+
+        self.executor.close()
+        self.executor = Executor(1)
+        warnings.warn(f"target {target.name!r} cannot be sent to worker processes ({why}); drawing in this "
+                      "process with one job (the results are the same)", SerialFallbackWarning, stacklevel=2)
+        return 1
 
     def close(self) -> None:
         """Release the executor's workers (a Dask client and local cluster, if one was started)."""
