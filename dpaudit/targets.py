@@ -107,14 +107,22 @@ class Target:
     """
 
     def __init__(self, fn: Callable, *, name: str | None = None):
+        search_path: tuple = ()
         if isinstance(fn, Target):
-            fn = fn.fn
+            fn, search_path = fn.fn, fn.search_path
         if not callable(fn):
             raise ParameterTypeError(f"target must be callable; got {fn!r}")
         self.fn = fn
         self.name = name or getattr(fn, "name", None) or getattr(fn, "__qualname__", None) or type(fn).__name__
         self.accepts_size = _accepts(fn, "size")
         self.accepts_rng = _accepts(fn, "rng")
+        #: Folders the target imports from (its file's folder; the current one for a module found there):
+        #: added to ``sys.path`` in a worker process before the target is unpickled there.
+        self.search_path = search_path
+
+    def __reduce__(self):
+        # The folders come first, so a worker can import the target's modules when it unpickles ``fn``.
+        return _restore_target, (_SearchPath(self.search_path), self.fn, self.name)
 
     def __repr__(self) -> str:
         return f"Target(name={self.name!r}, vectorised={self.vectorised}, seeded={self.seeded})"
@@ -301,6 +309,30 @@ def _has_wide_int(out: Any) -> bool:
     return False
 
 
+class _SearchPath:
+    """Folders to put on ``sys.path``; unpickling one does so (and yields the folders)."""
+
+    def __init__(self, folders: tuple):
+        self.folders = tuple(folders)
+
+    def __reduce__(self):
+        return _extend_sys_path, (self.folders,)
+
+
+def _extend_sys_path(folders: tuple) -> tuple:
+    """Append each folder to ``sys.path`` unless it is there: installed packages keep precedence."""
+    for folder in folders:
+        if folder not in sys.path:
+            sys.path.append(folder)
+    return tuple(folders)
+
+
+def _restore_target(folders: tuple, fn: Callable, name: str) -> "Target":
+    target = Target(fn, name=name)
+    target.search_path = tuple(folders)
+    return target
+
+
 # ----------------------------------------------------------------------------- loading
 def _load_file_module(path: Path, spec_text: str) -> Any:
     digest = hashlib.sha1(str(path.resolve()).encode()).hexdigest()[:12]
@@ -312,6 +344,7 @@ def _load_file_module(path: Path, spec_text: str) -> Any:
         raise ParameterValueError(f"target {spec_text!r}: cannot load {str(path)!r} as a Python file")
     module = importlib.util.module_from_spec(spec)
     sys.modules[mod_name] = module
+    _extend_sys_path((str(path.resolve().parent),))  # the file imports its siblings, as when run as a script
     try:
         spec.loader.exec_module(module)
     except Exception as exc:
@@ -394,9 +427,13 @@ def load_target(spec: Any, **params: Any) -> Target:
             raise ParameterValueError(f"target {spec!r}: file not found: {left!r}")
         module = _load_file_module(path, spec)
         where = f"file {left!r}"
+        folders: tuple = (str(path.resolve().parent),)
     else:
+        folders = ()
         try:
             module = importlib.import_module(left)
+        except ModuleNotFoundError as exc:
+            module, folders = _import_from_cwd(left, spec, exc)
         except ImportError as exc:
             raise ParameterValueError(f"target {spec!r}: cannot import module {left!r}: {exc}") from exc
         except Exception as exc:
@@ -415,7 +452,27 @@ def load_target(spec: Any, **params: Any) -> Target:
             raise ParameterValueError(f"target {spec!r}: {where} has no attribute {attr!r}{hint}") from None
     if not callable(obj):
         raise ParameterValueError(f"target {spec!r}: {attr!r} is not callable (it is a {type(obj).__name__})")
-    return Target(obj, name=text)
+    target = Target(obj, name=text)
+    target.search_path = folders
+    return target
+
+
+def _import_from_cwd(left: str, spec: str, exc: ModuleNotFoundError) -> tuple[Any, tuple]:
+    """Import module ``left`` from the current folder, as ``python script.py`` there would (a console
+    script does not put it on ``sys.path``); ``exc`` is re-raised as a clear error when it is not there."""
+    top = left.split(".")[0]
+    cwd = os.getcwd()
+    if exc.name == top and (Path(cwd, f"{top}.py").is_file() or Path(cwd, top).is_dir()):
+        _extend_sys_path((cwd,))
+        try:
+            return importlib.import_module(left), (cwd,)
+        except ImportError as again:
+            exc = again  # type: ignore[assignment]
+        except Exception as again:
+            raise ParameterValueError(
+                f"target {spec!r}: importing module {left!r} failed: {type(again).__name__}: {again}"
+            ) from again
+    raise ParameterValueError(f"target {spec!r}: cannot import module {left!r}: {exc}") from exc
 
 
 def _no_colon_message(spec: Any, text: str, registry) -> str:
