@@ -62,6 +62,14 @@ class TargetTimeoutError(TargetError, TimeoutError):
     """The mechanism under audit did not return within the allowed time."""
 
 
+class TimeBudgetSpent(DPAuditError, TimeoutError):
+    """A sequential audit's time budget ran out while a round was being drawn (the round is dropped).
+
+    Raised between target calls, in whichever process draws; the auditor reports the last
+    completed round, or a clear error when not even one round fits in the budget.
+    """
+
+
 class MissingExtraError(DPAuditError, ImportError):
     """An optional third-party library is missing or unusable; the message names the extra to install."""
 

@@ -26,6 +26,7 @@ import inspect
 import os
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import Any, Callable
 
@@ -34,7 +35,7 @@ import numpy as np
 from ._rng import RNGLike
 from .datasets import expand_user as _expand
 from .datasets import parse_dataset  # noqa: F401  (re-exported: public name)
-from .exceptions import ParameterTypeError, ParameterValueError, TargetError, TargetTimeoutError
+from .exceptions import ParameterTypeError, ParameterValueError, TargetError, TargetTimeoutError, TimeBudgetSpent
 
 __all__ = ["Target", "load_target", "parse_dataset", "DEFAULT_CHUNK_SIZE", "DEFAULT_CALL_CHUNK_SIZE"]
 
@@ -194,8 +195,13 @@ class Target:
 
         return draw_releases(self, dataset, n, rng=rng, chunk_size=chunk_size, n_jobs=n_jobs, timeout=timeout)
 
-    def run_chunk(self, data: np.ndarray, start: int, stop: int, seed: Any, timeout: float | None) -> np.ndarray:
-        """Releases ``start..stop-1`` on ``data`` from one child seed, every output checked."""
+    def run_chunk(self, data: np.ndarray, start: int, stop: int, seed: Any, timeout: float | None,
+                  deadline: float | None = None) -> np.ndarray:
+        """Releases ``start..stop-1`` on ``data`` from one child seed, every output checked.
+
+        ``deadline`` (a ``time.time()``, comparable across processes): no call starts after it
+        (:class:`~dpaudit.exceptions.TimeBudgetSpent`), so a time budget is overrun by one call at most.
+        """
         gen = np.random.default_rng(seed) if seed is not None else None
         before = _fingerprint(data)
         if self.accepts_size:
@@ -203,6 +209,7 @@ class Target:
             if gen is not None:
                 kwargs["rng"] = gen
             where = f"releases {start}..{stop - 1}"
+            _check_deadline(deadline)
             out = self._call(data, kwargs, timeout, f"({where})")
             self._check_mutation(data, before, where)
             return self._check_batch(out, start, stop - start)
@@ -210,6 +217,7 @@ class Target:
         shape: tuple | None = None
         kwargs = {"rng": gen} if gen is not None else {}
         for i in range(start, stop):
+            _check_deadline(deadline)
             out = self._call(data, kwargs, timeout, f"in release {i}", timeout_where=f"(release {i})")
             self._check_mutation(data, before, f"release {i}")
             arr = self._as_numeric(out, f"release {i}")
@@ -307,6 +315,11 @@ def _has_wide_int(out: Any) -> bool:
     if isinstance(out, np.ndarray) and out.dtype.kind == "O":
         return any(_has_wide_int(x) for x in out.ravel().tolist())
     return False
+
+
+def _check_deadline(deadline: float | None) -> None:
+    if deadline is not None and time.time() >= deadline:
+        raise TimeBudgetSpent("the time budget ran out")
 
 
 class _SearchPath:
