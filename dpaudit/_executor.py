@@ -230,6 +230,24 @@ class Executor:
         finally:
             client.cancel(futures)
 
+    def unsendable(self, obj: Any) -> str | None:
+        """Why ``obj`` cannot be sent to this executor's workers (pickled as they would pickle it), else None.
+
+        Nothing needs sending when tasks run in this process.
+        """
+        if self._dask is None and self.n_jobs == 1:
+            return None
+        try:
+            if self._dask is not None:
+                _pack(obj)
+            else:
+                from joblib.externals.loky.backend.reduction import dumps
+
+                dumps(obj)
+        except Exception as exc:  # noqa: BLE001 - whatever the pickler raises, the object stays here
+            return f"{type(exc).__name__}: {exc}".splitlines()[0]
+        return None
+
     def close(self) -> None:
         """Close the Dask client (and a local cluster) if one was opened."""
         if self._dask is not None:

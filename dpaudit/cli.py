@@ -425,8 +425,9 @@ def _mechanism_parameters(name: str) -> dict:
 
 
 def main(argv=None) -> int:
-    from .exceptions import DPAuditError
+    from .exceptions import DPAuditError, show_notes_as_lines
 
+    show_notes_as_lines()  # a target kept in this process (it cannot be pickled) is a one-line note
     parser = _build_parser()
     try:
         args = parser.parse_args(argv)

@@ -18,6 +18,7 @@ __all__ = [
     "TargetError",
     "TargetTimeoutError",
     "MissingExtraError",
+    "SerialFallbackWarning",
 ]
 
 
@@ -61,5 +62,43 @@ class TargetTimeoutError(TargetError, TimeoutError):
     """The mechanism under audit did not return within the allowed time."""
 
 
+class TimeBudgetSpent(DPAuditError, TimeoutError):
+    """A sequential audit's time budget ran out while a round was being drawn (the round is dropped).
+
+    Raised between target calls, in whichever process draws; the auditor reports the last
+    completed round, or a clear error when not even one round fits in the budget.
+    """
+
+
 class MissingExtraError(DPAuditError, ImportError):
     """An optional third-party library is missing or unusable; the message names the extra to install."""
+
+
+class SerialFallbackWarning(UserWarning):
+    """Work asked to run in worker processes runs in this one (e.g. a target that cannot be pickled).
+
+    The results are the same (they never depend on the number of workers); the command line
+    shows it as a ``note:`` line on stderr.
+    """
+
+
+def show_notes_as_lines() -> None:
+    """Show every :class:`SerialFallbackWarning` as one ``note: ...`` line on stderr (the command line's style).
+
+    Other warnings keep Python's display.  Calling it again changes nothing.
+    """
+    import sys
+    import warnings
+
+    shown = warnings.showwarning
+    if getattr(shown, "_dpaudit_notes", False):
+        return
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        if isinstance(category, type) and issubclass(category, SerialFallbackWarning):
+            print(f"note: {message}", file=file or sys.stderr)
+        else:
+            shown(message, category, filename, lineno, file, line)
+
+    show._dpaudit_notes = True  # type: ignore[attr-defined]
+    warnings.showwarning = show

@@ -309,7 +309,8 @@ AUDIT_OPTIONS = OptionTable([
            help="sample budget of a sequential audit, releases per side (default 1000000 if TARGET takes size=, "
                 "else 20000)"),
     Option("time_budget", "real", None, low=0.0, low_inclusive=False, flag="--time-budget", metavar="SEC",
-           help="time limit of a sequential audit in seconds; no round starts that would overrun it"),
+           help="time limit of a sequential audit in seconds; no round starts that would overrun it, and no target "
+                "call starts after it (a round it cuts is dropped)"),
     Option("confidence", "real", 0.95, low=0.0, high=1.0, low_inclusive=False, high_inclusive=False,
            flag="--confidence", metavar="C", help="probability that the bound is valid"),
     Option("seed", "int", None, low=0, flag="--seed", metavar="S", help="seed; drawn and reported when absent"),

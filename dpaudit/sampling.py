@@ -55,7 +55,7 @@ def draw_releases(target, dataset: Any, n: int, *, rng: RNGLike = None, chunk_si
 
 
 def _draw_parts(target, dataset: Any, n: int, *, rng: RNGLike = None, chunk_size: int | None = None,
-                n_jobs: int = 1, timeout: float | None = None) -> list[np.ndarray]:
+                n_jobs: int = 1, timeout: float | None = None, deadline: float | None = None) -> list[np.ndarray]:
     """:func:`draw_releases` before the concatenation: the checked parts, in order."""
     n = check_int(n, "n", low=0)
     n_jobs = AUDIT_OPTIONS["n_jobs"].check(n_jobs)
@@ -65,7 +65,7 @@ def _draw_parts(target, dataset: Any, n: int, *, rng: RNGLike = None, chunk_size
     data = np.array(dataset)  # our own copy: the caller's array can never be mutated by the target
     starts = list(range(0, n, chunk))
     seeds = as_seed_sequence(rng).spawn(len(starts)) if target.accepts_rng else [None] * len(starts)
-    jobs = [(data, start, min(n, start + chunk), seed, timeout) for start, seed in zip(starts, seeds)]
+    jobs = [(data, start, min(n, start + chunk), seed, timeout, deadline) for start, seed in zip(starts, seeds)]
     if not jobs:
         return [np.empty((0,))]
     parts = run_ordered(target.run_chunk, jobs, n_jobs=n_jobs)
@@ -77,21 +77,22 @@ def _draw_parts(target, dataset: Any, n: int, *, rng: RNGLike = None, chunk_size
     return parts
 
 
-def _chunk_parts(target, data, n, entropy, key, timeout, inner_jobs) -> list[np.ndarray]:
-    """The checked parts of chunk ``key``, drawn from its own seed."""
+def _chunk_parts(target, data, n, entropy, key, timeout, inner_jobs, deadline=None) -> list[np.ndarray]:
+    """The checked parts of chunk ``key``, drawn from its own seed (no target call starts after ``deadline``)."""
     gen = np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=key))
-    return _draw_parts(target, data, n, rng=gen, n_jobs=inner_jobs, timeout=timeout)
+    return _draw_parts(target, data, n, rng=gen, n_jobs=inner_jobs, timeout=timeout, deadline=deadline)
 
 
-def _chunk(target, data, n, entropy, key, timeout, inner_jobs) -> np.ndarray:
+def _chunk(target, data, n, entropy, key, timeout, inner_jobs, deadline=None) -> np.ndarray:
     # Calibration releases are kept, so they are always copied out of what the target returned.
-    return np.concatenate(_chunk_parts(target, data, n, entropy, key, timeout, inner_jobs), axis=0)
+    return np.concatenate(_chunk_parts(target, data, n, entropy, key, timeout, inner_jobs, deadline), axis=0)
 
 
-def _count_chunk(target, data, n, entropy, key, timeout, inner_jobs, scorers, thresholds, shape, cut=None) -> list:
+def _count_chunk(target, data, n, entropy, key, timeout, inner_jobs, scorers, thresholds, shape, cut=None,
+                 deadline=None) -> list:
     # Held-out releases are scored and dropped at once, so a vectorised
     # target's single part needs no copy (a 10-d chunk's copy cost 6% of its draw).
-    parts = _chunk_parts(target, data, n, entropy, key, timeout, inner_jobs)
+    parts = _chunk_parts(target, data, n, entropy, key, timeout, inner_jobs, deadline)
     x = parts[0] if len(parts) == 1 else np.concatenate(parts, axis=0)
     if tuple(x.shape[1:]) != tuple(shape):
         raise TargetError(f"target {target.name!r} changed its output shape from {tuple(shape)} to "
@@ -133,20 +134,43 @@ class Sampler:
 
     def __init__(self, target, pair, *, entropy: int, chunk_size: int, n_jobs: int = 1,
                  timeout: float | None = None, progress: bool = False, in_process: bool = False,
-                 executor: Executor | None = None):
+                 executor: Executor | None = None, deadline: float | None = None):
         self.target = target
+        #: A ``time.time()`` after which no target call starts (a sequential audit's time budget).
+        self.deadline = deadline
         self.pair = pair
         self.entropy = entropy
         self.chunk_size = chunk_size
         self.timeout = timeout
         self.progress = progress
         self.executor = executor if executor is not None else Executor(n_jobs)
+        if n_jobs > 1 or self.executor.distributed:
+            n_jobs = self._stay_local_unless_sendable(target, n_jobs)
         vectorised = bool(getattr(target, "vectorised", False)) or self.executor.distributed
         self.outer_jobs, self.inner_jobs = (n_jobs, 1) if vectorised else (1, n_jobs)
         # Work stays in this process when there is no one to share it with.
         self.serial = not self.executor.distributed and self.outer_jobs == 1
         self.in_process = in_process
         self.shape: tuple | None = None
+
+    def _stay_local_unless_sendable(self, target, n_jobs: int) -> int:
+        """``n_jobs``, or 1 (and an executor of this process) when the target cannot be pickled for the workers.
+
+        Results never depend on the number of workers, so drawing here gives the same report, only slower;
+        a :class:`~dpaudit.exceptions.SerialFallbackWarning` says why.
+        """
+        why = self.executor.unsendable(target)
+        if why is None:
+            return n_jobs
+        import warnings
+
+        from .exceptions import SerialFallbackWarning
+
+        self.executor.close()
+        self.executor = Executor(1)
+        warnings.warn(f"target {target.name!r} cannot be sent to worker processes ({why}); drawing in this "
+                      "process with one job (the results are the same)", SerialFallbackWarning, stacklevel=2)
+        return 1
 
     def close(self) -> None:
         """Release the executor's workers (a Dask client and local cluster, if one was started)."""
@@ -158,8 +182,8 @@ class Sampler:
     def draw(self, phase: tuple, n: int, *, desc: str = "calibration") -> tuple[np.ndarray, np.ndarray]:
         """``n`` releases per side for ``phase``, as arrays (D first), with their shape checked."""
         chunks = self._chunks(n)
-        tasks = [(self.target, self.pair[side], m, self.entropy, (side, *phase, i), self.timeout, self.inner_jobs)
-                 for side in (0, 1) for i, m in chunks]
+        tasks = [(self.target, self.pair[side], m, self.entropy, (side, *phase, i), self.timeout, self.inner_jobs,
+                  self.deadline) for side in (0, 1) for i, m in chunks]
         parts = self.executor.map(_chunk, tasks, local=self.in_process or self.serial,
                                   progress=self.progress, desc=desc)
         k = len(chunks)
@@ -218,7 +242,7 @@ class Sampler:
             return c if 0 < c < m else None
 
         tasks = [(self.target, self.pair[side], m, self.entropy, (side, *phase, i), self.timeout, self.inner_jobs,
-                  scorers, thresholds, self.shape, cut(side, m, start)) for side, i, m, start in plan]
+                  scorers, thresholds, self.shape, cut(side, m, start), self.deadline) for side, i, m, start in plan]
         parts = self.executor.map(_count_chunk, tasks, local=self.serial,
                                   progress=self.progress, desc=desc)
         full = [[np.zeros(len(t), dtype=np.int64) for t in thresholds] for _ in (0, 1)]

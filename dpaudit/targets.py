@@ -26,6 +26,7 @@ import inspect
 import os
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import Any, Callable
 
@@ -34,7 +35,7 @@ import numpy as np
 from ._rng import RNGLike
 from .datasets import expand_user as _expand
 from .datasets import parse_dataset  # noqa: F401  (re-exported: public name)
-from .exceptions import ParameterTypeError, ParameterValueError, TargetError, TargetTimeoutError
+from .exceptions import ParameterTypeError, ParameterValueError, TargetError, TargetTimeoutError, TimeBudgetSpent
 
 __all__ = ["Target", "load_target", "parse_dataset", "DEFAULT_CHUNK_SIZE", "DEFAULT_CALL_CHUNK_SIZE"]
 
@@ -107,14 +108,22 @@ class Target:
     """
 
     def __init__(self, fn: Callable, *, name: str | None = None):
+        search_path: tuple = ()
         if isinstance(fn, Target):
-            fn = fn.fn
+            fn, search_path = fn.fn, fn.search_path
         if not callable(fn):
             raise ParameterTypeError(f"target must be callable; got {fn!r}")
         self.fn = fn
         self.name = name or getattr(fn, "name", None) or getattr(fn, "__qualname__", None) or type(fn).__name__
         self.accepts_size = _accepts(fn, "size")
         self.accepts_rng = _accepts(fn, "rng")
+        #: Folders the target imports from (its file's folder; the current one for a module found there):
+        #: added to ``sys.path`` in a worker process before the target is unpickled there.
+        self.search_path = search_path
+
+    def __reduce__(self):
+        # The folders come first, so a worker can import the target's modules when it unpickles ``fn``.
+        return _restore_target, (_SearchPath(self.search_path), self.fn, self.name)
 
     def __repr__(self) -> str:
         return f"Target(name={self.name!r}, vectorised={self.vectorised}, seeded={self.seeded})"
@@ -186,8 +195,13 @@ class Target:
 
         return draw_releases(self, dataset, n, rng=rng, chunk_size=chunk_size, n_jobs=n_jobs, timeout=timeout)
 
-    def run_chunk(self, data: np.ndarray, start: int, stop: int, seed: Any, timeout: float | None) -> np.ndarray:
-        """Releases ``start..stop-1`` on ``data`` from one child seed, every output checked."""
+    def run_chunk(self, data: np.ndarray, start: int, stop: int, seed: Any, timeout: float | None,
+                  deadline: float | None = None) -> np.ndarray:
+        """Releases ``start..stop-1`` on ``data`` from one child seed, every output checked.
+
+        ``deadline`` (a ``time.time()``, comparable across processes): no call starts after it
+        (:class:`~dpaudit.exceptions.TimeBudgetSpent`), so a time budget is overrun by one call at most.
+        """
         gen = np.random.default_rng(seed) if seed is not None else None
         before = _fingerprint(data)
         if self.accepts_size:
@@ -195,6 +209,7 @@ class Target:
             if gen is not None:
                 kwargs["rng"] = gen
             where = f"releases {start}..{stop - 1}"
+            _check_deadline(deadline)
             out = self._call(data, kwargs, timeout, f"({where})")
             self._check_mutation(data, before, where)
             return self._check_batch(out, start, stop - start)
@@ -202,6 +217,7 @@ class Target:
         shape: tuple | None = None
         kwargs = {"rng": gen} if gen is not None else {}
         for i in range(start, stop):
+            _check_deadline(deadline)
             out = self._call(data, kwargs, timeout, f"in release {i}", timeout_where=f"(release {i})")
             self._check_mutation(data, before, f"release {i}")
             arr = self._as_numeric(out, f"release {i}")
@@ -210,6 +226,9 @@ class Target:
                     f"target {self.name!r} returned an array of shape {arr.shape} in release {i}; "
                     "a release must be a scalar or a 1-D array"
                 )
+            if arr.ndim == 1 and arr.shape[0] == 0:
+                raise TargetError(f"target {self.name!r} returned an empty array in release {i}; "
+                                  "a release must be a scalar or a non-empty 1-D array")
             if shape is None:
                 shape = arr.shape
             elif arr.shape != shape:
@@ -243,6 +262,11 @@ class Target:
             raise TargetError(
                 f"target {self.name!r} returned a non-numeric value of type {type(out).__name__} in {where} ({exc})"
             ) from None
+        if arr.dtype.kind == "O" and _has_wide_int(out):
+            raise TargetError(
+                f"target {self.name!r} returned an int that does not fit in 64 bits ({out!r:.60}) in {where}; "
+                "return a float (or an int between -2**63 and 2**64 - 1)"
+            )
         if arr.dtype.kind not in "biuf":
             raise TargetError(
                 f"target {self.name!r} returned a non-numeric value of type {type(out).__name__} "
@@ -275,8 +299,51 @@ class Target:
                 f"target {self.name!r} returned shape {arr.shape} for size={n} ({where}); "
                 f"expected ({n},) or ({n}, k)"
             )
+        if arr.ndim == 2 and arr.shape[1] == 0:
+            raise TargetError(f"target {self.name!r} returned an empty array for each release ({where}, shape "
+                              f"{arr.shape}); a release must be a scalar or a non-empty 1-D array")
         self._check_finite(arr, start)
         return arr
+
+
+def _has_wide_int(out: Any) -> bool:
+    """Whether ``out`` (a release numpy could only store as objects) holds a Python int beyond 64 bits."""
+    if isinstance(out, int) and not isinstance(out, bool):
+        return not -(2**63) <= out < 2**64
+    if isinstance(out, (list, tuple)):
+        return any(_has_wide_int(x) for x in out)
+    if isinstance(out, np.ndarray) and out.dtype.kind == "O":
+        return any(_has_wide_int(x) for x in out.ravel().tolist())
+    return False
+
+
+def _check_deadline(deadline: float | None) -> None:
+    if deadline is not None and time.time() >= deadline:
+        raise TimeBudgetSpent("the time budget ran out")
+
+
+class _SearchPath:
+    """Folders to put on ``sys.path``; unpickling one does so (and yields the folders)."""
+
+    def __init__(self, folders: tuple):
+        self.folders = tuple(folders)
+
+    def __reduce__(self):
+        return _extend_sys_path, (self.folders,)
+
+
+def _extend_sys_path(folders: tuple) -> tuple:
+    """Append each folder to ``sys.path`` unless it is there: installed packages keep precedence."""
+    for folder in folders:
+        if folder not in sys.path:
+            sys.path.append(folder)
+    return tuple(folders)
+
+
+def _restore_target(folders: tuple, fn: Callable, name: str) -> "Target":
+    target = Target(fn, name=name)
+    target.search_path = tuple(folders)
+    return target
 
 
 # ----------------------------------------------------------------------------- loading
@@ -290,6 +357,7 @@ def _load_file_module(path: Path, spec_text: str) -> Any:
         raise ParameterValueError(f"target {spec_text!r}: cannot load {str(path)!r} as a Python file")
     module = importlib.util.module_from_spec(spec)
     sys.modules[mod_name] = module
+    _extend_sys_path((str(path.resolve().parent),))  # the file imports its siblings, as when run as a script
     try:
         spec.loader.exec_module(module)
     except Exception as exc:
@@ -372,9 +440,13 @@ def load_target(spec: Any, **params: Any) -> Target:
             raise ParameterValueError(f"target {spec!r}: file not found: {left!r}")
         module = _load_file_module(path, spec)
         where = f"file {left!r}"
+        folders: tuple = (str(path.resolve().parent),)
     else:
+        folders = ()
         try:
             module = importlib.import_module(left)
+        except ModuleNotFoundError as exc:
+            module, folders = _import_from_cwd(left, spec, exc)
         except ImportError as exc:
             raise ParameterValueError(f"target {spec!r}: cannot import module {left!r}: {exc}") from exc
         except Exception as exc:
@@ -393,7 +465,27 @@ def load_target(spec: Any, **params: Any) -> Target:
             raise ParameterValueError(f"target {spec!r}: {where} has no attribute {attr!r}{hint}") from None
     if not callable(obj):
         raise ParameterValueError(f"target {spec!r}: {attr!r} is not callable (it is a {type(obj).__name__})")
-    return Target(obj, name=text)
+    target = Target(obj, name=text)
+    target.search_path = folders
+    return target
+
+
+def _import_from_cwd(left: str, spec: str, exc: ModuleNotFoundError) -> tuple[Any, tuple]:
+    """Import module ``left`` from the current folder, as ``python script.py`` there would (a console
+    script does not put it on ``sys.path``); ``exc`` is re-raised as a clear error when it is not there."""
+    top = left.split(".")[0]
+    cwd = os.getcwd()
+    if exc.name == top and (Path(cwd, f"{top}.py").is_file() or Path(cwd, top).is_dir()):
+        _extend_sys_path((cwd,))
+        try:
+            return importlib.import_module(left), (cwd,)
+        except ImportError as again:
+            exc = again  # type: ignore[assignment]
+        except Exception as again:
+            raise ParameterValueError(
+                f"target {spec!r}: importing module {left!r} failed: {type(again).__name__}: {again}"
+            ) from again
+    raise ParameterValueError(f"target {spec!r}: cannot import module {left!r}: {exc}") from exc
 
 
 def _no_colon_message(spec: Any, text: str, registry) -> str:

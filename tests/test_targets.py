@@ -273,3 +273,39 @@ def test_parse_file_errors_name_the_file(tmp_path):
     word.write_text("1\nabc\n")
     with pytest.raises(DatasetError, match="non-numeric value 'abc'"):
         parse_dataset(str(word))
+
+
+# -- empty vectors and ints beyond 64 bits: clear errors naming the target ---------------------------------
+def empty_per_call(data, *, rng):
+    return np.array([])
+
+
+def empty_sized(data, *, size=None, rng=None):
+    return np.zeros((0,)) if size is None else np.zeros((size, 0))
+
+
+def wide_int(data, *, rng):
+    return 2**70 + int(rng.integers(0, 3))
+
+
+def wide_int_list(data, *, rng):
+    return [1, 2**70]
+
+
+@pytest.mark.parametrize("fn", [empty_per_call, empty_sized])
+def test_empty_vector_is_a_target_error(fn):
+    with pytest.raises(TargetError, match=r"'empty_\w+' returned an empty array"):
+        Target(fn).sample(D, 5, rng=0)
+
+
+@pytest.mark.parametrize("fn", [wide_int, wide_int_list])
+def test_int_beyond_64_bits_is_named_as_such(fn):
+    with pytest.raises(TargetError, match=r"'wide_int\w*' returned an int that does not fit in 64 bits"):
+        Target(fn).sample(D, 3, rng=0)
+
+
+def test_empty_vector_audit_error_names_target():
+    import dpaudit
+
+    with pytest.raises(TargetError, match="returned an empty array"):
+        dpaudit.audit(empty_per_call, [1.0], [0.0], epsilon=1.0, samples=1000, seed=0)

@@ -36,7 +36,7 @@ from .._executor import Executor
 from .._rng import as_seed_sequence, seed_entropy
 from .._version import __version__
 from ..datasets import load_dataset
-from ..exceptions import ParameterValueError
+from ..exceptions import ParameterValueError, TimeBudgetSpent
 from ..params import AUDIT_OPTIONS, all_cores
 from ..sampling import DEFAULT_CHUNK_SIZE, Sampler  # the one chunk size (re-exported)
 from ..stats import DEFAULT_DELTAS, posterior_interval
@@ -561,7 +561,7 @@ def audit(
         progress = sys.stderr.isatty() and (total_planned > 4 * chunk_size or not vectorised)
     sampler = Sampler(tgt, pair, entropy=entropy, chunk_size=chunk_size, n_jobs=all_cores(n_jobs), timeout=timeout,
                       progress=bool(progress), in_process=_is_builtin(tgt),
-                      executor=Executor(all_cores(n_jobs), backend, scheduler))
+                      executor=Executor(all_cores(n_jobs), backend, scheduler), deadline=_deadline(time_budget, t_start))
     run = _Run(sampler, plan, tracker, attack=attack, ideal=bool(ideal), cert=cert, est=est, entropy=entropy,
                epsilon=epsilon, delta=delta, confidence=confidence, t_start=t_start,
                reason="fixed" if samples is not None else "budget")
@@ -574,6 +574,20 @@ def audit(
                        claim_given if isinstance(claim_given, str) else claim.spec),
                    confidence=confidence, entropy=entropy, drawn=run.drawn,
                    max_samples=max_samples, t_start=t_start)
+
+
+def _deadline(time_budget, t_start: float) -> float | None:
+    """The wall-clock time (``time.time()``, which worker processes share) at which ``time_budget`` ends."""
+    if time_budget is None:
+        return None
+    return time.time() + time_budget - (time.perf_counter() - t_start)
+
+
+def _no_round_in_budget(time_budget: float, step, target) -> str:
+    per_call = "" if getattr(target, "vectorised", False) else ", called once per release"
+    return (f"time_budget: {time_budget:g} s (--time-budget) ran out before the first round of the sequential audit "
+            f"was drawn ({step.n_calibration + step.n_test} releases per side of target {target.name!r}{per_call}), "
+            "so nothing is certified; allow more time, or give a smaller fixed --samples")
 
 
 def _plan(samples, max_samples, time_budget, *, vectorised, calibration_fraction, calibration_cap, epsilon, delta,
@@ -616,7 +630,15 @@ class _Run:
     def rounds_until_stop(self) -> None:
         for r, step in enumerate(self.plan):
             t_round = time.perf_counter()
-            rd, same_event = self._round(r, step)
+            try:
+                rd, same_event = self._round(r, step)
+            except TimeBudgetSpent:
+                # A look at a size chosen by the clock is not covered: the last completed round is the result.
+                if not self.rounds:
+                    raise ParameterValueError(_no_round_in_budget(self.tracker.time_budget, step,
+                                                                  self.sampler.target)) from None
+                self.reason = "budget"
+                return
             self.rounds.append(rd)
             if self.tracker is None:
                 return
