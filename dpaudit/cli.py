@@ -11,6 +11,7 @@ traceback), 3 an internal error (a bug in dpaudit: one line starting
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import os
@@ -180,17 +181,69 @@ def cmd_audit(args) -> int:
         warning = pair_warning(target, dataset, neighbor)
         if warning:
             print(warning, file=sys.stderr)
-    return _emit(audit(target, dataset, neighbor, **kw), args.json)
+    return _emit(audit(target, dataset, neighbor, **kw), args)
 
 
-def _emit(report, as_json: bool) -> int:
-    """Print a report (the summary for people; with ``--json`` one object on stdout) and return the exit status."""
-    if as_json:
+def _emit(report, args) -> int:
+    """Print a report (the summary for people; with ``--json`` one object for stdout) and return the exit status.
+
+    With ``--json`` the object is queued on ``args.json_out``: :func:`_run` writes it to the real stdout once the
+    command is over (while it runs, file descriptor 1 points at stderr).
+    """
+    if args.json:
         print(report.summary(), file=sys.stderr)
-        sys.stdout.write(json.dumps(_finite(report.to_dict()), allow_nan=False) + "\n")
+        args.json_out.append(json.dumps(_finite(report.to_dict()), allow_nan=False) + "\n")
     else:
         print(report.summary())
     return EXIT_VIOLATION if report.violation else EXIT_OK
+
+
+@contextlib.contextmanager
+def _stdout_to_stderr():
+    """While the block runs, file descriptor 1 and ``sys.stdout`` point at stderr; both are restored on exit.
+
+    The redirection is at the file-descriptor level (``os.dup2``), so C-level writes and worker processes
+    started inside the block (which inherit fd 1) cannot put a byte on the real stdout: with ``--json`` it
+    holds only the JSON object.
+    """
+    for stream in (sys.stdout, sys.stderr):
+        stream.flush()
+    try:
+        saved = os.dup(1)
+    except OSError:  # no fd 1 at all: nothing can reach a stdout that is not there
+        saved = None
+    try:
+        if saved is not None:
+            os.dup2(sys.stderr.fileno() if _has_fd(sys.stderr) else 2, 1)
+        with contextlib.redirect_stdout(sys.stderr):
+            yield
+    finally:
+        for stream in (sys.stdout, sys.__stdout__, sys.stderr):
+            with contextlib.suppress(Exception):
+                stream.flush()
+        if saved is not None:
+            os.dup2(saved, 1)
+            os.close(saved)
+
+
+def _has_fd(stream) -> bool:
+    try:
+        stream.fileno()
+    except (AttributeError, OSError, ValueError):  # e.g. pytest's capsys stream
+        return False
+    return True
+
+
+def _run(args) -> int:
+    """Run the command; with ``--json`` its output for people goes to stderr and only the JSON to stdout."""
+    if not getattr(args, "json", False):
+        return int(args.func(args) or 0)
+    args.json_out = []
+    with _stdout_to_stderr():
+        status = int(args.func(args) or 0)
+    sys.stdout.write("".join(args.json_out))
+    sys.stdout.flush()
+    return status
 
 
 def _slow_target_note(target) -> str | None:
@@ -304,7 +357,7 @@ def cmd_scores(args) -> int:
     kw = claim_keywords(SCORES_OPTIONS.from_args(args), "scores")
     in_scores = load_scores(args.in_scores, name=f"IN ({args.in_scores})")
     out_scores = load_scores(args.out_scores, name=f"OUT ({args.out_scores})")
-    return _emit(audit_scores(in_scores, out_scores, **kw), args.json)
+    return _emit(audit_scores(in_scores, out_scores, **kw), args)
 
 
 def cmd_one_run(args) -> int:
@@ -314,7 +367,7 @@ def cmd_one_run(args) -> int:
     kw = claim_keywords(ONE_RUN_OPTIONS.from_args(args), "one-run")
     scores, included = canary_inputs(args.scores, args.included,
                                      names=(f"SCORES ({args.scores})", f"INCLUDED ({args.included})"))
-    return _emit(audit_one_run(scores, included.astype(int), **kw), args.json)
+    return _emit(audit_one_run(scores, included.astype(int), **kw), args)
 
 
 def cmd_search(args) -> int:
@@ -340,7 +393,7 @@ def cmd_search(args) -> int:
     claim_keywords(kw, "search")
     if "samples" in kw and ("max_samples" in kw or "time_budget" in kw):
         raise UsageError("argument --samples: a fixed-size final audit takes no --max-samples or --time-budget")
-    return _emit(search(target, progress=True, **kw), args.json)
+    return _emit(search(target, progress=True, **kw), args)
 
 
 def _warn_claim(name: str, params: dict, epsilon: float, delta: float) -> None:
@@ -388,9 +441,9 @@ def cmd_list(args) -> int:
 
     kinds = list_kinds()
     if args.json:
-        print(json.dumps({"mechanisms": dict(mechs), "mechanism_parameters": mech_params,
-                          "attacks": dict(list_attacks()), "estimators": dict(estimators),
-                          "experiment_kinds": dict(kinds)}, indent=1, default=str))
+        args.json_out.append(json.dumps({"mechanisms": dict(mechs), "mechanism_parameters": mech_params,
+                                         "attacks": dict(list_attacks()), "estimators": dict(estimators),
+                                         "experiment_kinds": dict(kinds)}, indent=1, default=str) + "\n")
         return EXIT_OK
     for title, rows in (("mechanisms", mechs), ("attacks (for dpaudit audit --attack)", list_attacks()),
                         ("estimators (--estimator)", estimators), ("experiment kinds (YAML `attack.name`)", kinds)):
@@ -433,7 +486,7 @@ def main(argv=None) -> int:
         if not getattr(args, "command", None):
             parser.print_help(sys.stderr)
             return EXIT_USAGE
-        return int(args.func(args) or 0)
+        return _run(args)
     except UsageError as exc:
         print(f"dpaudit: error: {_one_line(exc)}", file=sys.stderr)
         return EXIT_USAGE
