@@ -150,6 +150,12 @@ def _finite(obj):
 
 
 def cmd_audit(args) -> int:
+    """``dpaudit audit``: its ``warning:``/``note:`` lines are printed only once the audit has succeeded.
+
+    A command that ends in an error leaves one line on stderr, the error; the lines said before the
+    audit (a claim differing from a built-in's, a pair that is not neighbouring, a slow target) would
+    otherwise precede it.
+    """
     from .auditor import audit
 
     kw = claim_keywords(AUDIT_OPTIONS.from_args(args), "audit")
@@ -158,12 +164,9 @@ def cmd_audit(args) -> int:
     from .targets import load_target, parse_dataset
 
     params = dict(_parse_param(p) for p in args.param)
-    if "epsilon" in kw:
-        _warn_claim(args.target, params, kw["epsilon"], kw.get("delta", 0.0))
+    said = [_claim_warning(args.target, params, kw)]
     target = load_target(args.target, **params)
-    note = _slow_target_note(target) if args.samples is None else None
-    if note:
-        print(note, file=sys.stderr)
+    said.append(_slow_target_note(target) if args.samples is None else None)
     if args.progress is not None:
         kw["progress"] = args.progress
     if (args.dataset is None) != (args.neighbor is None):
@@ -178,10 +181,11 @@ def cmd_audit(args) -> int:
     else:
         dataset = parse_dataset(args.dataset, name="--dataset")
         neighbor = parse_dataset(args.neighbor, name="--neighbor")
-        warning = pair_warning(target, dataset, neighbor)
-        if warning:
-            print(warning, file=sys.stderr)
-    return _emit(audit(target, dataset, neighbor, **kw), args)
+        said.append(pair_warning(target, dataset, neighbor))
+    report = audit(target, dataset, neighbor, **kw)
+    for line in filter(None, said):
+        print(line, file=sys.stderr)
+    return _emit(report, args)
 
 
 def _emit(report, args) -> int:
@@ -396,26 +400,41 @@ def cmd_search(args) -> int:
     return _emit(search(target, progress=True, **kw), args)
 
 
-def _warn_claim(name: str, params: dict, epsilon: float, delta: float) -> None:
-    """``warning:`` on stderr when --epsilon/--delta is not what the built-in ``name`` itself claims.
+def _claim_warning(name: str, params: dict, kw: dict) -> str | None:
+    """A ``warning:`` when the claim under test is not what the built-in ``name`` itself claims, else None.
 
-    For a built-in, ``--param`` sets the mechanism and ``--epsilon`` only the
-    claim under test; a mismatch is allowed (it is how one audits a wrong
-    claim) but is usually a mistake, so it is said out loud.
+    For a built-in, ``--param`` sets the mechanism and ``--epsilon`` (or ``--claim eps:...``, the same
+    thing) only the claim under test; a mismatch is allowed (it is how one audits a wrong claim) but is
+    usually a mistake, so it is said out loud.  Curve claims (``gdp:``, ``dpsgd:``, ...) are not compared.
     """
     from .mechanisms import REGISTRY, get_mechanism
 
-    if name not in REGISTRY:
-        return
+    point = _point_claim(kw)
+    if name not in REGISTRY or point is None:
+        return None
+    epsilon, delta, flags = point
     claim = get_mechanism(name, **params).claim
     if math.isclose(claim.epsilon, epsilon, rel_tol=1e-9, abs_tol=1e-12) and \
             math.isclose(claim.delta, delta, rel_tol=1e-9, abs_tol=1e-15):
-        return
+        return None
     own = f"epsilon={claim.epsilon:g}" + (f", delta={claim.delta:g}" if claim.delta else "")
     tested = f"epsilon={epsilon:g}" + (f", delta={delta:g}" if delta else "")
-    print(f"warning: the claim under test ({tested}) differs from {name}'s own ({own}); --epsilon/--delta "
-          f"change only the claim, not the mechanism (to audit {name} built for epsilon {epsilon:g}, "
-          f"add --param epsilon={epsilon:g})", file=sys.stderr)
+    return (f"warning: the claim under test ({tested}) differs from {name}'s own ({own}); {flags} "
+            f"only the claim, not the mechanism (to audit {name} built for epsilon {epsilon:g}, "
+            f"add --param epsilon={epsilon:g})")
+
+
+def _point_claim(kw: dict) -> tuple[float, float, str] | None:
+    """(epsilon, delta, the flags that gave them) of a one-point claim, ``--epsilon/--delta`` or ``--claim eps:``."""
+    if "epsilon" in kw:
+        return kw["epsilon"], kw.get("delta", 0.0), "--epsilon/--delta change"
+    from .claims import PointClaim, parse_claim
+
+    claim = kw.get("claim")
+    claim = parse_claim(claim) if isinstance(claim, str) else claim
+    if isinstance(claim, PointClaim):
+        return claim.point_epsilon, claim.point_delta, "--claim changes"
+    return None
 
 
 def _parse_param(text: str) -> tuple[str, object]:
