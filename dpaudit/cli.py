@@ -161,12 +161,11 @@ def cmd_audit(args) -> int:
     kw = claim_keywords(AUDIT_OPTIONS.from_args(args), "audit")
     if "samples" in kw and ("max_samples" in kw or "time_budget" in kw):
         raise UsageError("argument --samples: a fixed-size audit takes no --max-samples or --time-budget")
-    from .targets import load_target, parse_dataset
+    from .targets import parse_dataset
 
     params = dict(_parse_param(p) for p in args.param)
-    said = [_claim_warning(args.target, params, kw)]
-    target = load_target(args.target, **params)
-    said.append(_slow_target_note(target) if args.samples is None else None)
+    target = _load_target(args.target, params)
+    said = [_claim_warning(args.target, params, kw), _slow_target_note(target) if args.samples is None else None]
     if args.progress is not None:
         kw["progress"] = args.progress
     if (args.dataset is None) != (args.neighbor is None):
@@ -359,8 +358,11 @@ def cmd_scores(args) -> int:
     from .datasets import load_scores
 
     kw = claim_keywords(SCORES_OPTIONS.from_args(args), "scores")
-    in_scores = load_scores(args.in_scores, name=f"IN ({args.in_scores})")
-    out_scores = load_scores(args.out_scores, name=f"OUT ({args.out_scores})")
+    from .auditor.scores import MIN_SCORES
+
+    # Loaded (and checked, the count included) here, so that an error names the argument and its file.
+    in_scores = load_scores(args.in_scores, name=f"IN ({args.in_scores})", min_count=MIN_SCORES)
+    out_scores = load_scores(args.out_scores, name=f"OUT ({args.out_scores})", min_count=MIN_SCORES)
     return _emit(audit_scores(in_scores, out_scores, **kw), args)
 
 
@@ -371,15 +373,17 @@ def cmd_one_run(args) -> int:
     kw = claim_keywords(ONE_RUN_OPTIONS.from_args(args), "one-run")
     scores, included = canary_inputs(args.scores, args.included,
                                      names=(f"SCORES ({args.scores})", f"INCLUDED ({args.included})"))
+    if kw.get("guesses") is not None and kw["guesses"] > len(scores):
+        raise UsageError(f"argument --guesses: must be at most the number of canaries in SCORES ({args.scores}), "
+                         f"{len(scores)}; got {kw['guesses']}")
     return _emit(audit_one_run(scores, included.astype(int), **kw), args)
 
 
 def cmd_search(args) -> int:
     from .pair_search import search
-    from .targets import load_target
 
     params = dict(_parse_param(p) for p in args.param)
-    target = load_target(args.target, **params)
+    target = _load_target(args.target, params)
     declared = {}
     domain_fn = getattr(target.fn, "input_domain", None)
     if callable(domain_fn):
@@ -435,6 +439,23 @@ def _point_claim(kw: dict) -> tuple[float, float, str] | None:
     if isinstance(claim, PointClaim):
         return claim.point_epsilon, claim.point_delta, "--claim changes"
     return None
+
+
+def _load_target(name: str, params: dict):
+    """``load_target(name, **params)``; a bad ``--param`` value is reported as ``argument --param KEY: ...``."""
+    from .exceptions import ParameterTypeError, ParameterValueError
+    from .targets import load_target
+
+    try:
+        return load_target(name, **params)
+    except (ParameterTypeError, ParameterValueError) as exc:
+        text = str(exc)
+        key = next((k for k in params if text.startswith(f"{k} ")), None)
+        if key is not None:
+            raise UsageError(f"argument --param {key}: {text[len(key) + 1:]}") from None
+        if any(repr(k) in text for k in params):  # e.g. a parameter the mechanism does not have
+            raise UsageError(f"argument --param: {text}") from None
+        raise
 
 
 def _parse_param(text: str) -> tuple[str, object]:
