@@ -104,3 +104,14 @@ def test_one_run_guesses_error_names_the_flag(tmp_path, capsys):
     np.save(included, np.arange(100) % 2)
     err = one_error(capsys, "one-run", str(scores), str(included), "--epsilon", "1", "--guesses", "500")
     assert "argument --guesses" in err and f"SCORES ({scores})" in err
+
+
+def test_one_run_help_states_the_guessing_rule(capsys):
+    # The rule of dpaudit.stats.one_run.guess_counts: farthest from the median, in the scores' proportion.
+    from dpaudit.cli import main
+
+    with pytest.raises(SystemExit):
+        main(["one-run", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "half 'included'" not in text and "farthest from the median" in text
+    assert "in the proportion the scores show" in text
