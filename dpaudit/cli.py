@@ -11,6 +11,7 @@ traceback), 3 an internal error (a bug in dpaudit: one line starting
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import os
@@ -149,20 +150,22 @@ def _finite(obj):
 
 
 def cmd_audit(args) -> int:
+    """``dpaudit audit``: its ``warning:``/``note:`` lines are printed only once the audit has succeeded.
+
+    A command that ends in an error leaves one line on stderr, the error; the lines said before the
+    audit (a claim differing from a built-in's, a pair that is not neighbouring, a slow target) would
+    otherwise precede it.
+    """
     from .auditor import audit
 
     kw = claim_keywords(AUDIT_OPTIONS.from_args(args), "audit")
     if "samples" in kw and ("max_samples" in kw or "time_budget" in kw):
         raise UsageError("argument --samples: a fixed-size audit takes no --max-samples or --time-budget")
-    from .targets import load_target, parse_dataset
+    from .targets import parse_dataset
 
     params = dict(_parse_param(p) for p in args.param)
-    if "epsilon" in kw:
-        _warn_claim(args.target, params, kw["epsilon"], kw.get("delta", 0.0))
-    target = load_target(args.target, **params)
-    note = _slow_target_note(target) if args.samples is None else None
-    if note:
-        print(note, file=sys.stderr)
+    target = _load_target(args.target, params)
+    said = [_claim_warning(args.target, params, kw), _slow_target_note(target) if args.samples is None else None]
     if args.progress is not None:
         kw["progress"] = args.progress
     if (args.dataset is None) != (args.neighbor is None):
@@ -177,20 +180,73 @@ def cmd_audit(args) -> int:
     else:
         dataset = parse_dataset(args.dataset, name="--dataset")
         neighbor = parse_dataset(args.neighbor, name="--neighbor")
-        warning = pair_warning(target, dataset, neighbor)
-        if warning:
-            print(warning, file=sys.stderr)
-    return _emit(audit(target, dataset, neighbor, **kw), args.json)
+        said.append(pair_warning(target, dataset, neighbor))
+    report = audit(target, dataset, neighbor, **kw)
+    for line in filter(None, said):
+        print(line, file=sys.stderr)
+    return _emit(report, args)
 
 
-def _emit(report, as_json: bool) -> int:
-    """Print a report (the summary for people; with ``--json`` one object on stdout) and return the exit status."""
-    if as_json:
+def _emit(report, args) -> int:
+    """Print a report (the summary for people; with ``--json`` one object for stdout) and return the exit status.
+
+    With ``--json`` the object is queued on ``args.json_out``: :func:`_run` writes it to the real stdout once the
+    command is over (while it runs, file descriptor 1 points at stderr).
+    """
+    if args.json:
         print(report.summary(), file=sys.stderr)
-        sys.stdout.write(json.dumps(_finite(report.to_dict()), allow_nan=False) + "\n")
+        args.json_out.append(json.dumps(_finite(report.to_dict()), allow_nan=False) + "\n")
     else:
         print(report.summary())
     return EXIT_VIOLATION if report.violation else EXIT_OK
+
+
+@contextlib.contextmanager
+def _stdout_to_stderr():
+    """While the block runs, file descriptor 1 and ``sys.stdout`` point at stderr; both are restored on exit.
+
+    The redirection is at the file-descriptor level (``os.dup2``), so C-level writes and worker processes
+    started inside the block (which inherit fd 1) cannot put a byte on the real stdout: with ``--json`` it
+    holds only the JSON object.
+    """
+    for stream in (sys.stdout, sys.stderr):
+        stream.flush()
+    try:
+        saved = os.dup(1)
+    except OSError:  # no fd 1 at all: nothing can reach a stdout that is not there
+        saved = None
+    try:
+        if saved is not None:
+            os.dup2(sys.stderr.fileno() if _has_fd(sys.stderr) else 2, 1)
+        with contextlib.redirect_stdout(sys.stderr):
+            yield
+    finally:
+        for stream in (sys.stdout, sys.__stdout__, sys.stderr):
+            with contextlib.suppress(Exception):
+                stream.flush()
+        if saved is not None:
+            os.dup2(saved, 1)
+            os.close(saved)
+
+
+def _has_fd(stream) -> bool:
+    try:
+        stream.fileno()
+    except (AttributeError, OSError, ValueError):  # e.g. pytest's capsys stream
+        return False
+    return True
+
+
+def _run(args) -> int:
+    """Run the command; with ``--json`` its output for people goes to stderr and only the JSON to stdout."""
+    if not getattr(args, "json", False):
+        return int(args.func(args) or 0)
+    args.json_out = []
+    with _stdout_to_stderr():
+        status = int(args.func(args) or 0)
+    sys.stdout.write("".join(args.json_out))
+    sys.stdout.flush()
+    return status
 
 
 def _slow_target_note(target) -> str | None:
@@ -288,8 +344,8 @@ def _add_score_parsers(sub) -> None:
     s.set_defaults(func=cmd_scores)
     o = sub.add_parser("one-run", help="one-run audit: canary scores and inclusion bits of one training run",
                        description="Certify an epsilon lower bound from one run (Steinke, Nasr and Jagielski "
-                                   "2023): each canary included with probability 1/2, guesses on the highest and "
-                                   "lowest scores.", epilog=ONE_RUN_EXAMPLE, formatter_class=_FORMATTER)
+                                   "2023): each canary included with probability 1/2, guesses on the scores "
+                                   "farthest from the median ('included' above it, 'excluded' below).", epilog=ONE_RUN_EXAMPLE, formatter_class=_FORMATTER)
     o.add_argument("scores", metavar="SCORES", help="one score per canary (.npy, .csv or .json)")
     o.add_argument("included", metavar="INCLUDED", help="0/1 per canary: was it in the training data (same forms)")
     ONE_RUN_OPTIONS.add_arguments(o)
@@ -302,9 +358,12 @@ def cmd_scores(args) -> int:
     from .datasets import load_scores
 
     kw = claim_keywords(SCORES_OPTIONS.from_args(args), "scores")
-    in_scores = load_scores(args.in_scores, name=f"IN ({args.in_scores})")
-    out_scores = load_scores(args.out_scores, name=f"OUT ({args.out_scores})")
-    return _emit(audit_scores(in_scores, out_scores, **kw), args.json)
+    from .auditor.scores import MIN_SCORES
+
+    # Loaded (and checked, the count included) here, so that an error names the argument and its file.
+    in_scores = load_scores(args.in_scores, name=f"IN ({args.in_scores})", min_count=MIN_SCORES)
+    out_scores = load_scores(args.out_scores, name=f"OUT ({args.out_scores})", min_count=MIN_SCORES)
+    return _emit(audit_scores(in_scores, out_scores, **kw), args)
 
 
 def cmd_one_run(args) -> int:
@@ -314,15 +373,17 @@ def cmd_one_run(args) -> int:
     kw = claim_keywords(ONE_RUN_OPTIONS.from_args(args), "one-run")
     scores, included = canary_inputs(args.scores, args.included,
                                      names=(f"SCORES ({args.scores})", f"INCLUDED ({args.included})"))
-    return _emit(audit_one_run(scores, included.astype(int), **kw), args.json)
+    if kw.get("guesses") is not None and kw["guesses"] > len(scores):
+        raise UsageError(f"argument --guesses: must be at most the number of canaries in SCORES ({args.scores}), "
+                         f"{len(scores)}; got {kw['guesses']}")
+    return _emit(audit_one_run(scores, included.astype(int), **kw), args)
 
 
 def cmd_search(args) -> int:
     from .pair_search import search
-    from .targets import load_target
 
     params = dict(_parse_param(p) for p in args.param)
-    target = load_target(args.target, **params)
+    target = _load_target(args.target, params)
     declared = {}
     domain_fn = getattr(target.fn, "input_domain", None)
     if callable(domain_fn):
@@ -340,29 +401,61 @@ def cmd_search(args) -> int:
     claim_keywords(kw, "search")
     if "samples" in kw and ("max_samples" in kw or "time_budget" in kw):
         raise UsageError("argument --samples: a fixed-size final audit takes no --max-samples or --time-budget")
-    return _emit(search(target, progress=True, **kw), args.json)
+    return _emit(search(target, progress=True, **kw), args)
 
 
-def _warn_claim(name: str, params: dict, epsilon: float, delta: float) -> None:
-    """``warning:`` on stderr when --epsilon/--delta is not what the built-in ``name`` itself claims.
+def _claim_warning(name: str, params: dict, kw: dict) -> str | None:
+    """A ``warning:`` when the claim under test is not what the built-in ``name`` itself claims, else None.
 
-    For a built-in, ``--param`` sets the mechanism and ``--epsilon`` only the
-    claim under test; a mismatch is allowed (it is how one audits a wrong
-    claim) but is usually a mistake, so it is said out loud.
+    For a built-in, ``--param`` sets the mechanism and ``--epsilon`` (or ``--claim eps:...``, the same
+    thing) only the claim under test; a mismatch is allowed (it is how one audits a wrong claim) but is
+    usually a mistake, so it is said out loud.  Curve claims (``gdp:``, ``dpsgd:``, ...) are not compared.
     """
     from .mechanisms import REGISTRY, get_mechanism
 
-    if name not in REGISTRY:
-        return
+    point = _point_claim(kw)
+    if name not in REGISTRY or point is None:
+        return None
+    epsilon, delta, flags = point
     claim = get_mechanism(name, **params).claim
     if math.isclose(claim.epsilon, epsilon, rel_tol=1e-9, abs_tol=1e-12) and \
             math.isclose(claim.delta, delta, rel_tol=1e-9, abs_tol=1e-15):
-        return
+        return None
     own = f"epsilon={claim.epsilon:g}" + (f", delta={claim.delta:g}" if claim.delta else "")
     tested = f"epsilon={epsilon:g}" + (f", delta={delta:g}" if delta else "")
-    print(f"warning: the claim under test ({tested}) differs from {name}'s own ({own}); --epsilon/--delta "
-          f"change only the claim, not the mechanism (to audit {name} built for epsilon {epsilon:g}, "
-          f"add --param epsilon={epsilon:g})", file=sys.stderr)
+    return (f"warning: the claim under test ({tested}) differs from {name}'s own ({own}); {flags} "
+            f"only the claim, not the mechanism (to audit {name} built for epsilon {epsilon:g}, "
+            f"add --param epsilon={epsilon:g})")
+
+
+def _point_claim(kw: dict) -> tuple[float, float, str] | None:
+    """(epsilon, delta, the flags that gave them) of a one-point claim, ``--epsilon/--delta`` or ``--claim eps:``."""
+    if "epsilon" in kw:
+        return kw["epsilon"], kw.get("delta", 0.0), "--epsilon/--delta change"
+    from .claims import PointClaim, parse_claim
+
+    claim = kw.get("claim")
+    claim = parse_claim(claim) if isinstance(claim, str) else claim
+    if isinstance(claim, PointClaim):
+        return claim.point_epsilon, claim.point_delta, "--claim changes"
+    return None
+
+
+def _load_target(name: str, params: dict):
+    """``load_target(name, **params)``; a bad ``--param`` value is reported as ``argument --param KEY: ...``."""
+    from .exceptions import ParameterTypeError, ParameterValueError
+    from .targets import load_target
+
+    try:
+        return load_target(name, **params)
+    except (ParameterTypeError, ParameterValueError) as exc:
+        text = str(exc)
+        key = next((k for k in params if text.startswith(f"{k} ")), None)
+        if key is not None:
+            raise UsageError(f"argument --param {key}: {text[len(key) + 1:]}") from None
+        if any(repr(k) in text for k in params):  # e.g. a parameter the mechanism does not have
+            raise UsageError(f"argument --param: {text}") from None
+        raise
 
 
 def _parse_param(text: str) -> tuple[str, object]:
@@ -388,9 +481,9 @@ def cmd_list(args) -> int:
 
     kinds = list_kinds()
     if args.json:
-        print(json.dumps({"mechanisms": dict(mechs), "mechanism_parameters": mech_params,
-                          "attacks": dict(list_attacks()), "estimators": dict(estimators),
-                          "experiment_kinds": dict(kinds)}, indent=1, default=str))
+        args.json_out.append(json.dumps({"mechanisms": dict(mechs), "mechanism_parameters": mech_params,
+                                         "attacks": dict(list_attacks()), "estimators": dict(estimators),
+                                         "experiment_kinds": dict(kinds)}, indent=1, default=str) + "\n")
         return EXIT_OK
     for title, rows in (("mechanisms", mechs), ("attacks (for dpaudit audit --attack)", list_attacks()),
                         ("estimators (--estimator)", estimators), ("experiment kinds (YAML `attack.name`)", kinds)):
@@ -434,7 +527,7 @@ def main(argv=None) -> int:
         if not getattr(args, "command", None):
             parser.print_help(sys.stderr)
             return EXIT_USAGE
-        return int(args.func(args) or 0)
+        return _run(args)
     except UsageError as exc:
         print(f"dpaudit: error: {_one_line(exc)}", file=sys.stderr)
         return EXIT_USAGE

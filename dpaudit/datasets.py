@@ -83,7 +83,11 @@ def _read_csv(path: Path, name: str) -> Any:
             return False
 
     if not all(is_number(c) for c in rows[0]) and not any(is_number(c) for c in rows[0]):
-        rows = rows[1:]  # a header row
+        header, rows = rows[0], rows[1:]  # a header row
+        if not rows:
+            line = ",".join(header)
+            raise DatasetError(f"{name}: {str(path)!r}: no numeric values: its only line, {line!r}, is read as a "
+                               "header; give one value (or record) per line, fields separated by commas")
     width = len(rows[0]) if rows else 0
     out = []
     for lineno, row in enumerate(rows, start=1):

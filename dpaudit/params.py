@@ -290,6 +290,11 @@ def all_cores(n_jobs: int) -> int:
 
 
 # ----------------------------------------------------------------------------- the tables
+#: The most releases per side an audit takes: counts stay exact in a float (below 2**53), and the
+#: certificate's tail computations still work (at 1e18 the ceiling already comes out 0; numpy's
+#: Poisson draw of the held-out size fails near 9.2e18).
+MAX_SAMPLES = 10**15
+
 CLAIM_HELP = ("a claimed privacy curve instead of --epsilon/--delta: gdp:mu=MU, dpsgd:noise=SIGMA,rate=Q,steps=T, "
               "profile:FILE.json ([[epsilon, delta], ...]) or eps:EPS[,delta=DELTA]; the verdict is a violation "
               "when a certified (epsilon, delta) lies above the curve, at --confidence for the whole curve")
@@ -302,12 +307,12 @@ AUDIT_OPTIONS = OptionTable([
     Option("delta", "real", 0.0, low=0.0, high=1.0, high_inclusive=False, flag="--delta", metavar="DELTA",
            help="claimed delta"),
     Option("claim", "claim", None, flag="--claim", metavar="SPEC", help=CLAIM_HELP),
-    Option("samples", "int", None, low=20, flag="--samples", metavar="N",
-           help="a fixed-size audit of exactly N releases per side (1e6 is fine); without it the audit is "
-                "sequential and stops as soon as the answer is known"),
-    Option("max_samples", "int", None, low=40, flag="--max-samples", metavar="N",
-           help="sample budget of a sequential audit, releases per side (default 1000000 if TARGET takes size=, "
-                "else 20000)"),
+    Option("samples", "int", None, low=20, high=MAX_SAMPLES, flag="--samples", metavar="N",
+           help="a fixed-size audit of exactly N releases per side (1e6 is fine; at most 1e15); without it the "
+                "audit is sequential and stops as soon as the answer is known"),
+    Option("max_samples", "int", None, low=40, high=MAX_SAMPLES, flag="--max-samples", metavar="N",
+           help="sample budget of a sequential audit, releases per side (at most 1e15; default 1000000 if TARGET "
+                "takes size=, else 20000)"),
     Option("time_budget", "real", None, low=0.0, low_inclusive=False, flag="--time-budget", metavar="SEC",
            help="time limit of a sequential audit in seconds; no round starts that would overrun it, and no target "
                 "call starts after it (a round it cuts is dropped)"),
@@ -371,7 +376,8 @@ SCORES_OPTIONS = OptionTable([
 ONE_RUN_OPTIONS = OptionTable([
     "epsilon", "delta", "claim", "confidence", "seed",
     Option("guesses", "int", None, low=1, flag="--guesses", metavar="K",
-           help="guesses made (half 'included' on the highest scores, half 'excluded' on the lowest); default: "
-                "m, m/2, m/4, ... down to 10, each at a Bonferroni share of the confidence"),
+           help="guesses made, on the K scores farthest from the median: 'included' at or above it, 'excluded' "
+                "below, in the proportion the scores show (a curve claim's f-DP test guesses 'included' on the K "
+                "highest); default: m, m/2, m/4, ... down to 10, each at a Bonferroni share of the confidence"),
 ], base=AUDIT_OPTIONS)
 

@@ -275,6 +275,8 @@ class _Round:
     #: The distribution test and the float test against the whole claim (a point claim: at its delta).
     curve: CurveTest | None = None
     float_curve: CurveTest | None = None
+    #: The most this round's held-out sizes could certify with the audit's estimator (None: the main bound's).
+    ceiling: float | None = None
 
     def tests(self) -> list[CurveTest]:
         return [t for t in (self.curve, self.float_curve) if t is not None]
@@ -398,14 +400,15 @@ def certify_round(r, samples, n_calibration, test, float_test, counts, pcounts, 
     if float_test is not None:
         float_bound = _certify(float_test, counts[1], pcounts[1] if pcounts else None, delta=delta,
                                confidence=conf)
-    headline = estimator.headline({ClopperPearsonEstimator.name: main, GaussianDPEstimator.name: gdp})
+    results = {ClopperPearsonEstimator.name: main, GaussianDPEstimator.name: gdp}
+    headline, ceiling = estimator.headline(results), estimator.headline_ceiling(results)
     # The claim's certificate tests each bound against the whole claimed curve (at once: one event's two
     # intervals bound its epsilon at every delta); a point-only estimator's headline holds at ``delta`` only.
     curve = curve_test(cert.claim, deltas=[delta], epsilon_lower_bounds=[headline], confidence=conf) \
         if estimator.point_only else cert.test(main)
     float_curve = cert.test(float_bound) if float_bound is not None else None
     return _Round(r, samples, n_calibration, counts[0].n0, conf, test, main, gdp, profile, roc, float_test,
-                  float_bound, headline, counts, tracked, pcounts, curve, float_curve)
+                  float_bound, headline, counts, tracked, pcounts, curve, float_curve, ceiling)
 
 
 def resolve_claim(claim, epsilon, delta, estimator):
@@ -722,7 +725,7 @@ def build_report(tgt, rounds, kind, shape, *, reason, attack, ideal, est, epsilo
         epsilon_lower_bound=float(bound), claimed_epsilon=float(claimed_epsilon), claimed_delta=float(delta),
         confidence=confidence, samples=drawn, attack=best.test.name if attack == "auto" else attack, seed=entropy,
         verdict="violation" if any(rd.violation() for rd in rounds) else "no violation found",
-        ceiling=main.ceiling, estimator=est.name, target=str(tgt.name), seeded=bool(getattr(tgt, "seeded", True)),
+        ceiling=main.ceiling if best.ceiling is None else best.ceiling, estimator=est.name, target=str(tgt.name), seeded=bool(getattr(tgt, "seeded", True)),
         output_kind=kind, output_shape=list(shape or ()),
         event=best.test.event.describe(), threshold=best.test.event.threshold,
         direction=f"{main.direction}, {main.event}",

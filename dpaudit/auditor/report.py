@@ -81,6 +81,12 @@ class AuditReport:
     curve_violation: dict | None = None
     #: The claimed curve and the certified one on up to 40 of the claim's deltas (one point for a point claim).
     claim_curve: dict | None = None
+    #: Score audits (:func:`dpaudit.audit_scores`), whose sides may differ in size: the IN and OUT counts
+    #: and how many of each certify (held out); None for an audit, which draws the same number per side.
+    samples_in: int | None = None
+    samples_out: int | None = None
+    n_test_in: int | None = None
+    n_test_out: int | None = None
 
     def __post_init__(self):
         if not isinstance(self.roc, RocCurve):
@@ -124,6 +130,16 @@ class AuditReport:
 
         return plot_report(self, size=size)
 
+    def _sides_differ(self) -> bool:
+        """Whether the two sides had different sizes (a score audit with more IN than OUT scores, say)."""
+        return self.samples_out is not None and (self.samples_in, self.n_test_in) != (self.samples_out,
+                                                                                     self.n_test_out)
+
+    def _held_out_text(self) -> str:
+        if self._sides_differ():
+            return f"{self.n_test_in} IN and {self.n_test_out} OUT held-out samples"
+        return f"{self.n_test} held-out samples per side"
+
     def summary(self) -> str:
         """A few lines for people (the CLI prints them to stderr)."""
         lines = [
@@ -149,17 +165,19 @@ class AuditReport:
             lines.append(f"float       {fp['attack']}: epsilon >= {fp['epsilon_lower_bound']:.4f} from the bit patterns "
                          f"the releases can take; the distribution alone gives "
                          f"{self.distribution_epsilon_lower_bound:.4f}")
-        if self.stopping_reason == "fixed":
+        if self._sides_differ():
+            lines.append(f"samples     {self.samples_in} IN and {self.samples_out} OUT (fixed size)")
+        elif self.stopping_reason == "fixed":
             lines.append(f"samples     {self.samples} per side (fixed size)")
         else:
             lines.append(f"samples     {self.samples} per side in {self.rounds} round{'s' * (self.rounds != 1)}"
                          f" of a sequential audit (budget {self.max_samples}); stopped: {self.stopping_reason}")
         lines += [
-            f"ceiling     {self.ceiling:.3f} (the most {self.n_test} held-out samples per side could certify)",
+            f"ceiling     {self.ceiling:.3f} (the most {self._held_out_text()} could certify)",
             f"attack      {self.attack} [{self.estimator}]; event: {self.event}",
             f"rates       TPR {self.tpr:.5g} in [{self.tpr_interval[0]:.5g}, {self.tpr_interval[1]:.5g}], "
             f"FPR {self.fpr:.5g} in [{self.fpr_interval[0]:.5g}, {self.fpr_interval[1]:.5g}] "
-            + (f"({self.n_test} held-out samples per side)" if self.certificate != "poisson-conditional" else
+            + (f"({self._held_out_text()})" if self.certificate != "poisson-conditional" else
                f"({self.tp + self.fn} and {self.fp + self.tn} held-out samples, a Poisson number per side: "
                "certified by the exact conditional test of their ratio)"),
             f"GDP         mu >= {self.gdp_mu_lower_bound:.4f}",

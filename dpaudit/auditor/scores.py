@@ -12,6 +12,7 @@ bound when the scores are few or the threshold search is wide).
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from types import SimpleNamespace
 
@@ -62,8 +63,9 @@ def audit_scores(in_scores, out_scores, *, epsilon=None, delta=0.0, claim=None, 
     Returns
     -------
     AuditReport
-        The audit's report; ``samples`` is the number of IN scores (``n_test`` of them certify),
-        and a note gives both sides' counts when they differ.
+        The audit's report; ``samples`` is the number of IN scores (``n_test`` of them certify);
+        ``samples_in``/``samples_out`` give both sides' counts and ``n_test_in``/``n_test_out`` how many
+        of each certify (a note and the summary say both when they differ).
 
     Examples
     --------
@@ -93,6 +95,8 @@ def audit_scores(in_scores, out_scores, *, epsilon=None, delta=0.0, claim=None, 
     report = build_report(source, [rd], "scalar", (), reason="fixed", attack="threshold", ideal=True, est=est,
                           epsilon=epsilon, claim=_spec(claim_given, claim), confidence=confidence, entropy=entropy,
                           drawn=len(s_in), max_samples=None, t_start=t_start)
+    report = dataclasses.replace(report, samples_in=len(s_in), samples_out=len(s_out), n_test_in=len(held_in),
+                                 n_test_out=len(held_out))
     if len(s_in) != len(s_out):
         report.notes.append(f"{len(s_in)} IN scores and {len(s_out)} OUT scores; {len(held_in)} and "
                             f"{len(held_out)} of them certify")

@@ -163,6 +163,13 @@ class Estimator(ABC):
                                       f"certified {sorted(results)})") from None
         return float(max(0.0, result.epsilon_lower_bound))
 
+    def headline_ceiling(self, results: dict) -> float:
+        """The most the held-out sizes could certify with this estimator (its own result's ``ceiling``).
+
+        The report's ``ceiling`` comes from the estimator that gives its bound, so the bound never exceeds it.
+        """
+        return float(max(0.0, results[self.name].ceiling))
+
     @abstractmethod
     def bound(self, counts: HeldOutCounts, event: ThresholdEvent, *, delta: float, confidence: float):
         """The certified bound from the held-out counts of ``event``."""
@@ -189,6 +196,8 @@ class GDPResult:
     fpr_upper: float
     fnr_upper: float
     confidence: float
+    #: The most these held-out sizes could certify with this estimator: the epsilon of a perfect attack.
+    ceiling: float = 0.0
 
 
 class GaussianDPEstimator(Estimator):
@@ -217,7 +226,11 @@ class GaussianDPEstimator(Estimator):
         fnr_hi = float(cp_upper(counts.n0 - tp, counts.n0, alpha))
         mu = float(mu_from_rates(fpr_hi, fnr_hi))
         eps = gaussian_epsilon(mu, delta) if (mu > 0 and delta > 0) else 0.0
-        return GDPResult(mu, float(eps), fpr_hi, fnr_hi, confidence)
+        # A perfect attack (no false positive, no false negative) has the smallest upper rates, hence the
+        # largest mu and epsilon: the ceiling of these sizes.
+        top = float(mu_from_rates(float(cp_upper(0, counts.n1, alpha)), float(cp_upper(0, counts.n0, alpha))))
+        top_eps = gaussian_epsilon(top, delta) if (top > 0 and delta > 0) else 0.0
+        return GDPResult(mu, float(eps), fpr_hi, fnr_hi, confidence, float(max(top_eps, eps)))
 
 
 ESTIMATORS: dict[str, type[Estimator]] = {

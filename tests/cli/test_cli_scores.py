@@ -118,3 +118,21 @@ def test_one_run_curve_claim_reports_the_fdp_test(tmp_path, capsys):
     out = json.loads(captured.out)
     assert out["curve_rejected"] is True and out["curve_violation"] is None
     assert out["epsilon_lower_bound"] <= out["claimed_epsilon"] and "REJECTED" in captured.err
+
+
+def test_unequal_sides_are_reported_both_in_json_and_summary(tmp_path):
+    # Outside review, defect F: 100 IN and 5000 OUT used to read "100 per side" and "70 held-out samples per side".
+    import subprocess
+    import sys
+
+    rng = np.random.default_rng(0)
+    a, b = tmp_path / "in.npy", tmp_path / "out.npy"
+    np.save(a, rng.normal(1, 1, 100))
+    np.save(b, rng.normal(0, 1, 5000))
+    proc = subprocess.run([sys.executable, "-m", "dpaudit", "scores", str(a), str(b), "--epsilon", "1", "--seed",
+                            "1", "--json"], capture_output=True, text=True, timeout=120)
+    rep = json.loads(proc.stdout)
+    assert rep["samples"] == 100 and rep["samples_in"] == 100 and rep["samples_out"] == 5000
+    assert rep["n_test_in"] == rep["n_test"] == 70 and rep["n_test_out"] == 3500
+    assert "100 IN and 5000 OUT" in proc.stderr and "70 IN and 3500 OUT held-out samples" in proc.stderr
+    assert "per side" not in proc.stderr

@@ -98,3 +98,38 @@ def test_library_adapters_get_the_slow_note_but_builtins_do_not():
 
     assert "can take minutes" in _slow_target_note(load_target("opendp.gaussian"))
     assert _slow_target_note(load_target("laplace")) is None
+
+
+RAISING = '''
+import numpy as np
+
+
+def sometimes_raises(d, rng=None):
+    if rng.random() < 0.01:
+        raise ValueError("boom")
+    return float(np.sum(d)) + rng.laplace(0, 1)
+'''
+
+
+@pytest.mark.parametrize("pair", [("[1,0,1]", "[1,0,0]"), ("[1,1,1]", "[0,0,0]")])
+def test_an_audit_that_fails_leaves_only_the_error_line(pair, tmp_path, capsys):
+    # Per-call target (the slow-target note) and, in the second pair, not neighbours (the pair warning):
+    # neither line may precede the error.
+    path = tmp_path / "targets.py"
+    path.write_text(RAISING)
+    code, out, err = cli(capsys, "audit", f"{path}:sometimes_raises", "--dataset", pair[0], "--neighbor", pair[1],
+                         "--epsilon", "1", "--max-samples", "20000", "--seed", "3", "--json")
+    assert code == 2 and out == ""
+    assert err.startswith("dpaudit: error: ") and err.strip().count("\n") == 0 and "boom" in err
+
+
+def test_claim_eps_warns_like_epsilon(capsys):
+    warnings = {}
+    for claim in (["--epsilon", "2"], ["--claim", "eps:2"]):
+        code, out, err = cli(capsys, "audit", "laplace", *claim, "--samples", "2000", "--seed", "1", "--json")
+        assert code in (0, 1) and json.loads(out)
+        warnings[claim[0]] = [line for line in err.splitlines() if line.startswith("warning:")]
+    assert len(warnings["--claim"]) == 1 and "laplace's own (epsilon=1)" in warnings["--claim"][0]
+    assert "--param epsilon=2" in warnings["--claim"][0] and len(warnings["--epsilon"]) == 1
+    code, _, err = cli(capsys, "audit", "laplace", "--claim", "eps:1", "--samples", "2000", "--seed", "1", "--json")
+    assert not [line for line in err.splitlines() if line.startswith("warning:")]

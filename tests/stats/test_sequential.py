@@ -249,7 +249,7 @@ def test_counts_over_part_of_the_samples_and_re_chosen_events():
 @pytest.mark.parametrize("kwargs,exc,message", [
     (dict(schedule=(1, 2)), ParameterTypeError, "schedule must be a RoundSchedule; got (1, 2)"),
     (dict(confidence=1.5), ParameterValueError, "confidence must be in (0, 1); got 1.5"),
-    (dict(epsilon=-1.0), ParameterValueError, "epsilon must be in [0, inf]; got -1.0"),
+    (dict(epsilon=-1.0), ParameterValueError, "epsilon must be in [0, inf); got -1.0"),
     (dict(delta=1.0), ParameterValueError, "delta must be in [0, 1); got 1.0"),
     (dict(tolerance=-0.1), ParameterValueError, "tolerance must be in [0, inf]; got -0.1"),
     (dict(max_anytime_cost=1.5), ParameterValueError, "max_anytime_cost must be in [0, 1]; got 1.5"),
