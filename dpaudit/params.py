@@ -16,7 +16,7 @@ Examples
 >>> AUDIT_OPTIONS.check({"samples": 5}, "samples")
 Traceback (most recent call last):
 ...
-dpaudit.exceptions.ParameterValueError: samples must be an integer >= 20; got 5
+dpaudit.exceptions.ParameterValueError: samples must be an integer in [20, 1e+15]; got 5
 """
 
 from __future__ import annotations
