@@ -161,6 +161,7 @@ def cmd_audit(args) -> int:
     kw = claim_keywords(AUDIT_OPTIONS.from_args(args), "audit")
     if "samples" in kw and ("max_samples" in kw or "time_budget" in kw):
         raise UsageError("argument --samples: a fixed-size audit takes no --max-samples or --time-budget")
+    from .datasets import align_empty
     from .targets import parse_dataset
 
     params = dict(_parse_param(p) for p in args.param)
@@ -178,8 +179,8 @@ def cmd_audit(args) -> int:
                              "mechanism has its own pair; `dpaudit search` can find one)")
         dataset, neighbor = pair()
     else:
-        dataset = parse_dataset(args.dataset, name="--dataset")
-        neighbor = parse_dataset(args.neighbor, name="--neighbor")
+        dataset, neighbor = align_empty(parse_dataset(args.dataset, name="--dataset"),
+                                        parse_dataset(args.neighbor, name="--neighbor"))
         said.append(pair_warning(target, dataset, neighbor))
     report = audit(target, dataset, neighbor, **kw)
     for line in filter(None, said):

@@ -62,8 +62,8 @@ def _validate_dataset(obj: Any, name: str, source: str) -> np.ndarray:
         raise DatasetError(f"{where}: expected a 1-D or 2-D array, got a single number")
     if arr.ndim > 2:
         raise DatasetError(f"{where}: expected a 1-D or 2-D array, got {arr.ndim}-D with shape {arr.shape}")
-    if arr.size == 0:
-        raise DatasetError(f"{where}: the dataset is empty")
+    if arr.size == 0 and arr.ndim == 2 and arr.shape[1] == 0:
+        raise DatasetError(f"{where}: records with no fields (shape {arr.shape})")
     if arr.dtype.kind == "f" and not np.all(np.isfinite(arr)):
         raise DatasetError(f"{where}: contains NaN or infinite values")
     return arr
@@ -112,6 +112,21 @@ def expand_user(text: str) -> Path:
         return Path(text).expanduser()
     except RuntimeError:  # "Could not determine home directory" for '~name'
         return Path(text)
+
+
+def align_empty(dataset: np.ndarray, neighbor: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The pair, with an empty dataset written ``[]`` given the other's record shape: ``(0, k)`` beside records of
+    k fields.  ``[]`` and ``[[1, 2]]`` are an add/remove pair of 2-field records, not a 1-D and a 2-D dataset.
+
+    >>> [a.shape for a in align_empty(np.array([]), np.array([[1, 2]]))]
+    [(0, 2), (1, 2)]
+    """
+    def fit(empty, other):
+        if empty.shape == (0,) and other.ndim == 2:
+            return empty.reshape(0, other.shape[1]).astype(other.dtype)
+        return empty
+
+    return fit(dataset, neighbor), fit(neighbor, dataset)
 
 
 def load_dataset(value: Any, *, name: str = "dataset", base_dir: str | os.PathLike | None = None) -> np.ndarray:

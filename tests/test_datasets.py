@@ -134,3 +134,29 @@ def test_an_empty_npy_file_is_a_dataset_error_naming_it(tmp_path, command):
     assert len(lines) == 1 and "empty.npy" in lines[0] and "empty" in lines[0].split("empty.npy", 1)[1], lines
     with pytest.raises(DatasetError, match="empty.npy.*the file is empty"):
         dpaudit.audit_scores(str(empty), ok, epsilon=1.0)
+
+
+def _noisy_count(dataset, size=None, rng=None):
+    return float(len(dataset)) + rng.laplace(0.0, 1.0, size=size)
+
+
+def test_an_empty_dataset_is_an_add_remove_neighbour(tmp_path):
+    # [] and [1] differ by one added record: a count of an empty dataset is a legitimate audit (it was refused,
+    # "the dataset is empty").  [] beside 2-field records takes their shape, so [] and [[1, 2]] are neighbours too.
+    # Seed 2: Laplace's tail events have ratio exactly e^1, so a correct audit exceeds 1 with probability up to
+    # 2.5%, and seed 1 is such a draw (1.0014).
+    r = dpaudit.audit(_noisy_count, [], [1], epsilon=1.0, samples=20_000, seed=2, ideal=True)
+    assert r.verdict == "no violation found" and 0.5 < r.epsilon_lower_bound <= 1.0
+    r2 = dpaudit.audit(_noisy_count, [], [[1, 2]], epsilon=1.0, samples=20_000, seed=2, ideal=True)
+    assert r2.epsilon_lower_bound == r.epsilon_lower_bound  # the same releases: only the shapes differ
+    target = tmp_path / "count.py"
+    target.write_text("import numpy as np\n"
+                      "def f(dataset, size=None, rng=None):\n"
+                      "    return float(len(dataset)) + rng.laplace(0.0, 1.0, size=size)\n")
+    out = subprocess.run([sys.executable, "-m", "dpaudit", "audit", f"{target}:f", "--dataset", "[]", "--neighbor",
+                          "[[1, 2]]", "--epsilon", "1", "--samples", "20000", "--seed", "2", "--ideal", "--json"],
+                         capture_output=True, text=True)
+    assert out.returncode == 0 and "warning" not in out.stderr, out.stderr
+    assert json.loads(out.stdout)["epsilon_lower_bound"] == r.epsilon_lower_bound
+    with pytest.raises(DatasetError, match="0 scores"):
+        dpaudit.audit_scores([], np.zeros(100), epsilon=1.0)

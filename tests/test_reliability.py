@@ -76,7 +76,8 @@ def test_dataset_parser_returns_a_numeric_array_or_raises_dataset_error(value):
     except DatasetError as exc:
         assert "--dataset" in str(exc)
         return
-    assert isinstance(arr, np.ndarray) and arr.ndim in (1, 2) and arr.size > 0
+    assert isinstance(arr, np.ndarray) and arr.ndim in (1, 2)
+    assert arr.size > 0 or arr.shape == (0,) or (arr.ndim == 2 and arr.shape[1] > 0)  # "[]": an empty dataset
     assert arr.dtype.kind in "biuf" and np.all(np.isfinite(arr))
 
 

@@ -248,7 +248,7 @@ def test_parse_files(tmp_path):
     ("[[1,2],[3]]", "ragged"),
     ('["a", 1]', "non-numeric value 'a'"),
     ("[null]", "non-numeric value None"),
-    ("[]", "empty"),
+    ("[[]]", "records with no fields"),  # "[]" is an empty dataset (tests/test_datasets.py)
     ("[[[1]]]", "3-D"),
     ("[1, 2", "invalid JSON"),
     ("5", "file not found"),

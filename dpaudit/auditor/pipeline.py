@@ -35,7 +35,7 @@ import numpy as np
 from .._executor import Executor
 from .._rng import as_seed_sequence, seed_entropy
 from .._version import __version__
-from ..datasets import load_dataset
+from ..datasets import align_empty, load_dataset
 from ..exceptions import ParameterValueError, TimeBudgetSpent
 from ..params import AUDIT_OPTIONS, all_cores
 from ..sampling import DEFAULT_CHUNK_SIZE, Sampler  # the one chunk size (re-exported)
@@ -113,7 +113,7 @@ def _resolve_pair(tgt, dataset, neighbor):
         missing = "dataset" if dataset is None else "neighbor"
         raise ParameterValueError(f"{missing} is missing: give both datasets of the pair, or neither for a "
                                   "built-in mechanism's own pair")
-    return load_dataset(dataset, name="dataset"), load_dataset(neighbor, name="neighbor")
+    return align_empty(load_dataset(dataset, name="dataset"), load_dataset(neighbor, name="neighbor"))
 
 
 def _is_builtin(tgt) -> bool:
