@@ -231,19 +231,24 @@ class Executor:
             client.cancel(futures)
 
     def unsendable(self, obj: Any) -> str | None:
-        """Why ``obj`` cannot be sent to this executor's workers (pickled as they would pickle it), else None.
+        """Why ``obj`` cannot be sent to this executor's workers (pickled as they would pickle it and read
+        back), else None.
 
-        Nothing needs sending when tasks run in this process.
+        Nothing needs sending when tasks run in this process.  Reading back matters: a module global
+        holding a ``ctypes.CDLL`` pickles but cannot be rebuilt, and a worker that fails to rebuild a task
+        breaks the pool (exit 3 before this check read it back).
         """
         if self._dask is None and self.n_jobs == 1:
             return None
         try:
             if self._dask is not None:
-                _pack(obj)
+                _unpack(_pack(obj))
             else:
+                import pickle
+
                 from joblib.externals.loky.backend.reduction import dumps
 
-                dumps(obj)
+                pickle.loads(dumps(obj))
         except Exception as exc:  # noqa: BLE001 - whatever the pickler raises, the object stays here
             return f"{type(exc).__name__}: {exc}".splitlines()[0]
         return None

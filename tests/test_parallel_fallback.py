@@ -98,3 +98,20 @@ def test_cli_note_is_one_line_and_json_equals_one_job(tmp_path):
     notes = [line for line in err.splitlines() if "cannot be sent to worker processes" in line]
     assert len(notes) == 1 and notes[0].startswith("note: target ") and "Traceback" not in err
     _same(two, run(1)[0])
+
+
+def test_a_target_that_pickles_but_cannot_be_rebuilt_falls_back_too(tmp_path):
+    # A module global holding a ctypes library handle pickles, but no worker can rebuild it: the pool broke
+    # (exit 3, "BrokenProcessPool: A task has failed to un-serialize").  The check reads the pickle back.
+    path = tmp_path / "cdll_target.py"
+    path.write_text(textwrap.dedent("""
+        import ctypes
+        import numpy as np
+        libc = ctypes.CDLL(None)
+        def f(d, rng=None, size=None):
+            libc.abs(-1)
+            return float(np.sum(d)) + rng.laplace(0, 1, size=size)
+    """))
+    with pytest.warns(SerialFallbackWarning, match="cannot be sent to worker processes"):
+        two = _audit(f"{path}:f", 2, samples=4000)
+    _same(two, _audit(f"{path}:f", 1, samples=4000))
