@@ -576,7 +576,7 @@ def audit(
                    est=est, epsilon=run.epsilon, claim=None if claim_given is None else (
                        claim_given if isinstance(claim_given, str) else claim.spec),
                    confidence=confidence, entropy=entropy, drawn=run.drawn,
-                   max_samples=max_samples, t_start=t_start)
+                   max_samples=max_samples, t_start=t_start, time_budget=time_budget)
 
 
 def _deadline(time_budget, t_start: float) -> float | None:
@@ -701,7 +701,7 @@ class _Run:
 
 
 def build_report(tgt, rounds, kind, shape, *, reason, attack, ideal, est, epsilon, claim, confidence, entropy, drawn,
-                 max_samples, t_start) -> AuditReport:
+                 max_samples, t_start, time_budget=None) -> AuditReport:
     """The :class:`AuditReport` of certified rounds: the strongest round, the decisive point of the claim, notes."""
     # The round that certified most (the latest on ties) is the one reported.
     best = max(reversed(rounds), key=lambda rd: rd.bound_against(epsilon))
@@ -737,7 +737,7 @@ def build_report(tgt, rounds, kind, shape, *, reason, attack, ideal, est, epsilo
         roc={"fpr": fpr.tolist(), "tpr": tpr.tolist()},
         posterior={"prior": 0.5, "low": post.low, "high": post.high, "claimed_high": claim_post.high},
         explanation=explanation, notes=_notes(tgt, est, main, floating, dist_bound), rounds=len(rounds),
-        stopping_reason=reason, max_samples=max_samples, trajectory=_trajectory(rounds, delta),
+        stopping_reason=reason, max_samples=max_samples, time_budget=time_budget, trajectory=_trajectory(rounds, delta),
         floating_point=floating, distribution_epsilon_lower_bound=float(dist_bound), ideal=ideal,
         certificate=main.method, version=__version__, elapsed_seconds=round(time.perf_counter() - t_start, 4),
         claim=claim,

@@ -63,6 +63,8 @@ class AuditReport:
     rounds: int = 1
     stopping_reason: str = "fixed"
     max_samples: int | None = None
+    #: Seconds a sequential audit was allowed (``--time-budget``), or None.
+    time_budget: float | None = None
     trajectory: dict = field(default_factory=dict)
     floating_point: dict | None = None
     distribution_epsilon_lower_bound: float | None = None
@@ -140,6 +142,14 @@ class AuditReport:
             return f"{self.n_test_in} IN and {self.n_test_out} OUT held-out samples"
         return f"{self.n_test} held-out samples per side"
 
+    def _stop_text(self) -> str:
+        """The stopping reason for people: which budget, when a budget stopped the audit."""
+        if self.stopping_reason != "budget":
+            return self.stopping_reason
+        if self.time_budget is not None and (self.max_samples is None or self.samples < self.max_samples):
+            return f"budget (the time budget, {self.time_budget:g} s, before the sample budget)"
+        return "budget (the sample budget)"
+
     def summary(self) -> str:
         """A few lines for people (the CLI prints them to stderr)."""
         lines = [
@@ -171,7 +181,7 @@ class AuditReport:
             lines.append(f"samples     {self.samples} per side (fixed size)")
         else:
             lines.append(f"samples     {self.samples} per side in {self.rounds} round{'s' * (self.rounds != 1)}"
-                         f" of a sequential audit (budget {self.max_samples}); stopped: {self.stopping_reason}")
+                         f" of a sequential audit (budget {self.max_samples}); stopped: {self._stop_text()}")
         lines += [
             f"ceiling     {self.ceiling:.3f} (the most {self._held_out_text()} could certify)",
             f"attack      {self.attack} [{self.estimator}]; event: {self.event}",

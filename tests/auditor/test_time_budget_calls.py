@@ -42,6 +42,8 @@ def test_round_cut_by_the_clock_is_dropped_and_the_budget_kept():
     rep = dpaudit.audit(target, [1.0], [0.0], epsilon=1.0, time_budget=4.0, seed=1, ideal=True)
     assert time.perf_counter() - start < 6.0
     assert (rep.stopping_reason, rep.rounds, rep.samples) == ("budget", 2, 400)
+    # The report says which budget: the JSON records the time budget, the summary names it.
+    assert rep.to_dict()["time_budget"] == 4.0 and "the time budget, 4 s, before the sample budget" in rep.summary()
 
 
 def test_a_budget_that_does_not_bind_changes_nothing():
@@ -51,6 +53,13 @@ def test_a_budget_that_does_not_bind_changes_nothing():
     def run(**kw):
         out = dpaudit.audit(noisy, [1.0], [0.0], epsilon=1.0, seed=3, max_samples=20_000, **kw).to_dict()
         out.pop("elapsed_seconds")
+        assert out.pop("time_budget") == kw.get("time_budget")  # the setting is recorded; nothing else moves
         return out
 
     assert run(time_budget=600.0) == run() == run(time_budget=600.0, n_jobs=2)
+
+
+def test_a_sample_budget_stop_is_named_as_such():
+    rep = dpaudit.audit("laplace", epsilon=1.0, max_samples=4_000, seed=1, stop_when_converged=False)
+    assert rep.stopping_reason == "budget" and rep.time_budget is None
+    assert "stopped: budget (the sample budget)" in rep.summary()
