@@ -99,13 +99,20 @@ def _range_text(low, high, low_inclusive=True, high_inclusive=True) -> str:
     return ""
 
 
+def _interval(low, high, low_inclusive, high_inclusive, finite) -> str:
+    """``[0, inf)``: the range as an interval; an infinite end is in it only when infinity is accepted."""
+    lo = "-inf" if low is None else f"{low:g}"
+    hi = "inf" if high is None else f"{high:g}"
+    opening = "[" if low_inclusive and not (finite and low is None) else "("
+    closing = "]" if high_inclusive and not (finite and high is None) else ")"
+    return f"{opening}{lo}, {hi}{closing}"
+
+
 def _finite_range_text(low, high, low_inclusive, high_inclusive) -> str:
-    """`` (in (0, inf))``: the range of a finite number with one open end, so "finite" and the range agree."""
+    """``, in (0, inf)``: the range of a finite number with an open end, so "finite" and the range agree."""
     if low is not None and high is not None:
         return ""
-    lo = "(-inf" if low is None else f"{'[' if low_inclusive else '('}{low:g}"
-    hi = "inf)" if high is None else f"{high:g}{']' if high_inclusive else ')'}"
-    return f", in {lo}, {hi}"
+    return f", in {_interval(low, high, low_inclusive, high_inclusive, finite=True)}"
 
 
 def check_real(
@@ -150,17 +157,13 @@ def check_real(
     if math.isnan(value):
         _fail(ParameterValueError, name, "must not be NaN", original, expected=expected)
     if finite and math.isinf(value):
-        _fail(ParameterValueError, name, "must be finite" + _finite_range_text(low, high, low_inclusive, high_inclusive),
-              original, expected=expected)
+        _fail(ParameterValueError, name,
+              "must be finite" + _finite_range_text(low, high, low_inclusive, high_inclusive), original,
+              expected=expected)
     too_low = low is not None and (value < low if low_inclusive else value <= low)
     too_high = high is not None and (value > high if high_inclusive else value >= high)
     if too_low or too_high:
-        lo = "-inf" if low is None else f"{low:g}"
-        hi = "inf" if high is None else f"{high:g}"
-        # An infinite end is in the range only when infinity is accepted (``finite=False``).
-        opening = "[" if low_inclusive and not (finite and low is None) else "("
-        closing = "]" if high_inclusive and not (finite and high is None) else ")"
-        interval = f"{opening}{lo}, {hi}{closing}"
+        interval = _interval(low, high, low_inclusive, high_inclusive, finite)
         _fail(ParameterValueError, name, f"must be in {interval}", value, expected=expected,
               problem=f"expected {expected}, got {show(original)}")
     return value

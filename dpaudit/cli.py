@@ -346,7 +346,8 @@ def _add_score_parsers(sub) -> None:
     o = sub.add_parser("one-run", help="one-run audit: canary scores and inclusion bits of one training run",
                        description="Certify an epsilon lower bound from one run (Steinke, Nasr and Jagielski "
                                    "2023): each canary included with probability 1/2, guesses on the scores "
-                                   "farthest from the median ('included' above it, 'excluded' below).", epilog=ONE_RUN_EXAMPLE, formatter_class=_FORMATTER)
+                                   "farthest from the median ('included' above it, 'excluded' below).",
+                       epilog=ONE_RUN_EXAMPLE, formatter_class=_FORMATTER)
     o.add_argument("scores", metavar="SCORES", help="one score per canary (.npy, .csv or .json)")
     o.add_argument("included", metavar="INCLUDED", help="0/1 per canary: was it in the training data (same forms)")
     ONE_RUN_OPTIONS.add_arguments(o)

@@ -772,7 +772,8 @@ def _final_size(samples, max_samples, time_budget, *, expect_violation: bool) ->
     exceed the claim, the final audit stops only on a violation or its budget (``max_samples``,
     ``time_budget``).  It used to draw ``n_final`` at once instead, which turned ``--max-samples``
     into a fixed size and ignored ``--time-budget`` (an outside check's ``--max-samples 1e19`` never
-    ended; the screening is sized on at most :data:`SCREEN_BASIS_CAP`).  The choice depends on screening samples only, so the final samples stay fresh.
+    ended; the screening is sized on at most :data:`SCREEN_BASIS_CAP`).  The choice depends on
+    screening samples only, so the final samples stay fresh.
     """
     if samples is not None:
         return {"samples": samples}

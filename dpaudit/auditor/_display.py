@@ -97,13 +97,6 @@ def _fmt(value: Any, spec: str = ".4g") -> str:
     return html.escape(str(value))
 
 
-def _held_out(report: Any) -> str:
-    n_in, n_out = getattr(report, "n_test_in", None), getattr(report, "n_test_out", None)
-    if n_out is not None and n_in != n_out:
-        return f"{n_in:,} IN and {n_out:,} OUT held-out samples"
-    return f"{report.n_test:,} held-out samples per side"
-
-
 def report_html(report: Any) -> str:
     """A small HTML table of an :class:`~dpaudit.auditor.AuditReport` for Jupyter (``_repr_html_``)."""
     violation = report.verdict == "violation"
@@ -113,7 +106,7 @@ def report_html(report: Any) -> str:
         ("verdict", f'<b style="color:{colour}">{html.escape(report.verdict.upper())}</b>'),
         ("epsilon lower bound", f"<b>{_fmt(report.epsilon_lower_bound)}</b> with {report.confidence:.0%} confidence"),
         ("claim", f"&epsilon; = {_fmt(report.claimed_epsilon)}{delta}"),
-        ("ceiling", f"{_fmt(report.ceiling)} (the most {_held_out(report)} could certify)"),
+        ("ceiling", f"{_fmt(report.ceiling)} (the most {report._held_out_text(',')} could certify)"),
         ("target", f"{html.escape(str(report.target))} ({'seeded' if report.seeded else 'unseeded'}; "
                    f"{html.escape(str(report.output_kind))} output)"),
         ("attack", f"{html.escape(str(report.attack))} [{html.escape(str(report.estimator))}]; "

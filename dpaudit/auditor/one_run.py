@@ -2,7 +2,8 @@
 
 Many canaries, each included in one training run with probability 1/2; the
 auditor guesses on the scores farthest from the median, inclusion above it and
-exclusion below (in the proportion the scores show), and certifies from how many guesses are right (:mod:`dpaudit.stats.one_run`).
+exclusion below (in the proportion the scores show), and certifies from how
+many guesses are right (:mod:`dpaudit.stats.one_run`).
 One run cannot be as tight as many: with m canaries no audit certifies more
 than ``ln(q / (1 - q))``, ``q = (1 - confidence)^(1/m)``; its price is one
 training run instead of thousands.

@@ -275,8 +275,8 @@ class _Round:
     #: The distribution test and the float test against the whole claim (a point claim: at its delta).
     curve: CurveTest | None = None
     float_curve: CurveTest | None = None
-    #: The most this round's held-out sizes could certify with the audit's estimator (None: the main bound's).
-    ceiling: float | None = None
+    #: The most this round's held-out sizes could certify with the audit's estimator (set by certify_round).
+    ceiling: float = 0.0
 
     def tests(self) -> list[CurveTest]:
         return [t for t in (self.curve, self.float_curve) if t is not None]
@@ -564,7 +564,8 @@ def audit(
         progress = sys.stderr.isatty() and (total_planned > 4 * chunk_size or not vectorised)
     sampler = Sampler(tgt, pair, entropy=entropy, chunk_size=chunk_size, n_jobs=all_cores(n_jobs), timeout=timeout,
                       progress=bool(progress), in_process=_is_builtin(tgt),
-                      executor=Executor(all_cores(n_jobs), backend, scheduler), deadline=_deadline(time_budget, t_start))
+                      executor=Executor(all_cores(n_jobs), backend, scheduler),
+                      deadline=_deadline(time_budget, t_start))
     run = _Run(sampler, plan, tracker, attack=attack, ideal=bool(ideal), cert=cert, est=est, entropy=entropy,
                epsilon=epsilon, delta=delta, confidence=confidence, t_start=t_start,
                reason="fixed" if samples is not None else "budget")
@@ -725,7 +726,7 @@ def build_report(tgt, rounds, kind, shape, *, reason, attack, ideal, est, epsilo
         epsilon_lower_bound=float(bound), claimed_epsilon=float(claimed_epsilon), claimed_delta=float(delta),
         confidence=confidence, samples=drawn, attack=best.test.name if attack == "auto" else attack, seed=entropy,
         verdict="violation" if any(rd.violation() for rd in rounds) else "no violation found",
-        ceiling=main.ceiling if best.ceiling is None else best.ceiling, estimator=est.name, target=str(tgt.name), seeded=bool(getattr(tgt, "seeded", True)),
+        ceiling=best.ceiling, estimator=est.name, target=str(tgt.name), seeded=bool(getattr(tgt, "seeded", True)),
         output_kind=kind, output_shape=list(shape or ()),
         event=best.test.event.describe(), threshold=best.test.event.threshold,
         direction=f"{main.direction}, {main.event}",
@@ -737,7 +738,8 @@ def build_report(tgt, rounds, kind, shape, *, reason, attack, ideal, est, epsilo
         roc={"fpr": fpr.tolist(), "tpr": tpr.tolist()},
         posterior={"prior": 0.5, "low": post.low, "high": post.high, "claimed_high": claim_post.high},
         explanation=explanation, notes=_notes(tgt, est, main, floating, dist_bound), rounds=len(rounds),
-        stopping_reason=reason, max_samples=max_samples, time_budget=time_budget, trajectory=_trajectory(rounds, delta),
+        stopping_reason=reason, max_samples=max_samples, time_budget=time_budget,
+        trajectory=_trajectory(rounds, delta),
         floating_point=floating, distribution_epsilon_lower_bound=float(dist_bound), ideal=ideal,
         certificate=main.method, version=__version__, elapsed_seconds=round(time.perf_counter() - t_start, 4),
         claim=claim,

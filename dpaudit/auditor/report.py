@@ -137,10 +137,11 @@ class AuditReport:
         return self.samples_out is not None and (self.samples_in, self.n_test_in) != (self.samples_out,
                                                                                      self.n_test_out)
 
-    def _held_out_text(self) -> str:
+    def _held_out_text(self, sep: str = "") -> str:
+        """How many held-out samples certify (both sides' counts when they differ); ``sep=","`` groups digits."""
         if self._sides_differ():
-            return f"{self.n_test_in} IN and {self.n_test_out} OUT held-out samples"
-        return f"{self.n_test} held-out samples per side"
+            return f"{self.n_test_in:{sep}} IN and {self.n_test_out:{sep}} OUT held-out samples"
+        return f"{self.n_test:{sep}} held-out samples per side"
 
     def _stop_text(self) -> str:
         """The stopping reason for people: which budget, when a budget stopped the audit."""

@@ -72,7 +72,8 @@ def _delta_term(r: int, v: int, q: float) -> float:
 
 
 def _delta_window(r: int, v: int, q: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(counts k = v - 1, v - 2, ..., their ``P[Bin(r, q) = k]``, the running means) as :func:`_delta_term` reads them."""
+    """(counts k = v - 1, v - 2, ..., their ``P[Bin(r, q) = k]``, the running means), as :func:`_delta_term`
+    reads them."""
     from scipy import special
 
     def read_down_to(low):
@@ -158,7 +159,7 @@ def one_run_epsilon_bound(m: int, r: int, v: int, *, delta: float = 0.0, confide
 
 
 def _newton_below(m: int, r: int, v: int, delta: float, beta: float, end: float) -> float:
-    """Where the p-value crosses ``beta`` in ``[0, end]`` (0 rejected), by Newton's method on its log, kept in a bracket.
+    """Where the p-value crosses ``beta`` in ``[0, end]`` (0 rejected): Newton's method on its log, in a bracket.
 
     ``ln p`` is close to linear in epsilon, so from ``end`` (the delta-0 root, never below the one sought)
     2-4 steps reach 1e-12; a step that leaves the bracket halves it instead.  Brent's method on p took

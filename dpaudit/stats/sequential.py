@@ -646,7 +646,8 @@ class SequentialBound:
         return cls(schedule=RoundSchedule(tuple(d["schedule"])), epsilon=d["epsilon"], delta=d["delta"],
                    confidence=d["confidence"], directions=d["directions"], tolerance=d["tolerance"],
                    max_anytime_cost=d["max_anytime_cost"], time_budget=d["time_budget"],
-                   stop_when_converged=d.get("stop_when_converged", True), trajectory=tuple(RoundBound(**row) for row in d["trajectory"]))
+                   stop_when_converged=d.get("stop_when_converged", True),
+                   trajectory=tuple(RoundBound(**row) for row in d["trajectory"]))
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), sort_keys=True)
