@@ -310,7 +310,7 @@ def _calibrate(pool, *, attack, ideal, kind, cert, confidence, n_test=0, threads
             names = tuple(n for n in names if n != "threshold")
     else:
         names = (attack,)
-    fnames = () if (ideal or attack != "auto") else float_choices(fit[0])
+    fnames = () if (ideal or attack != "auto") else float_choices(fit[0], fit[1])
     test = choose_test(names, pool, cert=cert, confidence=confidence, full=True, n_test=n_test, threads=threads)
     float_test = choose_test(fnames, pool, cert=cert, confidence=confidence, full=False, n_test=n_test,
                              threads=threads)

@@ -15,6 +15,7 @@ import dpaudit
 import dpaudit.mechanisms
 from dpaudit.auditor.distinguishers import ATTACKS, float_choices, make_distinguisher
 from dpaudit.auditor.distinguishers.floating import (
+    NEG_ZERO_CODE,
     NONFINITE_CODE,
     ZERO_CODE,
     binade,
@@ -87,8 +88,56 @@ def test_float_choices():
     assert float_choices(rng.laplace(size=1000)) == FLOAT_NAMES
     assert float_choices(rng.laplace(size=(1000, 3))) == FLOAT_NAMES
     assert float_choices(np.array([], dtype=float)) == ()
+    # -0.0 equals +0.0 as a value: on either side, only the bits can tell them apart.
+    assert float_choices(np.zeros(100), np.zeros(100)) == ()
+    assert float_choices(np.zeros(100), np.full(100, -0.0)) == FLOAT_NAMES
+    assert float_choices(np.array([0.0, -0.0, 1.0] * 50)) == FLOAT_NAMES
     for name in FLOAT_NAMES:
         assert ATTACKS[name].outputs == "float"
+
+
+def test_the_sign_of_zero_is_a_feature():
+    """-0.0 and +0.0 get different codes in every per-coordinate feature; the lattice holds both (0 is on all)."""
+    z = np.array([0.0, -0.0])
+    assert lowest_set_bit_exponent(z).tolist() == [ZERO_CODE, NEG_ZERO_CODE]
+    assert lowest_set_bit_exponent(z.astype(np.float32)).tolist() == [ZERO_CODE, NEG_ZERO_CODE]
+    assert binade(z).tolist() == [ZERO_CODE, ZERO_CODE]
+    for name in ("float-lsb", "float-binade-lsb", "float-mantissa"):
+        f = make_distinguisher(name)._feature(z[:, None])
+        assert f[0, 0] != f[1, 0], name
+    assert make_distinguisher("float-lattice")._feature(z[:, None]).tolist() == [[2000], [2000]]
+
+
+def signed_zero(dataset, size=None, rng=None):
+    """-0.0 on a dataset summing to 0, +0.0 otherwise: equal values, a different sign bit (epsilon infinite)."""
+    return np.full(size, -0.0 if float(np.sum(dataset)) == 0 else 0.0)
+
+
+def random_signed_zero(dataset, size=None, rng=None):
+    """Randomized response at epsilon 1 whose 0 carries a sign drawn independently of the data: the sign
+    bit says nothing, so the release is exactly 1-DP, bits included."""
+    keep = rng.random(size) < math.e / (1.0 + math.e)
+    bit = np.where(keep, float(np.sum(dataset) > 0), float(np.sum(dataset) <= 0))
+    return np.where((bit == 0) & (rng.random(size) < 0.5), -0.0, bit)
+
+
+def test_a_signed_zero_is_a_float_leak():
+    """Releases that differ only in the sign of zero: no value-based attack can see them (every release
+    compares equal), the float family does, reports it as the float answer, and --ideal leaves it out."""
+    r = dpaudit.audit(signed_zero, [0], [1], epsilon=1.0, samples=20_000, seed=2)
+    assert r.verdict == "violation" and r.floating_point is not None
+    assert r.floating_point["attack"] in FLOAT_NAMES and r.floating_point["epsilon_lower_bound"] > 5.0
+    assert dpaudit.audit(signed_zero, [0], [1], epsilon=1.0, samples=20_000, seed=2,
+                         ideal=True).epsilon_lower_bound == 0.0
+
+
+@pytest.mark.soundness
+def test_signed_zero_soundness_when_the_sign_says_nothing():
+    """200 seeded default audits of a 1-DP release whose zeros carry a random sign: the float family is now
+    tried (a -0.0 is seen), and at most 5% of bounds may exceed 1 (each does with probability <= 5%)."""
+    exceed = sum(dpaudit.audit(random_signed_zero, [0], [1], epsilon=1.0, samples=20_000,
+                               seed=7000 + seed).epsilon_lower_bound > 1.0 + 1e-9 for seed in range(200))
+    assert exceed <= 10, exceed
 
 
 @pytest.mark.parametrize("sampler, d, d2, attack", LEAKY, ids=[f"{s.__name__}-{a}" for s, _, _, a in LEAKY])

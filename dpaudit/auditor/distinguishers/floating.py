@@ -60,9 +60,11 @@ __all__ = [
     "float_choices",
 ]
 
-#: Feature codes of releases with no lowest set bit.
+#: Feature codes of releases with no lowest set bit: +0.0, inf and NaN, and -0.0, which equals +0.0 as a value
+#: but not as bits (a target releasing -0.0 on one dataset and +0.0 on the other is told apart by its sign bit).
 ZERO_CODE = 4096
 NONFINITE_CODE = 4097
+NEG_ZERO_CODE = 4098
 
 _LAYOUT = {  # dtype -> (unsigned view, stored significand bits, exponent bias)
     np.dtype(np.float64): (np.uint64, 52, 1023),
@@ -93,11 +95,11 @@ def _bit_exponent(power_of_two: np.ndarray) -> np.ndarray:
 
 
 def lowest_set_bit_exponent(x: np.ndarray) -> np.ndarray:
-    """The exponent ``e`` with ``|x|`` an odd multiple of ``2**e``, element-wise (``ZERO_CODE`` for 0,
-    ``NONFINITE_CODE`` for inf and NaN).  Integers and other dtypes are read as float64.
+    """The exponent ``e`` with ``|x|`` an odd multiple of ``2**e``, element-wise (``ZERO_CODE`` for +0.0,
+    ``NEG_ZERO_CODE`` for -0.0, ``NONFINITE_CODE`` for inf and NaN).  Integers and other dtypes are read as float64.
 
-    >>> lowest_set_bit_exponent(np.array([0.5, 6.0, 0.0], dtype=np.float32))
-    array([  -1,    1, 4096])
+    >>> lowest_set_bit_exponent(np.array([0.5, 6.0, 0.0, -0.0], dtype=np.float32))
+    array([  -1,    1, 4096, 4098])
     """
     fast = _fast64(x)
     if fast is not None:
@@ -153,7 +155,7 @@ def _lowest_set_bit_general(x: np.ndarray) -> np.ndarray:
     low = sig & (~sig + np.uint64(1))
     zero = sig == 0
     e = unit_exp + _bit_exponent(np.where(zero, np.uint64(1), low))
-    e = np.where(zero, ZERO_CODE, e)
+    e = np.where(zero, np.where(np.signbit(x), NEG_ZERO_CODE, ZERO_CODE), e)
     return np.where(special, NONFINITE_CODE, e)
 
 
@@ -226,7 +228,8 @@ def _binade_lsb(x: np.ndarray) -> np.ndarray:
 def _binade_lsb_general(x: np.ndarray) -> np.ndarray:
     b, low = binade(x), lowest_set_bit_exponent(x)
     code = b * 64 + (b - low)
-    return np.where(b == ZERO_CODE, -1100 * 64, np.where(b == NONFINITE_CODE, 1100 * 64, code))
+    zero = -1100 * 64 + (low == NEG_ZERO_CODE)  # the sign of a zero is the only thing its bits say
+    return np.where(b == ZERO_CODE, zero, np.where(b == NONFINITE_CODE, 1100 * 64, code))
 
 
 def _binade_low_bits(x: np.ndarray, bits: int) -> np.ndarray:
@@ -245,7 +248,8 @@ def _binade_low_bits(x: np.ndarray, bits: int) -> np.ndarray:
 def _binade_low_bits_general(x: np.ndarray, bits: int) -> np.ndarray:
     b = binade(x)
     b = np.where(b == ZERO_CODE, -1100, np.where(b == NONFINITE_CODE, 1100, b))
-    return b * (1 << bits) + np.where(b == 1100, 0, low_mantissa_bits(x, bits))
+    low = np.where(b == -1100, np.signbit(x), low_mantissa_bits(x, bits))  # a zero's low bits: its sign
+    return b * (1 << bits) + np.where(b == 1100, 0, low)
 
 
 class _PerCoordinateFeatureScore:
@@ -312,7 +316,7 @@ class LowestSetBitScore(_PerCoordinateFeatureScore):
     name = "float-lsb"
 
     def _code_range(self):
-        return -1074 - 52, NONFINITE_CODE  # float64's range holds float32's and float16's
+        return -1074 - 52, NEG_ZERO_CODE  # float64's range holds float32's and float16's
 
     def _feature(self, x):
         return lowest_set_bit_exponent(x)
@@ -396,7 +400,7 @@ class LatticeScore:
         # Zero is on every lattice: rank it above all; non-finite values on none.
         special = e >= ZERO_CODE
         if special.any():
-            e = np.where(e == ZERO_CODE, 2000, np.where(e == NONFINITE_CODE, -2000, e))
+            e = np.where(e == NONFINITE_CODE, -2000, np.where(e >= ZERO_CODE, 2000, e))
         return e
 
     def score(self, x):
@@ -416,23 +420,29 @@ FLOAT_ATTACKS: dict[str, tuple[Callable[[], object], str]] = {
 }
 
 
-def float_choices(x: np.ndarray, *, probe: int = 20_000, max_outcomes: int = 1000) -> tuple[str, ...]:
+def float_choices(x: np.ndarray, *others, probe: int = 20_000, max_outcomes: int = 1000) -> tuple[str, ...]:
     """The float attacks worth trying on releases ``x``: all of :data:`FLOAT_ATTACKS`, or none.
 
     None when the releases are not floating point, when every probed value is
     an integer (the bits then say no more than the value), or when they take
     few distinct values (at most ``max_outcomes``, each seen about 20 times or
     more: the likelihood-ratio attack on the values themselves already uses
-    everything a release carries).
+    everything a release carries) -- unless a probed release of ``x`` or of
+    ``others`` (the other dataset's) holds -0.0: values compare it equal to
+    +0.0, so only the bits can see its sign.
 
     >>> float_choices(np.arange(10)), float_choices(np.arange(10.0))
     ((), ())
     >>> float_choices(np.random.default_rng(0).laplace(size=100))
     ('float-lsb', 'float-binade-lsb', 'float-mantissa', 'float-lattice')
+    >>> float_choices(np.zeros(100), np.full(100, -0.0))
+    ('float-lsb', 'float-binade-lsb', 'float-mantissa', 'float-lattice')
     """
     x = np.asarray(x)
     if x.dtype.kind != "f" or x.size == 0:
         return ()
+    if any(_has_negative_zero(np.asarray(y)[:probe]) for y in (x, *others)):
+        return tuple(FLOAT_ATTACKS)
     rows = as_2d(x[:probe])
     finite = rows[np.isfinite(rows)]
     if finite.size == 0 or np.all(finite == np.rint(finite)):
@@ -445,3 +455,8 @@ def float_choices(x: np.ndarray, *, probe: int = 20_000, max_outcomes: int = 100
     if n_distinct <= max_outcomes and n_distinct * 20 <= len(rows):
         return ()
     return tuple(FLOAT_ATTACKS)
+
+
+def _has_negative_zero(x: np.ndarray) -> bool:
+    """Whether a float array holds -0.0 (one pass: the sign bit where the value is 0)."""
+    return x.dtype.kind == "f" and bool(np.any(np.signbit(x) & (x == 0)))
