@@ -22,7 +22,7 @@ import numpy as np
 from ...exceptions import ParameterValueError
 from .base import Distinguisher, OutcomeIndex, as_2d
 from ._features import max_abs_correlation, n_distinct_rows, special_values
-from .classifier import BinnedLogisticScore, ClassifierScore
+from .classifier import WIDE_CELLS, BinnedLogisticScore, ClassifierScore
 from .discrete import LikelihoodRatioScore
 from .mixed import MixedScore, PatternCellsScore
 from .scalar import ThresholdScore
@@ -122,6 +122,9 @@ AUTO_CHOICES = {
 
 #: Coordinates this correlated (|r| on the fitting releases) also get the innovation sign-sum.
 CORRELATED = 0.3
+#: Most coordinates for which ``auto`` looks for correlations (a k x k matrix) and tries the innovation sign-sum
+#: (a k x k Cholesky factor): 8 MB and about a second at 1,024, 800 MB and minutes at 10,000.
+WIDE_INNOVATIONS = 1024
 
 
 def auto_choices(kind: str, x: np.ndarray) -> tuple[str, ...]:
@@ -132,11 +135,12 @@ def auto_choices(kind: str, x: np.ndarray) -> tuple[str, ...]:
     Vectors: the mean difference (a linear leak), the best single coordinate
     (a leak in one coordinate's tail), the sign-sum (many small leaks that
     add up), the mixed score (special values such as abort or "below" next to
-    numbers) and a DP-Sniper-style logistic regression on binned cells; when
+    numbers) and a DP-Sniper-style logistic regression on binned cells (up to
+    ``WIDE_CELLS`` coordinates: its fit grows as the square of the cells); when
     some coordinate has special values and the rows are not made of special
     values alone, the pattern of specials and binned numbers as one pattern
     too; when coordinates are correlated and hold numbers only (prefix sums),
-    the sign-sum on innovations too.
+    the sign-sum on innovations too (up to ``WIDE_INNOVATIONS`` coordinates).
     Releases that repeat exactly (many draws share a value) get the
     likelihood-ratio outcome sets too, whatever their kind: a leak in *which*
     values occur (Mironov's floating-point attack) shows only there.
@@ -154,7 +158,10 @@ def auto_choices(kind: str, x: np.ndarray) -> tuple[str, ...]:
     specials, numbers = _specials_and_numbers(x[:20_000]) if kind == "vector" else (False, False)
     if specials and numbers:
         names.append("pattern-cells")
-    if kind == "vector" and max_abs_correlation(x[:20_000]) > CORRELATED and not specials:
+    if kind == "vector" and as_2d(x).shape[1] > WIDE_CELLS:  # the classifier's fit grows as cells^2
+        names.remove("binned-logistic")
+    if kind == "vector" and as_2d(x).shape[1] <= WIDE_INNOVATIONS and not specials and \
+            max_abs_correlation(x[:20_000]) > CORRELATED:
         names.append("innovation-sign-sum")
     if kind != "discrete" and repeats(x):
         names.append("likelihood-ratio")

@@ -170,6 +170,17 @@ def columns(x: np.ndarray, *, exact: bool = False) -> np.ndarray:
     return x.T.astype(float, order="C")  # one strided pass, also from bytes (not a float copy, then its transpose)
 
 
+def _log2_keys(radix) -> float:
+    """log2 of the number of possible keys (the product of the radices), without a product that overflows:
+    17 bins in each of 256 coordinates is 10^315, beyond float64, and numpy warned of the overflow."""
+    return float(np.sum(np.log2(np.maximum(np.asarray(radix, dtype=float), 1.0))))
+
+
+def exact_keys(radix) -> bool:
+    """Whether every mixed-radix key of ``radix`` is exact in float64 (a product below 2^52)."""
+    return _log2_keys(radix) < 52.0
+
+
 def row_keys(codes: np.ndarray, radix: np.ndarray) -> np.ndarray:
     """One int64 key per row of small codes: exact mixed radix when it fits, else a 64-bit hash.
 
@@ -180,7 +191,7 @@ def row_keys(codes: np.ndarray, radix: np.ndarray) -> np.ndarray:
     radix = np.asarray(radix, dtype=np.int64)
     if codes.shape[1] == 1:  # one column: its codes are the keys (the product's value, without its passes)
         return codes[:, 0].astype(np.int64)
-    if float(np.prod(radix.astype(float))) < 2.0 ** 52:
+    if exact_keys(radix):
         # Exact in float64, and a BLAS product is ~10x faster than numpy's integer matmul.
         mult = np.cumprod(np.r_[1.0, radix[:-1].astype(float)])
         return (codes.astype(float) @ mult).astype(np.int64)
@@ -210,9 +221,9 @@ class KeyIndex:
         table and those seen are kept: the same sorted keys and counts, without a hash of the keys
         and two look-ups (200 one-bit groups of 100,000 rows: 0.9 s -> 0.1 s).
         """
-        span = float(np.prod(np.asarray(radix, dtype=float)))
-        if span <= DENSE_KEYS:
-            full0 = np.bincount(k0, minlength=int(span))
+        span = int(np.prod(np.asarray(radix, dtype=np.int64))) if _log2_keys(radix) < 62.0 else None  # exact
+        if span is not None and span <= DENSE_KEYS:
+            full0 = np.bincount(k0, minlength=span)
             full1 = np.bincount(k1, minlength=len(full0))
             index = cls.__new__(cls)
             index.keys = np.flatnonzero(full0 + full1)

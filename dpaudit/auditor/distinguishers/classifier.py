@@ -164,6 +164,27 @@ def _merge_repeats(cells, y, sizes, offsets):
     return tuple(np.concatenate(parts) for parts in zip(*out))
 
 
+#: Number bins of all coordinates together that binned-logistic aims at: each coordinate gets
+#: ``CELL_BUDGET // coordinates`` bins (at most ``n_bins``, at least 2), so up to 64 coordinates keep 16 bins.
+#: A fit costs about rows x cells^2 (Newton's Hessian): 7 s at 64 coordinates of 16 bins and 25,000 releases
+#: per side, 18 s at 128, 45 s at 256 with 10,000 (measured before this cap).
+CELL_BUDGET = 1024
+#: Most design columns fitted by Newton's method; L-BFGS beyond (only an explicit choice gets there: ``auto``
+#: leaves binned-logistic out above WIDE_CELLS coordinates).
+NEWTON_FEATURES = 2048
+#: Coordinates above which ``auto`` leaves binned-logistic out: 2 bins each is already CELL_BUDGET.
+WIDE_CELLS = CELL_BUDGET // 2
+
+
+def cell_bins(n_bins: int, coordinates: int) -> int:
+    """Number bins per coordinate under :data:`CELL_BUDGET`: ``n_bins`` up to 64 coordinates, fewer beyond.
+
+    >>> cell_bins(16, 10), cell_bins(16, 128), cell_bins(16, 5000)
+    (16, 8, 2)
+    """
+    return max(2, min(n_bins, CELL_BUDGET // max(1, coordinates)))
+
+
 #: Rows x columns (one per used cell, less one per coordinate) up to which binned-logistic fits on a
 #: dense design (8 bytes each: 128 MB).
 DENSE_CELLS = 16_000_000
@@ -221,9 +242,10 @@ class BinnedLogisticScore:
         self.specials = special_values(pooled, transposed=True)
         codes = symbol_codes(pooled, self.specials, transposed=True)
         self.edges, sizes = [], []
+        n_bins = cell_bins(self.n_bins, len(pooled))
         for j in range(len(pooled)):
             numbers = pooled[j][codes[:, j] == 0].astype(float)
-            edges = quantile_edges(numbers, self.n_bins) if len(numbers) >= 2 * self.n_bins else np.empty(0)
+            edges = quantile_edges(numbers, n_bins) if len(numbers) >= 2 * n_bins else np.empty(0)
             self.edges.append(edges)
             sizes.append(len(edges) + 1 + len(self.specials[j]))
         return sizes
@@ -272,8 +294,9 @@ class BinnedLogisticScore:
             # to the penalised optimum; L-BFGS (sklearn's default) stopped short of it and took
             # 3.5x longer (1.08 s against 0.31 s on SVT34Parallel's 25,000 releases per side),
             # 58% of a pair search's screening time on a 5-bin histogram.
-            model = LogisticRegression(C=self.regularization, solver="newton-cholesky", max_iter=100).fit(
-                X, y, sample_weight=weight)
+            # Beyond NEWTON_FEATURES columns Newton's Hessian (columns^2 per row) is out of reach: L-BFGS then.
+            solver = "newton-cholesky" if X.shape[1] <= NEWTON_FEATURES else "lbfgs"
+            model = LogisticRegression(C=self.regularization, solver=solver, max_iter=100).fit(X, y, sample_weight=weight)
         coef = model.coef_.ravel()
         if dense:
             start = 0

@@ -28,8 +28,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._features import (KeyIndex, bin_index, column_codes, columns, dependence_blocks, log_ratio, monotone, quantile_edges, row_keys,
-                        significant, special_values, symbol_codes, tail_edges)
+from ._features import (KeyIndex, bin_index, column_codes, columns, dependence_blocks, exact_keys, log_ratio, monotone,
+                        quantile_edges, row_keys, significant, special_values, symbol_codes, tail_edges)
 from .base import as_2d
 
 __all__ = ["MixedScore", "PatternCellsScore"]
@@ -157,7 +157,7 @@ class MixedScore:
                 # One pattern (numbers only, or one constant marker): no key to look up.
                 out += float(lr[0]) if len(lr) else 0.0
                 continue
-            if float(np.prod(radix.astype(float))) < 2.0 ** 52:
+            if exact_keys(radix):
                 # One pass per coordinate: its code goes straight into the row's key
                 # (the same exact float sum as :func:`row_keys`), no (n, k) code matrix.
                 mult = np.cumprod(np.r_[1.0, radix[:-1].astype(float)])

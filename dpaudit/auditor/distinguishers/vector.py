@@ -295,8 +295,9 @@ class CoordinateScore:
 
     name = "coordinate"
 
-    def __init__(self, *, max_fit: int = 500_000):
+    def __init__(self, *, max_fit: int = 500_000, shortlist: int = 64):
         self.max_fit = max_fit
+        self.shortlist = shortlist
 
     def fit(self, x0, x1):
         from ...stats.selection import calibration_counts, calibration_rates
@@ -304,17 +305,49 @@ class CoordinateScore:
         a = as_2d(np.asarray(x0, float))[: self.max_fit]
         b = as_2d(np.asarray(x1, float))[: self.max_fit]
         best = (-np.inf, 0)
-        for j in range(a.shape[1]):
+        for j in _shortlist(a, b, self.shortlist):
             rates = calibration_rates(calibration_counts(a[:, j], b[:, j]), n_test0=len(a), n_test1=len(b))
             fwd, rev = rates.objective()
             value = float(max(np.max(fwd), np.max(rev)))
             if value > best[0]:
-                best = (value, j)
+                best = (value, int(j))
         self.coordinate = best[1]
         return self
 
     def score(self, x):
         return as_2d(np.asarray(x, float))[:, self.coordinate].copy()
+
+
+#: Pooled quantiles at which :func:`_shortlist` compares a coordinate's two sides: both tails and the middle.
+_SCREEN_QUANTILES = (0.001, 0.01, 0.05, 0.2, 0.5, 0.8, 0.95, 0.99, 0.999)
+
+
+def _shortlist(a: np.ndarray, b: np.ndarray, size: int) -> np.ndarray:
+    """The coordinates worth the exact objective: all of them up to ``size``, else the ``size`` whose sides differ
+    most at a few pooled quantiles (the largest two-proportion z statistic of the shares above one; ties by
+    index: a statistic scaled by its noise, so that a few releases in a far tail do not outrank a real shift).
+
+    The exact objective (every threshold's two intervals) costs about 4 ms a coordinate at 1,000 releases
+    per side, 40 s at 10,000 coordinates; this screen reads nine thresholds per coordinate in one pass.  Only a
+    choice made on fitting releases, so the bound stays valid whichever coordinates it keeps.
+
+    >>> rng = np.random.default_rng(0)
+    >>> a, b = rng.laplace(size=(2000, 500)), rng.laplace(size=(2000, 500))
+    >>> b[:, 321] += 1.0
+    >>> 321 in _shortlist(a, b, 8)
+    True
+    """
+    k = a.shape[1]
+    if k <= size:
+        return np.arange(k)
+    t = np.quantile(np.concatenate([a, b]), _SCREEN_QUANTILES, axis=0)  # (quantiles, k)
+    gap = np.zeros(k)
+    for row in t:
+        c0, c1 = np.count_nonzero(a >= row, axis=0), np.count_nonzero(b >= row, axis=0)
+        p = (c0 + c1 + 1.0) / (len(a) + len(b) + 2.0)
+        z = np.abs(c0 / len(a) - c1 / len(b)) / np.sqrt(p * (1.0 - p) * (1.0 / len(a) + 1.0 / len(b)))
+        gap = np.maximum(gap, z)
+    return np.sort(np.argsort(-gap, kind="stable")[:size])
 
 
 class DensityRatioSumScore:
@@ -447,6 +480,11 @@ class DensityRatioSumScore:
         return out
 
 
+#: Groups a coordinate is compared with before it starts a group of its own: coordinates that all differ
+#: (10,000 of them) would otherwise cost k^2 / 2 tests.
+MAX_COMPARED_GROUPS = 64
+
+
 def same_law_groups(a: np.ndarray, b: np.ndarray, *, alpha: float = 1e-3, n_bins: int = 24,
                     probe: int = 200_000) -> list[list[int]]:
     """Coordinates grouped by law: each joins the first group it cannot be told apart from on either side.
@@ -492,7 +530,7 @@ def same_law_groups(a: np.ndarray, b: np.ndarray, *, alpha: float = 1e-3, n_bins
 
     groups: list[list[int]] = []
     for j in range(k):
-        for g in groups:
+        for g in groups[:MAX_COMPARED_GROUPS]:  # a coordinate like none of the first groups starts its own
             if same(g[0], j):
                 g.append(j)
                 break
