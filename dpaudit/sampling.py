@@ -29,7 +29,7 @@ from .exceptions import TargetError
 from .params import AUDIT_OPTIONS
 from .stats.estimators import HeldOutCounts, count_at_least
 
-__all__ = ["DEFAULT_CALL_CHUNK", "DEFAULT_CHUNK_SIZE", "Sampler", "draw_releases"]
+__all__ = ["DEFAULT_CALL_CHUNK", "DEFAULT_CHUNK_SIZE", "Sampler", "draw_releases", "memory_limits", "probe_releases"]
 
 #: Releases per chunk (one ``size=`` call of a vectorised target): the audit's and
 #: :meth:`~dpaudit.targets.Target.sample`'s, one value, part of the reproducibility key with the seed.
@@ -38,6 +38,19 @@ DEFAULT_CHUNK_SIZE = AUDIT_OPTIONS["chunk_size"].default
 DEFAULT_CALL_CHUNK = 256
 
 SIDES = ("dataset", "neighbor")
+
+#: Most bytes of releases in one chunk (per side and worker): 2^18 releases of 32 float64 coordinates.  Wider
+#: releases get shorter chunks (:func:`memory_limits`); a 10,000-bin histogram's 2^18 were 21 GB.
+CHUNK_BYTES = 1 << 26
+#: Most bytes of calibration releases kept per side: 10^6 releases of 67 float64 coordinates.
+POOL_BYTES = 1 << 29
+#: Fewest calibration releases per side, however wide a release.
+MIN_POOL = 200
+#: The spawn key of the releases :func:`probe_releases` draws: side 0, a phase no audit stream uses.
+PROBE_KEY = (0, 8, 0)
+#: Releases in the probe of a target that takes ``size=`` (one call; a target called once per release is
+#: called once).  More than one: a target may assume a few releases per call, as every audit drew before.
+PROBE_RELEASES = 16
 
 
 def draw_releases(target, dataset: Any, n: int, *, rng: RNGLike = None, chunk_size: int | None = None,
@@ -105,6 +118,31 @@ def _count_chunk(target, data, n, entropy, key, timeout, inner_jobs, scorers, th
     full = [count_at_least(sc, t, overwrite=not any(np.may_share_memory(sc, o) for o in scores[i + 1:]))
             for i, (sc, t) in enumerate(zip(scores, thresholds))]
     return full if cut is None else (full, prefix)
+
+
+def probe_releases(target, data, entropy: int, *, timeout: float | None = None) -> np.ndarray:
+    """A few checked releases of ``target`` on ``data`` (one call), from their own seed (:data:`PROBE_KEY`):
+    the width of a release, before any size is chosen.
+
+    Every other stream of the audit is drawn as it would be without this call, so the reports stay the
+    same; only a target that ignores its ``rng`` (global state) sees one call more.
+    """
+    n = PROBE_RELEASES if getattr(target, "accepts_size", False) else 1
+    return _chunk(target, data, n, entropy, PROBE_KEY, timeout, 1)
+
+
+def memory_limits(row_bytes: int, chunk_size: int, calibration_cap: int) -> tuple[int, int]:
+    """(releases per chunk, calibration releases kept per side) for releases of ``row_bytes`` bytes.
+
+    ``chunk_size`` and ``calibration_cap`` as given, shortened so that a chunk holds at most
+    :data:`CHUNK_BYTES` and the calibration pool at most :data:`POOL_BYTES` (but :data:`MIN_POOL` releases).
+    Releases of up to 32 float64 coordinates keep the defaults, so their reports do not change.
+
+    >>> memory_limits(8, 1 << 18, 10**6), memory_limits(80_000, 1 << 18, 10**6)
+    ((262144, 1000000), (838, 6710))
+    """
+    chunk = min(chunk_size, max(1, CHUNK_BYTES // row_bytes))
+    return chunk, min(calibration_cap, max(MIN_POOL, POOL_BYTES // row_bytes))
 
 
 class Sampler:

@@ -38,7 +38,7 @@ from .._version import __version__
 from ..datasets import align_empty, load_dataset
 from ..exceptions import ParameterValueError, TimeBudgetSpent
 from ..params import AUDIT_OPTIONS, all_cores
-from ..sampling import DEFAULT_CHUNK_SIZE, Sampler  # the one chunk size (re-exported)
+from ..sampling import DEFAULT_CHUNK_SIZE, Sampler, memory_limits, probe_releases  # the chunk size re-exported
 from ..stats import DEFAULT_DELTAS, posterior_interval
 from ..stats.bayes import format_percent
 from ..stats.bounds import poisson_epsilon_bound, poisson_held_out_mean
@@ -554,11 +554,14 @@ def audit(
     tgt = load_target(target)
     pair = _resolve_pair(tgt, dataset, neighbor)
     vectorised = bool(getattr(tgt, "vectorised", False))
+    entropy = seed_entropy(as_seed_sequence(seed))
+    # Wide releases (a 10,000-bin histogram, a model's weights) get shorter chunks and a smaller calibration pool.
+    probe = probe_releases(tgt, pair[0], entropy, timeout=timeout)
+    chunk_size, calibration_cap = memory_limits(max(1, probe[0].nbytes), chunk_size, calibration_cap)
     plan, tracker, max_samples = _plan(samples, max_samples, time_budget, vectorised=vectorised,
                                        calibration_fraction=calibration_fraction, calibration_cap=calibration_cap,
                                        epsilon=epsilon, delta=delta, confidence=confidence,
                                        stop_when_converged=bool(stop_when_converged))
-    entropy = seed_entropy(as_seed_sequence(seed))
     total_planned = sum(p.n_calibration + p.n_test for p in plan)
     if progress is None:
         progress = sys.stderr.isatty() and (total_planned > 4 * chunk_size or not vectorised)
@@ -566,6 +569,7 @@ def audit(
                       progress=bool(progress), in_process=_is_builtin(tgt),
                       executor=Executor(all_cores(n_jobs), backend, scheduler),
                       deadline=_deadline(time_budget, t_start))
+    sampler.shape = tuple(probe.shape[1:])  # every later draw must have the probe's shape
     run = _Run(sampler, plan, tracker, attack=attack, ideal=bool(ideal), cert=cert, est=est, entropy=entropy,
                epsilon=epsilon, delta=delta, confidence=confidence, t_start=t_start,
                reason="fixed" if samples is not None else "budget")
