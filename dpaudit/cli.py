@@ -57,6 +57,8 @@ than one record differs), a `warning:` line on stderr says how they differ.
 Not sure which pair to give?  `dpaudit search` finds one.
 Exit status: 0 no violation found, 1 violation found, 2 bad input, 3 internal error
 (a bug in dpaudit; DPAUDIT_DEBUG=1 shows the traceback).
+Ctrl-C stops a sequential audit and reports the rounds it finished (valid as any
+round's bound; exit status by verdict); a second Ctrl-C stops at once.
 """
 
 SEARCH_EXAMPLE = """\
@@ -155,9 +157,39 @@ def cmd_audit(args) -> int:
     A command that ends in an error leaves one line on stderr, the error; the lines said before the
     audit (a claim differing from a built-in's, a pair that is not neighbouring, a slow target) would
     otherwise precede it.
+
+    Interrupted (Ctrl-C), a sequential audit reports the rounds it finished, as a budget stop does
+    (``interrupted: true`` in the JSON), with the exit status of its verdict: that bound holds as at
+    any round.  With no round finished, or a fixed-size audit (whose bound holds only at its planned
+    size), nothing is certified: one line and exit 2.
     """
     from .auditor import audit
 
+    said: list = []
+    try:
+        target, dataset, neighbor, kw, said = _audit_inputs(args)
+        report = audit(target, dataset, neighbor, **kw)
+    except KeyboardInterrupt as exc:
+        report = getattr(exc, "audit_report", None)
+        if report is None:
+            print(f"dpaudit: error: {_nothing_certified(args)}", file=sys.stderr)
+            return EXIT_USAGE
+    for line in filter(None, said):
+        print(line, file=sys.stderr)
+    return _emit(report, args)
+
+
+def _nothing_certified(args) -> str:
+    """The one line of an audit interrupted before it certified anything."""
+    if args.samples is not None:
+        return ("interrupted before the fixed-size audit finished, so nothing is certified (a fixed-size bound "
+                "holds only at its planned --samples; a sequential audit, without --samples, reports the rounds "
+                "it finished)")
+    return "interrupted before the first round finished, so nothing is certified"
+
+
+def _audit_inputs(args) -> tuple:
+    """(target, dataset, neighbor, audit keywords, lines to say after success) of ``dpaudit audit``'s arguments."""
     kw = claim_keywords(AUDIT_OPTIONS.from_args(args), "audit")
     if "samples" in kw and ("max_samples" in kw or "time_budget" in kw):
         raise UsageError("argument --samples: a fixed-size audit takes no --max-samples or --time-budget")
@@ -182,10 +214,7 @@ def cmd_audit(args) -> int:
         dataset, neighbor = align_empty(parse_dataset(args.dataset, name="--dataset"),
                                         parse_dataset(args.neighbor, name="--neighbor"))
         said.append(pair_warning(target, dataset, neighbor))
-    report = audit(target, dataset, neighbor, **kw)
-    for line in filter(None, said):
-        print(line, file=sys.stderr)
-    return _emit(report, args)
+    return target, dataset, neighbor, kw, said
 
 
 def _emit(report, args) -> int:
@@ -238,8 +267,46 @@ def _has_fd(stream) -> bool:
     return True
 
 
+@contextlib.contextmanager
+def _second_interrupt_aborts():
+    """While the block runs, a first Ctrl-C raises ``KeyboardInterrupt`` as usual and a second one aborts at once.
+
+    After the first, a command winds up (an audit reports its finished rounds, worker processes are
+    stopped); a second says one line and ends the process by SIGINT, so that a calling shell sees it
+    killed by the signal.  A SIGINT that was ignored when dpaudit started (a job started with ``&``
+    in a script) stays ignored, and outside the main thread nothing changes.
+    """
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread() or \
+            signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+        yield
+        return
+
+    def abort(signum, frame):
+        os.write(2, b"dpaudit: interrupted again: stopped at once, without a report\n")
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGINT)
+
+    def first(signum, frame):
+        signal.signal(signal.SIGINT, abort)
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGINT, first)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
 def _run(args) -> int:
     """Run the command; with ``--json`` its output for people goes to stderr and only the JSON to stdout."""
+    with _second_interrupt_aborts():
+        return _run_command(args)
+
+
+def _run_command(args) -> int:
     if not getattr(args, "json", False):
         return int(args.func(args) or 0)
     args.json_out = []
