@@ -121,7 +121,8 @@ def _build_parser() -> argparse.ArgumentParser:
                         "values are read as JSON, else kept as text)")
     a.add_argument("--json", action="store_true", help="print exactly one JSON object on stdout")
     a.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
-                   help="progress bar with the time left on stderr (default: only when stderr is a terminal)")
+                   help="progress bar with the time left on stderr (default: only when stderr is a terminal; "
+                        "otherwise a sequential audit that runs over 10 s prints one line per round)")
     a.set_defaults(func=cmd_audit)
 
     _add_search_parser(sub)
@@ -201,6 +202,10 @@ def _audit_inputs(args) -> tuple:
     said = [_claim_warning(args.target, params, kw), _slow_target_note(target) if args.samples is None else None]
     if args.progress is not None:
         kw["progress"] = args.progress
+    from ._progress import RoundLines, round_lines_wanted
+
+    if args.samples is None and round_lines_wanted(args.progress):
+        kw["on_round"] = RoundLines()  # a log (nohup, CI): one line per round once the audit is long
     if (args.dataset is None) != (args.neighbor is None):
         missing = "--neighbor" if args.neighbor is None else "--dataset"
         raise UsageError(f"argument {missing}: give both --dataset and --neighbor, or neither (built-ins only)")

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from .._executor import Executor
+from .._progress import RoundProgress
 from .._rng import as_seed_sequence, seed_entropy
 from .._version import __version__
 from ..datasets import align_empty, load_dataset
@@ -455,6 +456,7 @@ def audit(
     timeout=None,
     progress=None,
     stop_when_converged=True,
+    on_round=None,
 ) -> AuditReport:
     """Audit a mechanism on one pair of neighbouring datasets.
 
@@ -527,6 +529,11 @@ def audit(
         False: a sequential audit stops only on a violation or its budget,
         never as "converged" (:func:`dpaudit.search` when its screening
         expects a violation).  Valid either way: the bound holds at every round.
+    on_round : callable, optional
+        Called after each finished round of a sequential audit with a
+        :class:`~dpaudit._progress.RoundProgress` (round, samples, bound so
+        far, seconds); ``dpaudit audit`` prints it as a line when stderr is
+        not a terminal.  It only watches: what it does cannot change the report.
 
     Returns
     -------
@@ -578,7 +585,7 @@ def audit(
                       deadline=_deadline(time_budget, t_start))
     run = _Run(sampler, plan, tracker, attack=attack, ideal=bool(ideal), cert=cert, est=est, entropy=entropy,
                epsilon=epsilon, delta=delta, confidence=confidence, t_start=t_start,
-               reason="fixed" if samples is not None else "budget")
+               reason="fixed" if samples is not None else "budget", on_round=on_round)
     settings = dict(attack=attack, ideal=bool(ideal), est=est, confidence=confidence, entropy=entropy,
                     claim=None if claim_given is None else (claim_given if isinstance(claim_given, str) else
                                                             claim.spec),
@@ -632,8 +639,8 @@ class _Run:
     """One audit's rounds: calibrate on the growing pool, count held out, certify, ask the tracker whether to stop."""
 
     def __init__(self, sampler, plan, tracker, *, attack, ideal, cert, est, entropy, epsilon, delta, confidence,
-                 t_start, reason):
-        self.sampler, self.plan, self.tracker = sampler, plan, tracker
+                 t_start, reason, on_round=None):
+        self.sampler, self.plan, self.tracker, self.on_round = sampler, plan, tracker, on_round
         self.attack, self.ideal, self.cert, self.est, self.entropy = attack, ideal, cert, est, entropy
         self.epsilon, self.delta, self.t_start, self.reason = epsilon, delta, t_start, reason
         self.confidence = tracker.round_confidence if tracker is not None else confidence
@@ -678,6 +685,11 @@ class _Run:
             if self.tracker is None:
                 return
             stop = self._track(r, step, rd, same_event, round_seconds=time.perf_counter() - t_round)
+            if self.on_round is not None:
+                self.on_round(RoundProgress(round=r + 1, rounds_planned=len(self.plan), samples=rd.samples,
+                                            epsilon_lower_bound=self.tracker.epsilon_lower_bound,
+                                            claimed_epsilon=self.epsilon,
+                                            elapsed_seconds=time.perf_counter() - self.t_start))
             if stop is not None:
                 self.reason = stop
                 return
