@@ -5,7 +5,8 @@ Flags of ``audit`` and ``search`` come from :mod:`dpaudit.params`.  Exit status:
 stderr, always starting ``dpaudit: error:``, naming the argument; no
 traceback), 3 an internal error (a bug in dpaudit: one line starting
 ``dpaudit: internal error:``; ``DPAUDIT_DEBUG=1`` shows the traceback).  Warnings and notes for people go to stderr as lines starting
-``warning:`` or ``note:``; with ``--json`` stdout holds only the JSON object.
+``warning:`` or ``note:``, said once the command has succeeded (an error is the only line); with
+``--json`` stdout holds only the JSON object.
 """
 
 from __future__ import annotations
@@ -175,9 +176,17 @@ def cmd_audit(args) -> int:
         if report is None:
             print(f"dpaudit: error: {_nothing_certified(args)}", file=sys.stderr)
             return EXIT_USAGE
-    for line in filter(None, said):
+    for line in filter(None, said + pending_notes(args)):
         print(line, file=sys.stderr)
     return _emit(report, args)
+
+
+def pending_notes(args) -> list[str]:
+    """The ``note:`` lines warnings queued during the command and not yet printed (then none are queued)."""
+    notes = getattr(args, "notes", None) or []
+    out = list(notes)
+    notes.clear()
+    return out
 
 
 def _nothing_certified(args) -> str:
@@ -592,16 +601,20 @@ def _mechanism_parameters(name: str) -> dict:
 
 
 def main(argv=None) -> int:
-    from .exceptions import DPAuditError, show_notes_as_lines
+    from .exceptions import DPAuditError, notes_as_lines
 
-    show_notes_as_lines()  # a target kept in this process (it cannot be pickled) is a one-line note
     parser = _build_parser()
     try:
         args = parser.parse_args(argv)
         if not getattr(args, "command", None):
             parser.print_help(sys.stderr)
             return EXIT_USAGE
-        return _run(args)
+        # A target kept in this process (it cannot be pickled) is a one-line note, said after success only.
+        with notes_as_lines() as args.notes:
+            status = _run(args)
+        for line in pending_notes(args):
+            print(line, file=sys.stderr)
+        return status
     except UsageError as exc:
         print(f"dpaudit: error: {_one_line(exc)}", file=sys.stderr)
         return EXIT_USAGE
