@@ -34,9 +34,14 @@ from __future__ import annotations
 
 import os
 import sys
+from dataclasses import dataclass
 from typing import IO, Any
 
-__all__ = ["progress_bar", "ProgressBar", "progress_wanted"]
+__all__ = ["progress_bar", "ProgressBar", "progress_wanted", "RoundProgress", "RoundLines", "ROUND_LINES_AFTER",
+           "round_lines_wanted"]
+
+#: Seconds a sequential audit runs before :class:`RoundLines` says anything (short audits stay quiet).
+ROUND_LINES_AFTER = 10.0
 
 #: tqdm format: what is drawn, out of how many, how fast, elapsed and time left.
 BAR_FORMAT = "{desc}: {percentage:3.0f}%|{bar}| {n_fmt}/{total_fmt} releases [{elapsed} elapsed, {remaining} left, {rate_fmt}]"
@@ -60,6 +65,19 @@ def progress_wanted(enabled: bool | None, file: IO[str] | None = None) -> bool:
         return bool(stream.isatty())
     except (AttributeError, ValueError):  # a closed or unusual stream
         return False
+
+
+def round_lines_wanted(enabled: bool | None, file: IO[str] | None = None) -> bool:
+    """Whether a command prints :class:`RoundLines`: nothing chosen (no ``--progress``/``--no-progress``, no
+    ``DPAUDIT_PROGRESS``) and stderr (or ``file``) is not a terminal, where the bar is not drawn.
+
+    >>> import io
+    >>> round_lines_wanted(False, io.StringIO()), round_lines_wanted(True, io.StringIO())
+    (False, False)
+    """
+    if enabled is not None or os.environ.get("DPAUDIT_PROGRESS", "").strip():
+        return False
+    return not progress_wanted(None, file)
 
 
 class ProgressBar:
@@ -127,3 +145,53 @@ def progress_bar(*, total: int, desc: str = "audit", enabled: bool | None = None
                  file: IO[str] | None = None) -> ProgressBar:
     """A :class:`ProgressBar` (use it as a context manager so it is always closed)."""
     return ProgressBar(total=total, desc=desc, enabled=enabled, file=file)
+
+
+@dataclass(frozen=True)
+class RoundProgress:
+    """Where a sequential audit stands after a finished round (what ``on_round`` receives).
+
+    ``samples`` is cumulative releases per side; ``epsilon_lower_bound`` the bound certified so far
+    against the claim's point ``claimed_epsilon`` (the report may state it at another point of a curve).
+    """
+
+    round: int
+    rounds_planned: int
+    samples: int
+    epsilon_lower_bound: float
+    claimed_epsilon: float
+    elapsed_seconds: float
+
+    def line(self) -> str:
+        """One plain line for a log.
+
+        >>> RoundProgress(4, 11, 16_000, 0.93, 1.0, 12.3).line()
+        'progress: round 4 of 11 finished: 16000 releases per side, epsilon >= 0.93 so far (claimed 1), 12 s'
+        """
+        return (f"progress: round {self.round} of {self.rounds_planned} finished: {self.samples} releases per side, "
+                f"epsilon >= {self.epsilon_lower_bound:.4g} so far (claimed {self.claimed_epsilon:g}), "
+                f"{self.elapsed_seconds:.0f} s")
+
+
+class RoundLines:
+    """An ``on_round`` callback: one :meth:`RoundProgress.line` per finished round, once ``after`` seconds passed.
+
+    For logs (stderr not a terminal, where a bar would be a smear of carriage returns): a long audit
+    under nohup or CI shows it is alive and what it has certified, while an audit shorter than
+    ``after`` seconds (a test, a quick check) writes nothing, so its stderr keeps only what it had.
+
+    >>> import io
+    >>> out = io.StringIO()
+    >>> lines = RoundLines(after=5.0, file=out)
+    >>> lines(RoundProgress(1, 3, 2000, 0.0, 1.0, 1.0)); lines(RoundProgress(2, 3, 4000, 0.5, 1.0, 6.0))
+    >>> out.getvalue().splitlines()
+    ['progress: round 2 of 3 finished: 4000 releases per side, epsilon >= 0.5 so far (claimed 1), 6 s']
+    """
+
+    def __init__(self, *, after: float | None = None, file: IO[str] | None = None):
+        self.after = ROUND_LINES_AFTER if after is None else after
+        self.file = file
+
+    def __call__(self, progress: RoundProgress) -> None:
+        if progress.elapsed_seconds >= self.after:
+            print(progress.line(), file=self.file if self.file is not None else sys.stderr, flush=True)

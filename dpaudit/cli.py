@@ -5,7 +5,8 @@ Flags of ``audit`` and ``search`` come from :mod:`dpaudit.params`.  Exit status:
 stderr, always starting ``dpaudit: error:``, naming the argument; no
 traceback), 3 an internal error (a bug in dpaudit: one line starting
 ``dpaudit: internal error:``; ``DPAUDIT_DEBUG=1`` shows the traceback).  Warnings and notes for people go to stderr as lines starting
-``warning:`` or ``note:``; with ``--json`` stdout holds only the JSON object.
+``warning:`` or ``note:``, said once the command has succeeded (an error is the only line); with
+``--json`` stdout holds only the JSON object.
 """
 
 from __future__ import annotations
@@ -57,6 +58,8 @@ than one record differs), a `warning:` line on stderr says how they differ.
 Not sure which pair to give?  `dpaudit search` finds one.
 Exit status: 0 no violation found, 1 violation found, 2 bad input, 3 internal error
 (a bug in dpaudit; DPAUDIT_DEBUG=1 shows the traceback).
+Ctrl-C stops a sequential audit and reports the rounds it finished (valid as any
+round's bound; exit status by verdict); a second Ctrl-C stops at once.
 """
 
 SEARCH_EXAMPLE = """\
@@ -119,7 +122,8 @@ def _build_parser() -> argparse.ArgumentParser:
                         "values are read as JSON, else kept as text)")
     a.add_argument("--json", action="store_true", help="print exactly one JSON object on stdout")
     a.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
-                   help="progress bar with the time left on stderr (default: only when stderr is a terminal)")
+                   help="progress bar with the time left on stderr (default: only when stderr is a terminal; "
+                        "otherwise a sequential audit that runs over 10 s prints one line per round)")
     a.set_defaults(func=cmd_audit)
 
     _add_search_parser(sub)
@@ -155,9 +159,47 @@ def cmd_audit(args) -> int:
     A command that ends in an error leaves one line on stderr, the error; the lines said before the
     audit (a claim differing from a built-in's, a pair that is not neighbouring, a slow target) would
     otherwise precede it.
+
+    Interrupted (Ctrl-C), a sequential audit reports the rounds it finished, as a budget stop does
+    (``interrupted: true`` in the JSON), with the exit status of its verdict: that bound holds as at
+    any round.  With no round finished, or a fixed-size audit (whose bound holds only at its planned
+    size), nothing is certified: one line and exit 2.
     """
     from .auditor import audit
 
+    said: list = []
+    try:
+        target, dataset, neighbor, kw, said = _audit_inputs(args)
+        report = audit(target, dataset, neighbor, **kw)
+    except KeyboardInterrupt as exc:
+        report = getattr(exc, "audit_report", None)
+        if report is None:
+            print(f"dpaudit: error: {_nothing_certified(args)}", file=sys.stderr)
+            return EXIT_USAGE
+    for line in filter(None, said + pending_notes(args)):
+        print(line, file=sys.stderr)
+    return _emit(report, args)
+
+
+def pending_notes(args) -> list[str]:
+    """The ``note:`` lines warnings queued during the command and not yet printed (then none are queued)."""
+    notes = getattr(args, "notes", None) or []
+    out = list(notes)
+    notes.clear()
+    return out
+
+
+def _nothing_certified(args) -> str:
+    """The one line of an audit interrupted before it certified anything."""
+    if args.samples is not None:
+        return ("interrupted before the fixed-size audit finished, so nothing is certified (a fixed-size bound "
+                "holds only at its planned --samples; a sequential audit, without --samples, reports the rounds "
+                "it finished)")
+    return "interrupted before the first round finished, so nothing is certified"
+
+
+def _audit_inputs(args) -> tuple:
+    """(target, dataset, neighbor, audit keywords, lines to say after success) of ``dpaudit audit``'s arguments."""
     kw = claim_keywords(AUDIT_OPTIONS.from_args(args), "audit")
     if "samples" in kw and ("max_samples" in kw or "time_budget" in kw):
         raise UsageError("argument --samples: a fixed-size audit takes no --max-samples or --time-budget")
@@ -169,6 +211,10 @@ def cmd_audit(args) -> int:
     said = [_claim_warning(args.target, params, kw), _slow_target_note(target) if args.samples is None else None]
     if args.progress is not None:
         kw["progress"] = args.progress
+    from ._progress import RoundLines, round_lines_wanted
+
+    if args.samples is None and round_lines_wanted(args.progress):
+        kw["on_round"] = RoundLines()  # a log (nohup, CI): one line per round once the audit is long
     if (args.dataset is None) != (args.neighbor is None):
         missing = "--neighbor" if args.neighbor is None else "--dataset"
         raise UsageError(f"argument {missing}: give both --dataset and --neighbor, or neither (built-ins only)")
@@ -182,10 +228,7 @@ def cmd_audit(args) -> int:
         dataset, neighbor = align_empty(parse_dataset(args.dataset, name="--dataset"),
                                         parse_dataset(args.neighbor, name="--neighbor"))
         said.append(pair_warning(target, dataset, neighbor))
-    report = audit(target, dataset, neighbor, **kw)
-    for line in filter(None, said):
-        print(line, file=sys.stderr)
-    return _emit(report, args)
+    return target, dataset, neighbor, kw, said
 
 
 def _emit(report, args) -> int:
@@ -238,8 +281,46 @@ def _has_fd(stream) -> bool:
     return True
 
 
+@contextlib.contextmanager
+def _second_interrupt_aborts():
+    """While the block runs, a first Ctrl-C raises ``KeyboardInterrupt`` as usual and a second one aborts at once.
+
+    After the first, a command winds up (an audit reports its finished rounds, worker processes are
+    stopped); a second says one line and ends the process by SIGINT, so that a calling shell sees it
+    killed by the signal.  A SIGINT that was ignored when dpaudit started (a job started with ``&``
+    in a script) stays ignored, and outside the main thread nothing changes.
+    """
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread() or \
+            signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+        yield
+        return
+
+    def abort(signum, frame):
+        os.write(2, b"dpaudit: interrupted again: stopped at once, without a report\n")
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGINT)
+
+    def first(signum, frame):
+        signal.signal(signal.SIGINT, abort)
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGINT, first)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
 def _run(args) -> int:
     """Run the command; with ``--json`` its output for people goes to stderr and only the JSON to stdout."""
+    with _second_interrupt_aborts():
+        return _run_command(args)
+
+
+def _run_command(args) -> int:
     if not getattr(args, "json", False):
         return int(args.func(args) or 0)
     args.json_out = []
@@ -520,16 +601,20 @@ def _mechanism_parameters(name: str) -> dict:
 
 
 def main(argv=None) -> int:
-    from .exceptions import DPAuditError, show_notes_as_lines
+    from .exceptions import DPAuditError, notes_as_lines
 
-    show_notes_as_lines()  # a target kept in this process (it cannot be pickled) is a one-line note
     parser = _build_parser()
     try:
         args = parser.parse_args(argv)
         if not getattr(args, "command", None):
             parser.print_help(sys.stderr)
             return EXIT_USAGE
-        return _run(args)
+        # A target kept in this process (it cannot be pickled) is a one-line note, said after success only.
+        with notes_as_lines() as args.notes:
+            status = _run(args)
+        for line in pending_notes(args):
+            print(line, file=sys.stderr)
+        return status
     except UsageError as exc:
         print(f"dpaudit: error: {_one_line(exc)}", file=sys.stderr)
         return EXIT_USAGE

@@ -9,6 +9,8 @@ scikit-learn's ``_param_validation``).  The command line turns any
 
 from __future__ import annotations
 
+import contextlib
+
 __all__ = [
     "DPAuditError",
     "ParameterTypeError",
@@ -82,23 +84,34 @@ class SerialFallbackWarning(UserWarning):
     """
 
 
-def show_notes_as_lines() -> None:
-    """Show every :class:`SerialFallbackWarning` as one ``note: ...`` line on stderr (the command line's style).
+@contextlib.contextmanager
+def notes_as_lines():
+    """While the block runs, each :class:`SerialFallbackWarning` becomes a ``note: ...`` line added to the
+    list it yields, for the command line to print once the command has succeeded.
 
-    Other warnings keep Python's display.  Calling it again changes nothing.
+    Said at once, the note came before a later error, and an error must be the only line on stderr.
+    Other warnings keep Python's display; on leaving, the previous display is restored.
+
+    >>> import warnings
+    >>> with warnings.catch_warnings(), notes_as_lines() as notes:
+    ...     warnings.simplefilter("always", SerialFallbackWarning)
+    ...     warnings.warn("drawing in this process", SerialFallbackWarning)
+    >>> notes
+    ['note: drawing in this process']
     """
-    import sys
     import warnings
 
     shown = warnings.showwarning
-    if getattr(shown, "_dpaudit_notes", False):
-        return
+    notes: list[str] = []
 
     def show(message, category, filename, lineno, file=None, line=None):
         if isinstance(category, type) and issubclass(category, SerialFallbackWarning):
-            print(f"note: {message}", file=file or sys.stderr)
+            notes.append(f"note: {message}")
         else:
             shown(message, category, filename, lineno, file, line)
 
-    show._dpaudit_notes = True  # type: ignore[attr-defined]
     warnings.showwarning = show
+    try:
+        yield notes
+    finally:
+        warnings.showwarning = shown

@@ -397,6 +397,8 @@ class SearchReport:
     budget: float | None = None
     notes: list = field(default_factory=list)
     seed: int | None = None
+    #: Screenings done, repeats of a pair included (``candidates_screened`` counts distinct pairs).
+    screenings: int | None = None
 
     def __getattr__(self, name: str) -> Any:
         # Only reached for names that are not fields: the audit's attributes.
@@ -424,6 +426,7 @@ class SearchReport:
             "finalists": self.finalists,
             "finalist_confidence": self.finalist_confidence,
             "screen_samples": self.screen_samples,
+            "screenings": self.screenings,
             "stopping": self.stopping,
             "budget": self.budget,
             "search_seconds": self.search_seconds,
@@ -440,7 +443,8 @@ class SearchReport:
         """Lines for people: the search, the pair, then the audit's own summary."""
         k = len(self.finalists)
         lines = [
-            f"search      {self.candidates_screened} candidate pairs screened in {self.search_seconds:.1f} s "
+            f"search      {self.candidates_screened} distinct candidate pairs screened{self._repeats_text()} in "
+            f"{self.search_seconds:.1f} s "
             f"({self.domain['relation']}, {self.domain['size']} records in [{self.domain['low']:g}, "
             f"{self.domain['high']:g}]{', integers' if self.domain['integer'] else ''}; {_STOPPING.get(self.stopping, self.stopping)})",
             f"pair        {_short(self.dataset)} vs {_short(self.neighbor)} ({self.origin}; {self.difference})",
@@ -450,8 +454,18 @@ class SearchReport:
         text = self.audit.summary() if hasattr(self.audit, "summary") else str(self.audit)
         return "\n".join(lines + [text] + [f"note        {n}" for n in self.notes])
 
+    def _repeats_text(self) -> str:
+        """`` (N screenings)`` when screenings outnumber the distinct pairs, else nothing."""
+        if self.screenings is None or self.screenings == self.candidates_screened:
+            return ""
+        return f" ({self.screenings} screenings: a pair is screened again on larger samples, or revisited)"
+
     def __str__(self) -> str:
         return self.summary()
+
+
+def _pairs_text(n: int) -> str:
+    return f"{n} distinct pair{'s' * (n != 1)}"
 
 
 #: Seed stream of each screening stage (with the level of successive halving): ``(0, stream, level)``.
@@ -481,6 +495,7 @@ class _Screener:
         self.start = time.perf_counter()
         self.last_report = self.start
         self.rows: list[dict] = []
+        self.pairs: set = set()  # distinct pairs among the rows (a pair may be screened many times)
         self.out_of_time = False
 
     def elapsed(self) -> float:
@@ -508,15 +523,22 @@ class _Screener:
                "bound": res["bound"],
                "attack": res["attack"], "samples": n}
         self.rows.append(row)
+        self.pairs.add(_pair_key(np.asarray(a), np.asarray(b)))
         self._maybe_report()
         return row
+
+    def count_text(self) -> str:
+        """The screenings and the distinct pairs they covered, both named: a pair is screened again on larger
+        samples, and the local search can revisit one (on a small integer domain, hundreds of screenings may
+        cover a few pairs)."""
+        return f"{len(self.rows)} screening{'s' * (len(self.rows) != 1)} of {_pairs_text(len(self.pairs))}"
 
     def _maybe_report(self) -> None:
         now = time.perf_counter()
         if self.progress and now - self.last_report >= PROGRESS_EVERY:
             self.last_report = now
             best = max(self.rows, key=lambda r: r["score"])
-            print(f"search: {len(self.rows)} pairs screened in {now - self.start:.0f} s; best projected "
+            print(f"search: {self.count_text()} in {now - self.start:.0f} s; best projected "
                   f"epsilon {best['score']:.3f} ({best['origin']})", file=sys.stderr, flush=True)
 
 
@@ -806,7 +828,7 @@ def _search_report(tgt, screen: _Screener, chosen, reports, *, domain, confidenc
              for r in sorted(screen.rows, key=lambda r: -r["score"])[:TABLE_ROWS]]
     notes = []
     if stopping == "budget":
-        notes.append(f"the screening budget of {budget:g} s ran out after {len(screen.rows)} pairs; "
+        notes.append(f"the screening budget of {budget:g} s ran out after {screen.count_text()}; "
                      "a longer budget may find a stronger pair")
     if not tgt.seeded:
         notes.append("the target takes no rng: the search itself is not reproducible")
@@ -815,7 +837,7 @@ def _search_report(tgt, screen: _Screener, chosen, reports, *, domain, confidenc
         candidates_screened=len(_distinct(screen.rows)), confidence=confidence, finalist_confidence=final_conf,
         domain=domain.to_dict(), origin=winner["origin"],
         difference=compare_pair(winner["dataset"], winner["neighbor"]).describe(), finalists=final_rows,
-        screening=table, screen_samples=screen.n_samples, stopping=stopping,
+        screening=table, screen_samples=screen.n_samples, stopping=stopping, screenings=len(screen.rows),
         search_seconds=round(search_seconds, 4), budget=budget, notes=notes, seed=seed)
 
 

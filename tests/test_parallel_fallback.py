@@ -115,3 +115,19 @@ def test_a_target_that_pickles_but_cannot_be_rebuilt_falls_back_too(tmp_path):
     with pytest.warns(SerialFallbackWarning, match="cannot be sent to worker processes"):
         two = _audit(f"{path}:f", 2, samples=4000)
     _same(two, _audit(f"{path}:f", 1, samples=4000))
+
+
+def test_cli_note_waits_for_success_so_a_later_error_is_the_only_line(tmp_path):
+    # The note used to be printed as soon as the fallback was known, so an audit that then failed left two
+    # lines on stderr; an error must be one line.  The note is said with the other notes, after success.
+    path = tmp_path / "locked_nan.py"
+    path.write_text(LOCKED + textwrap.dedent("""
+        def nan(d, rng=None, size=None):
+            with lock:
+                return np.full(size, np.nan)
+    """))
+    proc = subprocess.run([sys.executable, "-m", "dpaudit", "audit", f"{path}:nan", "--dataset", "[1]",
+                           "--neighbor", "[0]", "--epsilon", "1", "--samples", "4000", "--seed", "1", "--jobs", "2"],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 2 and proc.stderr.startswith("dpaudit: error: ")
+    assert proc.stderr.count("\n") == 1 and "cannot be sent" not in proc.stderr, proc.stderr

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from .._executor import Executor
+from .._progress import RoundProgress
 from .._rng import as_seed_sequence, seed_entropy
 from .._version import __version__
 from ..datasets import align_empty, load_dataset
@@ -455,6 +456,7 @@ def audit(
     timeout=None,
     progress=None,
     stop_when_converged=True,
+    on_round=None,
 ) -> AuditReport:
     """Audit a mechanism on one pair of neighbouring datasets.
 
@@ -527,10 +529,25 @@ def audit(
         False: a sequential audit stops only on a violation or its budget,
         never as "converged" (:func:`dpaudit.search` when its screening
         expects a violation).  Valid either way: the bound holds at every round.
+    on_round : callable, optional
+        Called after each finished round of a sequential audit with a
+        :class:`~dpaudit._progress.RoundProgress` (round, samples, bound so
+        far, seconds); ``dpaudit audit`` prints it as a line when stderr is
+        not a terminal.  It only watches: what it does cannot change the report.
 
     Returns
     -------
     AuditReport
+
+    Raises
+    ------
+    KeyboardInterrupt
+        Passed on as raised (the round being drawn is dropped).  Its
+        ``audit_report`` attribute is the report of the sequential rounds
+        already finished (``interrupted=True``, ``stopping_reason="budget"``),
+        valid at the stated confidence like any round's; None when no round
+        finished or the audit is fixed-size (a fixed-size bound holds only at
+        its planned size, so nothing is certified).
 
     Examples
     --------
@@ -572,16 +589,21 @@ def audit(
     sampler.shape = tuple(probe.shape[1:])  # every later draw must have the probe's shape
     run = _Run(sampler, plan, tracker, attack=attack, ideal=bool(ideal), cert=cert, est=est, entropy=entropy,
                epsilon=epsilon, delta=delta, confidence=confidence, t_start=t_start,
-               reason="fixed" if samples is not None else "budget")
+               reason="fixed" if samples is not None else "budget", on_round=on_round)
+    settings = dict(attack=attack, ideal=bool(ideal), est=est, confidence=confidence, entropy=entropy,
+                    claim=None if claim_given is None else (claim_given if isinstance(claim_given, str) else
+                                                            claim.spec),
+                    max_samples=max_samples, t_start=t_start, time_budget=time_budget)
     try:
         run.rounds_until_stop()
+    except KeyboardInterrupt as exc:
+        # Not swallowed: the same KeyboardInterrupt goes on, carrying what the finished rounds certified.
+        exc.audit_report = run.report(tgt, sampler.shape, interrupted=True, **settings) \
+            if run.rounds and tracker is not None else None
+        raise
     finally:
         sampler.close()
-    return build_report(tgt, run.rounds, run.kind, sampler.shape, reason=run.reason, attack=attack, ideal=bool(ideal),
-                   est=est, epsilon=run.epsilon, claim=None if claim_given is None else (
-                       claim_given if isinstance(claim_given, str) else claim.spec),
-                   confidence=confidence, entropy=entropy, drawn=run.drawn,
-                   max_samples=max_samples, t_start=t_start, time_budget=time_budget)
+    return run.report(tgt, sampler.shape, **settings)
 
 
 def _deadline(time_budget, t_start: float) -> float | None:
@@ -621,8 +643,8 @@ class _Run:
     """One audit's rounds: calibrate on the growing pool, count held out, certify, ask the tracker whether to stop."""
 
     def __init__(self, sampler, plan, tracker, *, attack, ideal, cert, est, entropy, epsilon, delta, confidence,
-                 t_start, reason):
-        self.sampler, self.plan, self.tracker = sampler, plan, tracker
+                 t_start, reason, on_round=None):
+        self.sampler, self.plan, self.tracker, self.on_round = sampler, plan, tracker, on_round
         self.attack, self.ideal, self.cert, self.est, self.entropy = attack, ideal, cert, est, entropy
         self.epsilon, self.delta, self.t_start, self.reason = epsilon, delta, t_start, reason
         self.confidence = tracker.round_confidence if tracker is not None else confidence
@@ -635,7 +657,23 @@ class _Run:
         self.updates: list[dict] = []  # each round's counts for the tracker, replayed when its point moves
         self.drawn = 0
 
+    def report(self, tgt, shape, *, interrupted: bool = False, **settings) -> AuditReport:
+        """The report of the rounds finished so far (``interrupted``: the round being drawn was dropped).
+
+        Valid at any round: each round's bound was certified at the round confidence of the
+        schedule fixed before drawing (:mod:`dpaudit.stats.sequential`), so by the union bound every
+        planned round's bound holds at once with probability ``confidence``, and the largest of the
+        finished ones is valid whatever stopped the audit, a person's Ctrl-C included.
+        """
+        return build_report(tgt, self.rounds, self.kind, shape, reason=self.reason, epsilon=self.epsilon,
+                            drawn=self.rounds[-1].samples, interrupted=interrupted, **settings)
+
     def rounds_until_stop(self) -> None:
+        """Draw and certify rounds until a stopping rule (or the one round of a fixed audit) says stop.
+
+        A ``KeyboardInterrupt`` goes through untouched; the caller reports the rounds already finished
+        (:meth:`report`), dropping the one being drawn, as a time budget that runs out mid-round does.
+        """
         for r, step in enumerate(self.plan):
             t_round = time.perf_counter()
             try:
@@ -651,6 +689,11 @@ class _Run:
             if self.tracker is None:
                 return
             stop = self._track(r, step, rd, same_event, round_seconds=time.perf_counter() - t_round)
+            if self.on_round is not None:
+                self.on_round(RoundProgress(round=r + 1, rounds_planned=len(self.plan), samples=rd.samples,
+                                            epsilon_lower_bound=self.tracker.epsilon_lower_bound,
+                                            claimed_epsilon=self.epsilon,
+                                            elapsed_seconds=time.perf_counter() - self.t_start))
             if stop is not None:
                 self.reason = stop
                 return
@@ -706,7 +749,7 @@ class _Run:
 
 
 def build_report(tgt, rounds, kind, shape, *, reason, attack, ideal, est, epsilon, claim, confidence, entropy, drawn,
-                 max_samples, t_start, time_budget=None) -> AuditReport:
+                 max_samples, t_start, time_budget=None, interrupted=False) -> AuditReport:
     """The :class:`AuditReport` of certified rounds: the strongest round, the decisive point of the claim, notes."""
     # The round that certified most (the latest on ties) is the one reported.
     best = max(reversed(rounds), key=lambda rd: rd.bound_against(epsilon))
@@ -741,7 +784,8 @@ def build_report(tgt, rounds, kind, shape, *, reason, attack, ideal, est, epsilo
                          "simultaneous": True, "confidence": confidence},
         roc={"fpr": fpr.tolist(), "tpr": tpr.tolist()},
         posterior={"prior": 0.5, "low": post.low, "high": post.high, "claimed_high": claim_post.high},
-        explanation=explanation, notes=_notes(tgt, est, main, floating, dist_bound), rounds=len(rounds),
+        explanation=explanation, notes=_notes(tgt, est, main, floating, dist_bound, interrupted, len(rounds)),
+        rounds=len(rounds), interrupted=bool(interrupted),
         stopping_reason=reason, max_samples=max_samples, time_budget=time_budget,
         trajectory=_trajectory(rounds, delta),
         floating_point=floating, distribution_epsilon_lower_bound=float(dist_bound), ideal=ideal,
@@ -769,8 +813,12 @@ def _floating_section(rounds, delta: float) -> dict | None:
             "tp": fb.tp, "fp": fb.fp, "n_test": fb.n0, "ceiling": fb.ceiling}
 
 
-def _notes(tgt, est, main, floating, dist_bound: float) -> list[str]:
+def _notes(tgt, est, main, floating, dist_bound: float, interrupted: bool = False, rounds: int = 1) -> list[str]:
     notes = []
+    if interrupted:
+        notes.append(f"interrupted: the audit was stopped by hand during round {rounds + 1}, which is dropped; "
+                     f"this report covers the {rounds} round{'s' * (rounds != 1)} finished, and its bound holds "
+                     "at the stated confidence, as at any round of a sequential audit")
     if est.caveat:
         notes.append(est.caveat)
     if floating is not None and floating["epsilon_lower_bound"] > dist_bound:

@@ -89,6 +89,9 @@ class AuditReport:
     samples_out: int | None = None
     n_test_in: int | None = None
     n_test_out: int | None = None
+    #: True when the audit was interrupted (Ctrl-C) and reports the sequential rounds finished before it,
+    #: with ``stopping_reason`` "budget": the bound holds as at any round.
+    interrupted: bool = False
 
     def __post_init__(self):
         if not isinstance(self.roc, RocCurve):
@@ -147,6 +150,8 @@ class AuditReport:
         """The stopping reason for people: which budget, when a budget stopped the audit."""
         if self.stopping_reason != "budget":
             return self.stopping_reason
+        if self.interrupted:
+            return "budget (interrupted by hand: the rounds finished before it are reported)"
         if self.time_budget is not None and (self.max_samples is None or self.samples < self.max_samples):
             return f"budget (the time budget, {self.time_budget:g} s, before the sample budget)"
         return "budget (the sample budget)"

@@ -19,6 +19,7 @@ from .._validation import (
     check_plain,
     check_real,
     check_str,
+    _range_text,
 )
 from ..exceptions import ConfigError, ParameterTypeError, ParameterValueError
 
@@ -71,10 +72,10 @@ class Param:
     7
     >>> Param("samples", "auto", low=20).check("auto", "audit.samples"), Param("samples", low=20).check("1e6", "audit.samples")
     ('auto', 1000000)
-    >>> Param("samples", low=20).check("many", "audit.samples")
+    >>> Param("samples", low=20, high=10**15).check("many", "audit.samples")
     Traceback (most recent call last):
     ...
-    dpaudit.exceptions.ConfigError: audit.samples: expected 'auto' or an integer >= 20, got 'many'
+    dpaudit.exceptions.ConfigError: audit.samples: expected 'auto' or an integer in [20, 1e+15], got 'many'
     >>> Param("real", 1.0, low=0, low_inclusive=False).check(-1, "attack.params.noise_scale")
     Traceback (most recent call last):
     ...
@@ -111,8 +112,10 @@ class Param:
             try:
                 return check_int(value, path, low=self.low, high=self.high)
             except (ParameterTypeError, ParameterValueError):
-                low = "" if self.low is None else f" >= {self.low:g}"
-                raise ConfigError(path, f"expected 'auto' or an integer{low}, got {value!r}") from None
+                # The range the command line states for --samples (MAX_SAMPLES included), in the same words.
+                within = _range_text(self.low, self.high)
+                raise ConfigError(path, f"expected 'auto' or an integer{' ' + within if within else ''}, "
+                                        f"got {value!r}") from None
         if t == "real":
             return config_value(check_real, value, path, low=self.low, high=self.high, finite=True,
                                 low_inclusive=self.low_inclusive, high_inclusive=self.high_inclusive)

@@ -112,7 +112,7 @@ AUDIT_BAD = [
     ({"mechanisms": [{"mechanism": "laplace", "colour": 2}]}, "mechanisms[0].colour", "unknown key"),
     ({"mechanisms": [{"mechanism": "laplace"}, {"mechanism": "laplace"}]}, "mechanisms[1].label", "duplicate"),
     ({"mechanisms": [{"mechanism": "laplace", "label": "a/b"}]}, "mechanisms[0].label", "short label"),
-    ({"mechanisms": ["laplace"], "audit": {"samples": 0}}, "audit.samples", "'auto' or an integer >= 20"),
+    ({"mechanisms": ["laplace"], "audit": {"samples": 0}}, "audit.samples", "'auto' or an integer in [20, 1e+15]"),
     ({"mechanisms": ["laplace"], "audit": {"sample": 10}}, "audit.sample", "unknown key"),
     ({"mechanisms": ["laplace"], "audit": {"ideal": "yes"}}, "audit.ideal", "true or false"),
     ({"mechanisms": ["laplace"], "attack": {"name": "rr_tradeoff"}}, "attack", "not both"),

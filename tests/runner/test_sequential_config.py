@@ -26,7 +26,8 @@ def test_samples_defaults_to_auto_and_accepts_integer_forms():
 @pytest.mark.parametrize("audit, key_path, words", [
     ({"samples": 1000, "max_samples": 5000}, "audit.max_samples", "fixed-size audit (samples: 1000) takes no"),
     ({"samples": 1000, "time_budget": 10}, "audit.time_budget", "takes no time_budget"),
-    ({"samples": "lots"}, "audit.samples", "expected 'auto' or an integer >= 20, got 'lots'"),
+    ({"samples": "lots"}, "audit.samples", "expected 'auto' or an integer in [20, 1e+15], got 'lots'"),
+    ({"samples": 10**16}, "audit.samples", "expected 'auto' or an integer in [20, 1e+15], got 10000000000000000"),
     ({"max_samples": 10}, "audit.max_samples", "an integer in [40, 1e+15], got 10"),
     ({"time_budget": 0}, "audit.time_budget", "> 0"),
 ])
@@ -34,6 +35,17 @@ def test_bad_sample_settings_name_their_key(audit, key_path, words):
     with pytest.raises(ConfigError) as info:
         load_config(_cfg(audit))
     assert str(info.value).startswith(key_path) and words in str(info.value)
+
+
+@pytest.mark.parametrize("value", ["lots", 5, 10**16])
+def test_yaml_samples_states_the_range_the_command_line_states(value, capsys):
+    from dpaudit.cli import main
+
+    assert main(["audit", "laplace", "--epsilon", "1", "--samples", "5"]) == 2
+    cli_range = capsys.readouterr().err.split("must be an integer ")[1].split(";")[0]
+    with pytest.raises(ConfigError) as info:
+        load_config(_cfg({"samples": value}))
+    assert cli_range == "in [20, 1e+15]" and f"an integer {cli_range}, got " in str(info.value)
 
 
 def test_auto_runs_a_sequential_audit_and_an_integer_a_fixed_one(tmp_path):

@@ -25,6 +25,7 @@ reported delta and the best certified/accountant ratio over the profile.
 from __future__ import annotations
 
 from ...exceptions import ConfigError, DPAuditError
+from ...params import MAX_SAMPLES
 from .._spec import Param
 from .audit import aggregate, audit_size, jsonable, seed_int
 from .base import ExperimentKind, register_kind
@@ -54,9 +55,10 @@ def params() -> dict:
         "model": Param("str", "logistic", choices=tuple(MODELS), help="the model trained"),
         "claim": Param("str", "curve", choices=("curve", "point"),
                        help="audit against the accountant's whole curve, or its point at delta 1e-5"),
-        "samples": Param("samples", 200_000, low=20, nullable=True,
+        "samples": Param("samples", 200_000, low=20, high=MAX_SAMPLES, nullable=True,
                          help="training runs per side: an integer (fixed-size audit) or auto (sequential)"),
-        "max_samples": Param("int", None, low=40, nullable=True, help="budget of a sequential audit"),
+        "max_samples": Param("int", None, low=40, high=MAX_SAMPLES, nullable=True,
+                             help="budget of a sequential audit"),
         "time_budget": Param("real", None, low=0.0, low_inclusive=False, nullable=True,
                              help="time limit of a sequential audit in seconds"),
     }

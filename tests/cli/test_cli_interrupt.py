@@ -1,0 +1,127 @@
+"""Ctrl-C during an audit: a sequential audit reports the rounds it finished; nothing else is certified.
+
+Every round of a sequential audit is certified at its share of the failure probability (the union
+bound over the rounds planned before drawing), so the rounds finished before an interrupt are a valid
+audit stopped there, like a budget stop.  The subprocess tests send SIGINT only once a marker file
+says the target has drawn past the first round (or, for the "nothing certified" cases, on its first
+call); after the marker the target sleeps, so the interrupt always lands mid-round.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import numpy as np
+import pytest
+
+import dpaudit
+
+TARGET = textwrap.dedent("""
+    import os, time
+    import numpy as np
+    DRAWN = [0]
+    def f(d, size=None, rng=None):
+        DRAWN[0] += 1 if size is None else size
+        if DRAWN[0] > int(os.environ["DPAUDIT_TEST_AFTER"]):
+            open(os.environ["DPAUDIT_TEST_MARKER"], "a").close()
+            time.sleep(0.2)
+        return float(np.sum(d)) + rng.laplace(0, 1, size=size)
+""")
+
+#: Releases one process draws before the marker: past the first round's 2,000 per side (and its Poisson extras).
+PAST_FIRST_ROUND = 20_000
+
+
+def _interrupted_cli(tmp_path, after: int, *args: str) -> subprocess.CompletedProcess:
+    """``dpaudit audit`` on a Laplace target exactly at its claim, sent SIGINT once the marker exists."""
+    target, marker = tmp_path / "slow.py", tmp_path / "marker"
+    target.write_text(TARGET)
+    env = dict(os.environ, DPAUDIT_TEST_MARKER=str(marker), DPAUDIT_TEST_AFTER=str(after))
+    cmd = [sys.executable, "-m", "dpaudit", "audit", f"{target}:f", "--dataset", "[1]", "--neighbor", "[0]",
+           "--epsilon", "1", "--seed", "3", "--ideal", *args]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    deadline = time.monotonic() + 240
+    while not marker.exists():
+        assert proc.poll() is None and time.monotonic() < deadline, "the audit ended before the marker"
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=240)
+    return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_an_interrupted_sequential_audit_reports_its_finished_rounds(tmp_path, jobs):
+    proc = _interrupted_cli(tmp_path, PAST_FIRST_ROUND, "--max-samples", "1e9", "--jobs", jobs, "--json")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.count("\n") == 1
+    out = json.loads(proc.stdout)
+    assert out["interrupted"] is True and out["stopping_reason"] == "budget"
+    assert out["verdict"] == "no violation found" and 0 < out["epsilon_lower_bound"] <= 1.0
+    assert out["rounds"] >= 1 and out["samples"] == out["trajectory"]["samples"][-1]
+    assert any(n.startswith("interrupted: ") for n in out["notes"])
+    assert "stopped: budget (interrupted by hand" in proc.stderr and "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize("size, needle", [(("--max-samples", "1e9"), "before the first round finished"),
+                                          (("--samples", "1e6"), "before the fixed-size audit finished")])
+def test_an_audit_interrupted_before_it_certified_anything_exits_2_in_one_line(tmp_path, size, needle):
+    proc = _interrupted_cli(tmp_path, 0, *size, "--json")
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.count("\n") == 1 and proc.stderr.startswith("dpaudit: error: interrupted ")
+    assert needle in proc.stderr and "nothing is certified" in proc.stderr
+
+
+def test_a_second_interrupt_aborts_at_once():
+    script = textwrap.dedent("""
+        import os, signal
+        from dpaudit import cli
+        with cli._second_interrupt_aborts():
+            try:
+                os.kill(os.getpid(), signal.SIGINT)
+                signal.pause()
+            except KeyboardInterrupt:
+                print("first", flush=True)
+            os.kill(os.getpid(), signal.SIGINT)
+            signal.pause()
+        print("not reached", flush=True)
+    """)
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == -signal.SIGINT and proc.stdout == "first\n"
+    assert proc.stderr == "dpaudit: interrupted again: stopped at once, without a report\n"
+
+
+class _InterruptAfter:
+    """Laplace of the sum; raises KeyboardInterrupt (as Ctrl-C would) once ``after`` releases were drawn."""
+
+    def __init__(self, after):
+        self.after, self.drawn = after, 0
+
+    def __call__(self, d, size=None, rng=None):
+        self.drawn += size
+        if self.drawn > self.after:
+            raise KeyboardInterrupt
+        return float(np.sum(d)) + rng.laplace(0, 1, size=size)
+
+
+def test_the_library_passes_the_interrupt_on_with_the_finished_rounds_report():
+    with pytest.raises(KeyboardInterrupt) as caught:
+        dpaudit.audit(_InterruptAfter(PAST_FIRST_ROUND), [1.0], [0.0], epsilon=1.0, max_samples=10**9, seed=3,
+                      ideal=True)
+    report = caught.value.audit_report
+    assert type(caught.value) is KeyboardInterrupt
+    assert report.interrupted and report.stopping_reason == "budget" and report.rounds >= 1
+    assert report.samples == report.trajectory["samples"][-1] and report.verdict == "no violation found"
+    assert dpaudit.AuditReport.from_dict(report.to_dict()).interrupted
+
+
+@pytest.mark.parametrize("kw", [{"max_samples": 10**9}, {"samples": 10**5}])
+def test_the_library_certifies_nothing_before_a_round_finished(kw):
+    with pytest.raises(KeyboardInterrupt) as caught:
+        dpaudit.audit(_InterruptAfter(0), [1.0], [0.0], epsilon=1.0, seed=3, ideal=True, **kw)
+    assert caught.value.audit_report is None
