@@ -472,8 +472,10 @@ class ProfileClaim(Claim):
         d = np.array([p[1] for p in self.points])
         e = np.array([p[0] for p in self.points])
         # Pareto front: at each delta, the smallest epsilon promised at that delta or any smaller one.
+        # Points are sorted by (delta, epsilon), so a delta listed twice keeps its first (smallest) epsilon,
+        # and a point is kept only when it lowers every epsilon before it: the grid's deltas stay distinct.
         e = np.minimum.accumulate(e)
-        keep = np.r_[True, e[1:] < e[:-1]] & np.r_[d[1:] != d[:-1], True]
+        keep = np.r_[True, d[1:] != d[:-1]] & np.r_[True, e[1:] < e[:-1]]
         return d[keep], e[keep]
 
     @property
