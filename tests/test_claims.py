@@ -97,6 +97,19 @@ def test_dp_event_object_is_a_claim():
     assert float(c.epsilon(1e-2)) == pytest.approx(0.887, abs=2e-3)
 
 
+def test_events_holding_lists_are_claims_and_a_non_private_one_is_refused():
+    # ComposedDpEvent keeps its events in a list: hashing it for the cache was a TypeError.  A
+    # NonPrivateDpEvent has no finite epsilon, which once ran numpy on inf and leaked dp-accounting's error.
+    from dp_accounting import dp_event
+
+    gauss = dp_event.GaussianDpEvent(1.0)
+    composed = as_claim(dp_event.ComposedDpEvent([gauss, gauss]))
+    twice = as_claim(dp_event.SelfComposedDpEvent(gauss, 2))
+    assert float(composed.epsilon(1e-5)) == pytest.approx(float(twice.epsilon(1e-5)), rel=1e-6)
+    with pytest.raises(ParameterValueError, match="NonPrivateDpEvent.*no finite epsilon"):
+        as_claim(dp_event.NonPrivateDpEvent())
+
+
 def test_claims_are_immutable_and_round_trip_their_spec():
     c = parse_claim(" gdp:mu=0.5 ")
     with pytest.raises(AttributeError):
