@@ -195,7 +195,7 @@ def audit_one_run(scores, included, *, epsilon=None, delta=0.0, claim=None, gues
     best = _reported(rows + [t["pair"] for t in fdp_rows if t["pair"]])
     crossed = best["epsilon_lower_bound"] > best["claimed_epsilon"]
     where = None
-    if crossed and claim is not None:
+    if crossed:  # a point claim too: --epsilon/--delta and eps:EPS,delta=DELTA are one claim (as audit, scores)
         where = {"test": best.get("test", "steinke-nasr-jagielski"),
                  **{k: best[k] for k in ("delta", "epsilon_lower_bound", "claimed_epsilon", "guesses", "correct")}}
     return OneRunReport(

@@ -190,6 +190,18 @@ def test_a_violation_names_the_crossed_point(mu, claim, least):
     assert sum(r.violation for r in reports) >= least
 
 
+def test_epsilon_and_its_eps_spec_give_the_same_report():
+    # The contract: eps:EPS,delta=DELTA is the same claim as epsilon/delta.  A violation of a point given as
+    # numbers once left curve_violation None, where audit and audit_scores name the crossed point either way.
+    scores, inc = _gauss_canaries(4.0, 1000, 0)
+    by_numbers = dpaudit.audit_one_run(scores, inc, epsilon=1.0, delta=1e-5, seed=1).to_dict()
+    by_spec = dpaudit.audit_one_run(scores, inc, claim="eps:1,delta=1e-5", seed=1).to_dict()
+    assert by_numbers["verdict"] == "violation"
+    _check_verdict_names_a_point(dpaudit.audit_one_run(scores, inc, epsilon=1.0, delta=1e-5), "eps:1,delta=1e-5")
+    for key in set(by_numbers) - {"claim", "elapsed_seconds"}:
+        assert by_numbers[key] == by_spec[key], key
+
+
 def test_a_point_claim_is_not_tested_as_a_curve():
     r = dpaudit.audit_one_run(*_laplace_canaries(2.0, 1000, 0), epsilon=2.0)
     assert r.fdp_tests == [] and r.gdp_mu_lower_bound is None
