@@ -20,7 +20,7 @@ import numpy as np
 from .._rng import as_seed_sequence, seed_entropy
 from .._version import __version__
 from ..datasets import load_scores
-from ..exceptions import DatasetError, ParameterValueError
+from ..exceptions import DatasetError, ParameterValueError, TargetError
 from ..params import ONE_RUN_OPTIONS
 from ..stats.one_run import (
     counts_for_guesses,
@@ -285,9 +285,8 @@ def one_run(train, dataset, canaries, score, *, epsilon=None, delta=0.0, claim=N
     >>> r.verdict
     'violation'
     """
-    data = np.asarray(dataset, dtype=float)
-    cans = np.asarray(canaries, dtype=float)
-    if len(cans) < 2:
+    data, cans = _records(dataset, "dataset"), _records(canaries, "canaries")
+    if cans.ndim == 0 or len(cans) < 2:
         raise ParameterValueError(f"canaries: at least 2 are needed; got {len(cans)}")
     if cans.shape[1:] != data.shape[1:]:
         raise DatasetError(f"canaries: each has shape {cans.shape[1:]}, the dataset's records {data.shape[1:]}")
@@ -295,6 +294,30 @@ def one_run(train, dataset, canaries, score, *, epsilon=None, delta=0.0, claim=N
     bits_rng, train_rng = (np.random.default_rng(s) for s in np.random.SeedSequence(entropy).spawn(2))
     included = bits_rng.random(len(cans)) < 0.5
     model = train(np.concatenate([data, cans[included]], axis=0), rng=train_rng)
-    scores = np.array([float(score(model, c)) for c in cans])
+    scores = _canary_scores(score, model, cans)
     return audit_one_run(scores, included.astype(int), epsilon=epsilon, delta=delta, claim=claim, guesses=guesses,
                          confidence=confidence, seed=entropy)
+
+
+def _records(values, name: str) -> np.ndarray:
+    """``values`` as a float array of records, or a DatasetError naming the argument (ragged rows, strings...)."""
+    try:
+        return np.asarray(values, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise DatasetError(f"{name}: expected numeric records of one shape; {exc}") from None
+
+
+def _canary_scores(score, model, canaries: np.ndarray) -> np.ndarray:
+    """``score(model, c)`` for every canary, each one finite number: a bad one is named with its canary, since
+    an array, None or NaN from a user's scorer once surfaced as numpy's own message or a NaN in "scores"."""
+    out = np.empty(len(canaries))
+    for i, canary in enumerate(canaries):
+        value = score(model, canary)
+        arr = np.asarray(value)
+        if arr.dtype.kind not in "biuf" or arr.size != 1:
+            what = f"an array of shape {arr.shape}" if arr.ndim else f"{value!r:.60}"
+            raise TargetError(f"score returned {what} for canary {i}; expected one number")
+        out[i] = float(arr.reshape(()))
+        if not math.isfinite(out[i]):
+            raise TargetError(f"score returned {out[i]} for canary {i}; expected a finite number")
+    return out

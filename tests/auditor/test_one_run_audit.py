@@ -72,6 +72,33 @@ def test_one_run_harness_on_a_user_training_function():
     assert again.to_dict() | {"elapsed_seconds": 0} == r.to_dict() | {"elapsed_seconds": 0}
 
 
+def _noisy_sum(data, rng):
+    return data.sum(axis=0) + rng.normal(0.0, 1.0, data.shape[1])
+
+
+@pytest.mark.parametrize("score, match", [
+    (lambda model, c: model * c, r"score returned an array of shape \(50,\) for canary 0; expected one number"),
+    (lambda model, c: None, "score returned None for canary 0"),
+    (lambda model, c: "high", "score returned 'high' for canary 0"),
+    (lambda model, c: float("nan") if c[3] else 1.0, "score returned nan for canary 3; expected a finite number"),
+])
+def test_the_harness_names_a_bad_score_and_its_canary(score, match):
+    # A scorer returning an array, None, text or NaN once surfaced as numpy's message (or "scores: array: NaN").
+    from dpaudit.exceptions import TargetError
+
+    with pytest.raises(TargetError, match=match):
+        dpaudit.one_run(_noisy_sum, np.zeros((5, 50)), np.eye(50), score, epsilon=1.0, seed=0)
+
+
+@pytest.mark.parametrize("dataset, canaries, name", [
+    ([[1.0, 2.0], [3.0]], np.eye(2), "dataset"),
+    (np.zeros((5, 2)), [["a", "b"], ["c", "d"]], "canaries"),
+])
+def test_the_harness_names_unreadable_records(dataset, canaries, name):
+    with pytest.raises(DatasetError, match=f"^{name}: expected numeric records"):
+        dpaudit.one_run(_noisy_sum, dataset, canaries, lambda model, c: float(model @ c), epsilon=1.0, seed=0)
+
+
 def test_a_curve_claim_is_tested_at_each_small_delta():
     scores, inc = _laplace_canaries(8.0, 1000, 1)
     r = dpaudit.audit_one_run(scores, inc, claim="gdp:mu=0.5")
