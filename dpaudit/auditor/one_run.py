@@ -207,7 +207,28 @@ def audit_one_run(scores, included, *, epsilon=None, delta=0.0, claim=None, gues
         curve_violation=where, guesses_tried=list(grid), tests=rows, fdp_tests=fdp_rows,
         curve_rejected=any(t["rejected"] for t in fdp_rows) if curve else None,
         gdp_mu_lower_bound=fdp_one_run_mu_bound_max(m, top, confidence=1.0 - fdp_share) if curve else None,
-        included=int(inc.sum()), seed=entropy, elapsed_seconds=round(time.perf_counter() - t_start, 4))
+        included=int(inc.sum()), seed=entropy, notes=_inclusion_notes(inc),
+        elapsed_seconds=round(time.perf_counter() - t_start, 4))
+
+
+#: Below this two-sided p-value, the inclusion count is reported as no fair coin's (a false note once in 10^6 runs).
+INCLUSION_NOTE_P = 1e-6
+
+
+def _inclusion_notes(included: np.ndarray) -> list[str]:
+    """A note when the number of included canaries is implausible for independent fair coins.
+
+    The theorem's bound holds only when each canary was included with probability 1/2 (Steinke, Nasr and
+    Jagielski 2023); all 1,000 canaries excluded, say, is a file of other bits, and its bound means nothing.
+    """
+    from scipy.stats import binomtest
+
+    m, k = len(included), int(np.sum(included))
+    p = binomtest(k, m, 0.5).pvalue
+    if p >= INCLUSION_NOTE_P:
+        return []
+    return [f"{k} of {m} canaries included: fair coins give a count this far from {m / 2:g} with probability "
+            f"{p:.2g}; the bound assumes each canary was included independently with probability 1/2"]
 
 
 def _reported(points):

@@ -99,6 +99,19 @@ def test_the_harness_names_unreadable_records(dataset, canaries, name):
         dpaudit.one_run(_noisy_sum, dataset, canaries, lambda model, c: float(model @ c), epsilon=1.0, seed=0)
 
 
+def test_inclusion_bits_no_fair_coin_gives_are_noted():
+    # All 1,000 canaries excluded once gave "epsilon >= 0.061" with nothing said; the bound assumes fair coins.
+    rng = np.random.default_rng(0)
+    scores = rng.normal(size=1000)
+    for bits in (np.zeros(1000, int), np.ones(1000, int), np.r_[np.ones(900, int), np.zeros(100, int)]):
+        r = dpaudit.audit_one_run(scores, bits, epsilon=1.0, seed=0)
+        assert len(r.notes) == 1 and "probability 1/2" in r.notes[0] and r.notes[0] in str(r)
+    # Fair coins: a note at most once in 10^6 runs (INCLUSION_NOTE_P); none over these 50 seeds.
+    assert not any(dpaudit.audit_one_run(scores, np.random.default_rng(s).integers(0, 2, 1000), epsilon=1.0,
+                                         seed=0).notes for s in range(50))
+    assert dpaudit.audit_one_run([0.2, 0.1], [1, 1], epsilon=1.0, seed=0).notes == []   # m = 2: p = 0.5
+
+
 def test_a_curve_claim_is_tested_at_each_small_delta():
     scores, inc = _laplace_canaries(8.0, 1000, 1)
     r = dpaudit.audit_one_run(scores, inc, claim="gdp:mu=0.5")
