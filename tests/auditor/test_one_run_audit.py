@@ -242,6 +242,20 @@ def test_epsilon_and_its_eps_spec_give_the_same_report():
         assert by_numbers[key] == by_spec[key], key
 
 
+def test_a_profile_finite_only_above_the_curve_deltas_is_still_audited(tmp_path):
+    # [[1, 0.01]] was audited at its point, but [[1, 0.01], [0.5, 0.1]] (finite at no delta <= 1e-3) was refused
+    # with "a one-run audit cannot test it", though its first point is the same test and the f-DP test reads it whole.
+    scores, inc = _gauss_canaries(3.0, 1000, 0)
+    one, two = tmp_path / "one.json", tmp_path / "two.json"
+    one.write_text("[[1, 0.01]]")
+    two.write_text("[[1, 0.01], [0.5, 0.1]]")
+    r1 = dpaudit.audit_one_run(scores, inc, claim=f"profile:{one}", seed=0)
+    r2 = dpaudit.audit_one_run(scores, inc, claim=f"profile:{two}", seed=0)
+    assert {t["delta"] for t in r2.tests} == {0.01} and r2.claimed_delta == r1.claimed_delta == 0.01
+    assert r2.fdp_tests and r2.curve_rejected is not None
+    _check_verdict_names_a_point(r2, f"profile:{two}")
+
+
 def test_a_point_claim_is_not_tested_as_a_curve():
     r = dpaudit.audit_one_run(*_laplace_canaries(2.0, 1000, 0), epsilon=2.0)
     assert r.fdp_tests == [] and r.gdp_mu_lower_bound is None
