@@ -302,12 +302,28 @@ def dpsgd_event(noise: float, rate: float, steps: int):
     return dp_event.SelfComposedDpEvent(dp_event.PoissonSampledDpEvent(rate, dp_event.GaussianDpEvent(noise)), steps)
 
 
+class _EventKey:
+    """A ``DpEvent`` hashed by its repr: events holding lists (``ComposedDpEvent``) are not hashable themselves."""
+
+    __slots__ = ("event", "text")
+
+    def __init__(self, event):
+        self.event, self.text = event, repr(event)
+
+    def __hash__(self):
+        return hash(self.text)
+
+    def __eq__(self, other):
+        return isinstance(other, _EventKey) and other.text == self.text
+
+
 @functools.lru_cache(maxsize=64)
-def _accountant_grid(event_repr: str, event):
-    """(deltas, epsilons) of ``event``'s curve, from one PLD (its pessimistic estimate), cached by the event."""
+def _accountant_grid(key: _EventKey):
+    """(deltas, epsilons) of ``key.event``'s curve, from one PLD (its pessimistic estimate), cached by the event."""
     import dp_accounting
     from dp_accounting.pld import pld_privacy_accountant
 
+    event, event_repr = key.event, key.text
     acc = pld_privacy_accountant.PLDAccountant(
         neighboring_relation=dp_accounting.NeighboringRelation.ADD_OR_REMOVE_ONE,
         value_discretization_interval=PLD_DISCRETIZATION)
@@ -315,6 +331,9 @@ def _accountant_grid(event_repr: str, event):
         raise ParameterValueError(f"claim: dp_accounting's PLD accountant does not support the event {event_repr}")
     acc.compose(event)
     eps_max = float(acc.get_epsilon(DELTA_FLOOR))
+    if not np.isfinite(eps_max):  # NonPrivateDpEvent, or a curve without a finite grid to test on
+        raise ParameterValueError(f"claim: the event {event_repr} promises no finite epsilon at delta = "
+                                  f"{DELTA_FLOOR:g} (its accountant's answer is {eps_max}); there is no curve to audit")
     # The composed PLD answers a whole epsilon grid in one call (0.04 s); the public one-epsilon
     # answer serves when a later dp-accounting keeps it elsewhere (400 calls, about 1 s).
     pld = getattr(acc, "_pld", None)
@@ -349,8 +368,7 @@ def _dp_accounting_version() -> str:
 
 def _dpsgd_grid_computed(noise: float, rate: float, steps: int, version: str, settings: tuple):
     """The grid of ``dpsgd_event(noise, rate, steps)``; ``version`` and ``settings`` only key the disk cache."""
-    event = dpsgd_event(noise, rate, steps)
-    return _accountant_grid(repr(event), event)
+    return _accountant_grid(_EventKey(dpsgd_event(noise, rate, steps)))
 
 
 @functools.lru_cache(maxsize=64)
@@ -434,7 +452,7 @@ class AccountantClaim(Claim):
             raise ParameterTypeError(f"event must be a dp_accounting DpEvent; got {self.event!r}")
         if not self.spec:
             object.__setattr__(self, "spec", repr(self.event))
-        object.__setattr__(self, "_grid", _accountant_grid(repr(self.event), self.event))
+        object.__setattr__(self, "_grid", _accountant_grid(_EventKey(self.event)))
 
     def grid(self):
         return self._grid
@@ -472,8 +490,10 @@ class ProfileClaim(Claim):
         d = np.array([p[1] for p in self.points])
         e = np.array([p[0] for p in self.points])
         # Pareto front: at each delta, the smallest epsilon promised at that delta or any smaller one.
+        # Points are sorted by (delta, epsilon), so a delta listed twice keeps its first (smallest) epsilon,
+        # and a point is kept only when it lowers every epsilon before it: the grid's deltas stay distinct.
         e = np.minimum.accumulate(e)
-        keep = np.r_[True, e[1:] < e[:-1]] & np.r_[d[1:] != d[:-1], True]
+        keep = np.r_[True, d[1:] != d[:-1]] & np.r_[True, e[1:] < e[:-1]]
         return d[keep], e[keep]
 
     @property

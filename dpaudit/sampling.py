@@ -81,13 +81,24 @@ def _draw_parts(target, dataset: Any, n: int, *, rng: RNGLike = None, chunk_size
     jobs = [(data, start, min(n, start + chunk), seed, timeout, deadline) for start, seed in zip(starts, seeds)]
     if not jobs:
         return [np.empty((0,))]
-    parts = run_ordered(target.run_chunk, jobs, n_jobs=n_jobs)
+    on_dataset = _on_dataset(data)  # before the calls: a target that mutates its dataset changes what it shows
+    try:
+        parts = run_ordered(target.run_chunk, jobs, n_jobs=n_jobs)
+    except TargetError as exc:
+        raise type(exc)(f"{exc} {on_dataset}") from exc
     shape = parts[0].shape[1:]
     for job, part in zip(jobs, parts):
         if part.shape[1:] != shape:
             raise TargetError(f"target {target.name!r} changed its output shape from {shape or 'scalar'} to "
                               f"{part.shape[1:] or 'scalar'} in release {job[1]}")
     return parts
+
+
+def _on_dataset(data: np.ndarray) -> str:
+    """Which dataset a target failed on: a pair search chooses the datasets, so the user has not seen them."""
+    if data.size <= 10:
+        return f"on the dataset {data.tolist()}"
+    return f"on a dataset of shape {data.shape}"
 
 
 def _chunk_parts(target, data, n, entropy, key, timeout, inner_jobs, deadline=None) -> list[np.ndarray]:

@@ -268,9 +268,11 @@ class Target:
                 "return a float (or an int between -2**63 and 2**64 - 1)"
             )
         if arr.dtype.kind not in "biuf":
+            # An array's repr cut at 60 characters ends mid-number; its dtype and first value say what came back.
+            what = (f"dtype {arr.dtype}, shape {arr.shape}, first value {arr.flat[0]!r:.40}" if arr.size > 1
+                    else f"{out!r:.60}")
             raise TargetError(
-                f"target {self.name!r} returned a non-numeric value of type {type(out).__name__} "
-                f"({out!r:.60}) in {where}"
+                f"target {self.name!r} returned a non-numeric value of type {type(out).__name__} ({what}) in {where}"
             )
         return arr
 

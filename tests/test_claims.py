@@ -77,11 +77,37 @@ def test_profile_claim_from_file(tmp_path):
     assert 1.0 < c.epsilon(1e-4) < 2.0
 
 
+@pytest.mark.parametrize("points, grid", [
+    ([[1.0, 1e-5], [2.0, 1e-5]], ([1e-5], [1.0])),                 # one delta twice: the smaller epsilon
+    ([[1.0, 1e-5], [1.0, 1e-5]], ([1e-5], [1.0])),                 # the same pair twice
+    ([[2.0, 1e-5], [1.0, 1e-5], [3.0, 1e-6], [3.0, 1e-3]], ([1e-6, 1e-5], [3.0, 1.0])),  # and a dominated point
+])
+def test_profile_with_a_repeated_delta_keeps_its_smallest_epsilon(points, grid):
+    # A file listing one delta twice once left an empty grid (an internal error on reading the claim).
+    c = ProfileClaim(tuple(map(tuple, points)))
+    assert [a.tolist() for a in c.grid()] == [grid[0], grid[1]]
+    assert c.reference == (grid[1][0], grid[0][0])
+    assert c.epsilon(1e-5) == 1.0
+
+
 def test_dp_event_object_is_a_claim():
     ev = dpsgd_event(1.0, 0.1, 10)
     c = as_claim(ev)
     assert isinstance(c, AccountantClaim) and c.spec == repr(ev)
     assert float(c.epsilon(1e-2)) == pytest.approx(0.887, abs=2e-3)
+
+
+def test_events_holding_lists_are_claims_and_a_non_private_one_is_refused():
+    # ComposedDpEvent keeps its events in a list: hashing it for the cache was a TypeError.  A
+    # NonPrivateDpEvent has no finite epsilon, which once ran numpy on inf and leaked dp-accounting's error.
+    from dp_accounting import dp_event
+
+    gauss = dp_event.GaussianDpEvent(1.0)
+    composed = as_claim(dp_event.ComposedDpEvent([gauss, gauss]))
+    twice = as_claim(dp_event.SelfComposedDpEvent(gauss, 2))
+    assert float(composed.epsilon(1e-5)) == pytest.approx(float(twice.epsilon(1e-5)), rel=1e-6)
+    with pytest.raises(ParameterValueError, match="NonPrivateDpEvent.*no finite epsilon"):
+        as_claim(dp_event.NonPrivateDpEvent())
 
 
 def test_claims_are_immutable_and_round_trip_their_spec():

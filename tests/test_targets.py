@@ -155,6 +155,11 @@ def hangs(data):
     (lambda data: "yes", r"non-numeric value of type str"),
     (lambda data: {"a": 1}, r"non-numeric value of type dict"),
     (lambda data: None, r"non-numeric value of type NoneType"),
+    (lambda data, *, size: np.full(size, 1 + 1j),
+     r"non-numeric value of type ndarray \(dtype complex128, shape \(30,\), first value np.complex128\(1\+1j\)\) in "
+     r"releases 0..29 on the dataset \[1.0, 0.0, 1.0\]$"),
+    (lambda data: ["yes", 1.0],
+     r"non-numeric value of type list \(dtype <U32, shape \(2,\), first value np.str_\('yes'\)\)"),
     (lambda data, *, size: np.zeros(size + 1), r"returned shape \(31,\) for size=30"),
     (lambda data: np.zeros((2, 2)), r"a release must be a scalar or a 1-D array"),
 ])
@@ -162,6 +167,27 @@ def test_misbehaviour_is_a_target_error_naming_the_target(fn, match):
     with pytest.raises(TargetError, match=match) as info:
         Target(fn, name="mod:f").sample(D, 30, rng=0, chunk_size=100)
     assert "'mod:f'" in str(info.value)
+
+
+@pytest.mark.parametrize("data, shown", [
+    (np.array([]), r"on the dataset \[\]$"),               # the empty side of an add-remove pair a search chose
+    (np.array([[1.0, 2.0]]), r"on the dataset \[\[1.0, 2.0\]\]$"),
+    (np.zeros((11,)), r"on a dataset of shape \(11,\)$"),
+])
+def test_a_target_error_shows_the_dataset_it_came_from(data, shown):
+    # A pair search chooses the datasets, so "returned NaN in release 0" alone left the user nothing to reproduce.
+    nan = lambda data, *, size: np.full(size, np.nan)  # noqa: E731
+    with pytest.raises(TargetError, match=r"returned NaN in release 0 " + shown):
+        Target(nan, name="t").sample(data, 5)
+
+
+def test_a_mutating_target_is_shown_the_dataset_it_was_given():
+    def mutates(data, *, size):
+        data[...] = 7.0
+        return np.zeros(size)
+
+    with pytest.raises(TargetError, match=r"mutated the dataset it was given .* on the dataset \[1.0, 0.0, 1.0\]$"):
+        Target(mutates, name="t").sample(D, 5)
 
 
 @pytest.mark.parametrize("batch, match", [

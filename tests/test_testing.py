@@ -36,6 +36,24 @@ def test_float_leak_of_a_numpy_sampler_fails_by_default():
         assert_dp(noisy_count, [0, 1, 1], [0, 1], epsilon=1.0, samples=20_000)
 
 
+def _huge_vector(dataset, size=None, rng=None):
+    """Three Laplace(1) coordinates on a count, scaled by 1e306: epsilon 3, releases near float's largest."""
+    return (float(np.sum(dataset)) + rng.laplace(0.0, 1.0, size=(size, 3))) * 1e306
+
+
+def _vector(dataset, size=None, rng=None):
+    return float(np.sum(dataset)) + rng.laplace(0.0, 1.0, size=(size, 3))
+
+
+def test_releases_of_huge_magnitude_pass_under_warnings_as_errors():
+    # This suite runs with warnings as errors, as a library's often does: the distinguishers' overflow on
+    # 1e306-sized releases once stopped assert_dp with "RuntimeWarning: overflow encountered in reduce".
+    # Scaling every release changes no event, so the report is the unscaled one (and the claim 3 holds).
+    big = assert_dp(_huge_vector, [0, 1], [0], epsilon=3.0, samples=20_000, seed=1, ideal=True)
+    small = assert_dp(_vector, [0, 1], [0], epsilon=3.0, samples=20_000, seed=1, ideal=True)
+    assert big.epsilon_lower_bound == pytest.approx(small.epsilon_lower_bound, rel=1e-9)
+
+
 def test_same_answer_every_run_without_a_seed_argument():
     a = assert_dp(noisy_count, [1], [0], epsilon=1.0, samples=20_000, ideal=True).to_dict()
     b = assert_dp(noisy_count, [1], [0], epsilon=1.0, samples=20_000, ideal=True).to_dict()

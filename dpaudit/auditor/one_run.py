@@ -20,7 +20,7 @@ import numpy as np
 from .._rng import as_seed_sequence, seed_entropy
 from .._version import __version__
 from ..datasets import load_scores
-from ..exceptions import DatasetError, ParameterValueError
+from ..exceptions import DatasetError, ParameterValueError, TargetError
 from ..params import ONE_RUN_OPTIONS
 from ..stats.one_run import (
     counts_for_guesses,
@@ -140,8 +140,10 @@ def _tests(claim, delta, grid):
     claimed = {d: float(claim.epsilon(d)) for d in (CURVE_DELTAS if len(claim.grid()[0]) > 1 else [delta])}
     claimed = {d: e for d, e in claimed.items() if math.isfinite(e)}
     if not claimed:
-        raise ParameterValueError(f"claim {claim.spec!r} promises nothing finite at delta <= {CURVE_DELTAS[-1]:g}; "
-                                  "a one-run audit cannot test it")
+        # A curve finite only above CURVE_DELTAS (a profile of large deltas) is point-tested at its first
+        # point, as a one-point claim is; the f-DP tests still read all of it.
+        eps, d = claim.finite_point
+        claimed = {d: eps}
     return [(k, d, e) for k in grid for d, e in claimed.items()]
 
 
@@ -195,7 +197,7 @@ def audit_one_run(scores, included, *, epsilon=None, delta=0.0, claim=None, gues
     best = _reported(rows + [t["pair"] for t in fdp_rows if t["pair"]])
     crossed = best["epsilon_lower_bound"] > best["claimed_epsilon"]
     where = None
-    if crossed and claim is not None:
+    if crossed:  # a point claim too: --epsilon/--delta and eps:EPS,delta=DELTA are one claim (as audit, scores)
         where = {"test": best.get("test", "steinke-nasr-jagielski"),
                  **{k: best[k] for k in ("delta", "epsilon_lower_bound", "claimed_epsilon", "guesses", "correct")}}
     return OneRunReport(
@@ -207,7 +209,28 @@ def audit_one_run(scores, included, *, epsilon=None, delta=0.0, claim=None, gues
         curve_violation=where, guesses_tried=list(grid), tests=rows, fdp_tests=fdp_rows,
         curve_rejected=any(t["rejected"] for t in fdp_rows) if curve else None,
         gdp_mu_lower_bound=fdp_one_run_mu_bound_max(m, top, confidence=1.0 - fdp_share) if curve else None,
-        included=int(inc.sum()), seed=entropy, elapsed_seconds=round(time.perf_counter() - t_start, 4))
+        included=int(inc.sum()), seed=entropy, notes=_inclusion_notes(inc),
+        elapsed_seconds=round(time.perf_counter() - t_start, 4))
+
+
+#: Below this two-sided p-value, the inclusion count is reported as no fair coin's (a false note once in 10^6 runs).
+INCLUSION_NOTE_P = 1e-6
+
+
+def _inclusion_notes(included: np.ndarray) -> list[str]:
+    """A note when the number of included canaries is implausible for independent fair coins.
+
+    The theorem's bound holds only when each canary was included with probability 1/2 (Steinke, Nasr and
+    Jagielski 2023); all 1,000 canaries excluded, say, is a file of other bits, and its bound means nothing.
+    """
+    from scipy.stats import binomtest
+
+    m, k = len(included), int(np.sum(included))
+    p = binomtest(k, m, 0.5).pvalue
+    if p >= INCLUSION_NOTE_P:
+        return []
+    return [f"{k} of {m} canaries included: fair coins give a count this far from {m / 2:g} with probability "
+            f"{p:.2g}; the bound assumes each canary was included independently with probability 1/2"]
 
 
 def _reported(points):
@@ -285,9 +308,8 @@ def one_run(train, dataset, canaries, score, *, epsilon=None, delta=0.0, claim=N
     >>> r.verdict
     'violation'
     """
-    data = np.asarray(dataset, dtype=float)
-    cans = np.asarray(canaries, dtype=float)
-    if len(cans) < 2:
+    data, cans = _records(dataset, "dataset"), _records(canaries, "canaries")
+    if cans.ndim == 0 or len(cans) < 2:
         raise ParameterValueError(f"canaries: at least 2 are needed; got {len(cans)}")
     if cans.shape[1:] != data.shape[1:]:
         raise DatasetError(f"canaries: each has shape {cans.shape[1:]}, the dataset's records {data.shape[1:]}")
@@ -295,6 +317,30 @@ def one_run(train, dataset, canaries, score, *, epsilon=None, delta=0.0, claim=N
     bits_rng, train_rng = (np.random.default_rng(s) for s in np.random.SeedSequence(entropy).spawn(2))
     included = bits_rng.random(len(cans)) < 0.5
     model = train(np.concatenate([data, cans[included]], axis=0), rng=train_rng)
-    scores = np.array([float(score(model, c)) for c in cans])
+    scores = _canary_scores(score, model, cans)
     return audit_one_run(scores, included.astype(int), epsilon=epsilon, delta=delta, claim=claim, guesses=guesses,
                          confidence=confidence, seed=entropy)
+
+
+def _records(values, name: str) -> np.ndarray:
+    """``values`` as a float array of records, or a DatasetError naming the argument (ragged rows, strings...)."""
+    try:
+        return np.asarray(values, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise DatasetError(f"{name}: expected numeric records of one shape; {exc}") from None
+
+
+def _canary_scores(score, model, canaries: np.ndarray) -> np.ndarray:
+    """``score(model, c)`` for every canary, each one finite number: a bad one is named with its canary, since
+    an array, None or NaN from a user's scorer once surfaced as numpy's own message or a NaN in "scores"."""
+    out = np.empty(len(canaries))
+    for i, canary in enumerate(canaries):
+        value = score(model, canary)
+        arr = np.asarray(value)
+        if arr.dtype.kind not in "biuf" or arr.size != 1:
+            what = f"an array of shape {arr.shape}" if arr.ndim else f"{value!r:.60}"
+            raise TargetError(f"score returned {what} for canary {i}; expected one number")
+        out[i] = float(arr.reshape(()))
+        if not math.isfinite(out[i]):
+            raise TargetError(f"score returned {out[i]} for canary {i}; expected a finite number")
+    return out

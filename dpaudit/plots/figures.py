@@ -335,7 +335,8 @@ def _bound_vs_claim_chart(results, groups, size):
     labels = list(dict.fromkeys(g["mechanism"] for g in groups))
     claims = [float(g["claimed_epsilon"]) for g in groups if _finite(g.get("claimed_epsilon"))]
     bounds = [g["epsilon_lower_bound_max"] for g in groups] + [g["epsilon_lower_bound_min"] for g in groups]
-    log = max(claims) / max(min(claims), 1e-300) > 30
+    # A claimed epsilon of 0 (a curve claim reported where it promises nothing above 0) has no place on a log axis.
+    log = min(claims) > 0 and max(claims) / min(claims) > 30
     fig, (ax,) = new_figure(size, height=WIDTH_HEIGHT[size] + 0.85 + 0.13 * math.ceil((len(labels) + 2) / 2))
     # Series at the same claim are nudged apart (a fraction of the axis) so that none hides another.
     span = (math.log(max(claims)) - math.log(min(claims))) if log else (max(claims) - min(claims) or 1.0)

@@ -201,6 +201,8 @@ def resolve_config(raw: Any, *, base_dir: Path | None = None, seed: int | None =
             cfg, _ = _resolve_body(body, base_dir, sweep_point=True)
             _check_point(cfg, kind, base_dir)
         except ConfigError as exc:
+            if not point:  # no sweep: the key path alone says where
+                raise
             values = ", ".join(f"{k}={v!r}" for k, v in point.items())
             raise ConfigError(exc.key_path, f"{exc.problem} (at sweep point {j}: {values})") from None
         point_configs.append(cfg)

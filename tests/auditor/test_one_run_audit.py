@@ -72,6 +72,46 @@ def test_one_run_harness_on_a_user_training_function():
     assert again.to_dict() | {"elapsed_seconds": 0} == r.to_dict() | {"elapsed_seconds": 0}
 
 
+def _noisy_sum(data, rng):
+    return data.sum(axis=0) + rng.normal(0.0, 1.0, data.shape[1])
+
+
+@pytest.mark.parametrize("score, match", [
+    (lambda model, c: model * c, r"score returned an array of shape \(50,\) for canary 0; expected one number"),
+    (lambda model, c: None, "score returned None for canary 0"),
+    (lambda model, c: "high", "score returned 'high' for canary 0"),
+    (lambda model, c: float("nan") if c[3] else 1.0, "score returned nan for canary 3; expected a finite number"),
+])
+def test_the_harness_names_a_bad_score_and_its_canary(score, match):
+    # A scorer returning an array, None, text or NaN once surfaced as numpy's message (or "scores: array: NaN").
+    from dpaudit.exceptions import TargetError
+
+    with pytest.raises(TargetError, match=match):
+        dpaudit.one_run(_noisy_sum, np.zeros((5, 50)), np.eye(50), score, epsilon=1.0, seed=0)
+
+
+@pytest.mark.parametrize("dataset, canaries, name", [
+    ([[1.0, 2.0], [3.0]], np.eye(2), "dataset"),
+    (np.zeros((5, 2)), [["a", "b"], ["c", "d"]], "canaries"),
+])
+def test_the_harness_names_unreadable_records(dataset, canaries, name):
+    with pytest.raises(DatasetError, match=f"^{name}: expected numeric records"):
+        dpaudit.one_run(_noisy_sum, dataset, canaries, lambda model, c: float(model @ c), epsilon=1.0, seed=0)
+
+
+def test_inclusion_bits_no_fair_coin_gives_are_noted():
+    # All 1,000 canaries excluded once gave "epsilon >= 0.061" with nothing said; the bound assumes fair coins.
+    rng = np.random.default_rng(0)
+    scores = rng.normal(size=1000)
+    for bits in (np.zeros(1000, int), np.ones(1000, int), np.r_[np.ones(900, int), np.zeros(100, int)]):
+        r = dpaudit.audit_one_run(scores, bits, epsilon=1.0, seed=0)
+        assert len(r.notes) == 1 and "probability 1/2" in r.notes[0] and r.notes[0] in str(r)
+    # Fair coins: a note at most once in 10^6 runs (INCLUSION_NOTE_P); none over these 50 seeds.
+    assert not any(dpaudit.audit_one_run(scores, np.random.default_rng(s).integers(0, 2, 1000), epsilon=1.0,
+                                         seed=0).notes for s in range(50))
+    assert dpaudit.audit_one_run([0.2, 0.1], [1, 1], epsilon=1.0, seed=0).notes == []   # m = 2: p = 0.5
+
+
 def test_a_curve_claim_is_tested_at_each_small_delta():
     scores, inc = _laplace_canaries(8.0, 1000, 1)
     r = dpaudit.audit_one_run(scores, inc, claim="gdp:mu=0.5")
@@ -188,6 +228,32 @@ def test_a_violation_names_the_crossed_point(mu, claim, least):
                 1000, p["guesses"], p["correct"], delta=p["delta"], confidence=level), rel=3e-9)
             assert p["epsilon_lower_bound"] > p["claimed_epsilon"]
     assert sum(r.violation for r in reports) >= least
+
+
+def test_epsilon_and_its_eps_spec_give_the_same_report():
+    # The contract: eps:EPS,delta=DELTA is the same claim as epsilon/delta.  A violation of a point given as
+    # numbers once left curve_violation None, where audit and audit_scores name the crossed point either way.
+    scores, inc = _gauss_canaries(4.0, 1000, 0)
+    by_numbers = dpaudit.audit_one_run(scores, inc, epsilon=1.0, delta=1e-5, seed=1).to_dict()
+    by_spec = dpaudit.audit_one_run(scores, inc, claim="eps:1,delta=1e-5", seed=1).to_dict()
+    assert by_numbers["verdict"] == "violation"
+    _check_verdict_names_a_point(dpaudit.audit_one_run(scores, inc, epsilon=1.0, delta=1e-5), "eps:1,delta=1e-5")
+    for key in set(by_numbers) - {"claim", "elapsed_seconds"}:
+        assert by_numbers[key] == by_spec[key], key
+
+
+def test_a_profile_finite_only_above_the_curve_deltas_is_still_audited(tmp_path):
+    # [[1, 0.01]] was audited at its point, but [[1, 0.01], [0.5, 0.1]] (finite at no delta <= 1e-3) was refused
+    # with "a one-run audit cannot test it", though its first point is the same test and the f-DP test reads it whole.
+    scores, inc = _gauss_canaries(3.0, 1000, 0)
+    one, two = tmp_path / "one.json", tmp_path / "two.json"
+    one.write_text("[[1, 0.01]]")
+    two.write_text("[[1, 0.01], [0.5, 0.1]]")
+    r1 = dpaudit.audit_one_run(scores, inc, claim=f"profile:{one}", seed=0)
+    r2 = dpaudit.audit_one_run(scores, inc, claim=f"profile:{two}", seed=0)
+    assert {t["delta"] for t in r2.tests} == {0.01} and r2.claimed_delta == r1.claimed_delta == 0.01
+    assert r2.fdp_tests and r2.curve_rejected is not None
+    _check_verdict_names_a_point(r2, f"profile:{two}")
 
 
 def test_a_point_claim_is_not_tested_as_a_curve():

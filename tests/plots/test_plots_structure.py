@@ -150,6 +150,15 @@ def test_bounds_spanning_decades_use_a_log_axis(tmp_path):
     assert fig.axes[0].get_xscale() == "log"
 
 
+def test_a_claimed_epsilon_of_zero_beside_large_ones_is_drawn_on_a_linear_axis(tmp_path):
+    # A curve claim's reported point can have claimed epsilon 0 (gdp:mu=0.1 at its total-variation end) beside
+    # a large one: choosing a log axis for that spread took log(0) ("math domain error") and no figure was drawn.
+    results = _write_results(tmp_path, mechanisms=["laplace", "gaussian"], claims=[(0.0, 0.04), (7.0, 0.002)])
+    fig = _draw("epsilon_vs_claimed", results)
+    assert fig.axes[0].get_xscale() == "linear"
+    _assert_legends_placed(fig)
+
+
 def test_several_claims_keep_stable_unique_styles(tmp_path):
     results = _write_results(tmp_path, mechanisms=["laplace", "gaussian", "rr", "bug"],
                              claims=[(0.5, 0.0), (1.0, 0.0), (2.0, 0.0)])

@@ -170,6 +170,11 @@ def test_yaml_takes_a_claimed_curve_for_audit_and_search(tmp_path):
     out = run_experiment(cfg, out=tmp_path / "a", **QUIET)
     trial = json.loads((out.directory / "trials.jsonl").read_text().splitlines()[0])["result"]
     assert trial["claim"] == "gdp:mu=0.05" and trial["verdict"] == "violation"
+    # Its true epsilon is read at the reported delta (0.066 at 0.017), not at its own claim's 1e-5 (0.353).
+    from dpaudit import get_mechanism
+
+    assert trial["claimed_delta"] != 1e-5
+    assert trial["true_epsilon"] == get_mechanism("gaussian").true_epsilon(trial["claimed_delta"]) < 0.35
     cfg = {"name": "curve_search", "seed": 3, "trials": 1,
            "attack": {"name": "search", "params": {"target": "laplace", "size": 3, "low": 0, "high": 1,
                                                    "max_samples": 2000, "claim": "eps:5"}}}

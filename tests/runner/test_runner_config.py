@@ -222,3 +222,13 @@ def test_valid_configs_round_trip(n, eps, reps, trials):
     r = resolve_config(cfg).resolved
     assert r["attack"]["params"]["n"] == n and r["trials"] == trials
     assert resolve_config(yaml.safe_load(yaml.safe_dump(r))).resolved == r
+
+
+def test_a_config_without_a_sweep_names_no_sweep_point():
+    # Once "... (at sweep point 0: )": a point of a sweep the config does not have, with nothing after the colon.
+    cfg = {"name": "a", "seed": 0, "mechanisms": [{"mechanism": "laplace"}],
+           "audit": {"samples": 2000, "claim": "gdp:mu=-1"}}
+    with pytest.raises(ConfigError) as info:
+        resolve_config(cfg)
+    assert info.value.key_path == "audit.claim" and "sweep point" not in str(info.value)
+    assert str(info.value).endswith("mu must be in (0, inf); got -1.0")
