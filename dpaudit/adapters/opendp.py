@@ -21,6 +21,7 @@ same sampler), about 10x faster than one call per release.
 
 from __future__ import annotations
 
+import inspect
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -56,6 +57,17 @@ def load_opendp() -> Any:
         ) from None
     dp.enable_features("contrib")
     return dp
+
+
+def _float_atom_domain(dp: Any) -> Any:
+    """OpenDP's domain of non-NaN floats, which the Laplace and Gaussian measurements need.
+
+    OpenDP 0.12 spells it ``atom_domain(T=float)`` (its ``nullable`` defaults to False and has no ``nan``);
+    later versions (0.16 here) take ``nan=`` and default it to True for floats, so it must be said.
+    """
+    if "nan" in inspect.signature(dp.atom_domain).parameters:
+        return dp.atom_domain(T=float, nan=False)
+    return dp.atom_domain(T=float)
 
 
 @dataclass(frozen=True)
@@ -113,7 +125,7 @@ class _OpenDPAdditive(_OpenDPBase):
 
     def _spaces(self, dp: Any, l2: bool = False) -> tuple[tuple, tuple]:
         t = int if self.domain == "int" else float
-        atom = dp.atom_domain(T=t) if t is int else dp.atom_domain(T=t, nan=False)
+        atom = dp.atom_domain(T=t) if t is int else _float_atom_domain(dp)
         scalar = (atom, dp.absolute_distance(T=t))
         vector = (dp.vector_domain(atom), (dp.l2_distance if l2 else dp.l1_distance)(T=t))
         return scalar, vector

@@ -1,4 +1,4 @@
-"""OpenDP adapters: run when OpenDP is installed, else skip.
+"""OpenDP adapters: run when OpenDP is installed, else skip (all but the last, which needs no OpenDP).
 
 OpenDP cannot be seeded, so these statistical tests draw fresh randomness on
 every run: each goodness-of-fit assertion fails with probability ALPHA = 1e-6
@@ -22,11 +22,14 @@ from dpaudit.adapters import available
 from dpaudit.mechanisms import get_mechanism
 from dpaudit.targets import load_target
 
-pytestmark = pytest.mark.skipif(not available("opendp"), reason="OpenDP is not installed (pip install 'dpaudit[opendp]')")
+needs_opendp = pytest.mark.skipif(
+    not available("opendp"), reason="OpenDP is not installed (pip install 'dpaudit[opendp]')"
+)
 ALPHA = 1e-6
 N = 20_000
 
 
+@needs_opendp
 def test_laplace_float_and_int():
     m = get_mechanism("opendp.laplace", epsilon=1.0)
     t = load_target(m)
@@ -41,6 +44,7 @@ def test_laplace_float_and_int():
     assert y.dtype == np.int64 and chisquare_pvalue(y - 2, support, (1 - a) / (1 + a) * a ** np.abs(support)) > ALPHA
 
 
+@needs_opendp
 def test_gaussian_float_and_int():
     g = get_mechanism("opendp.gaussian", epsilon=1.0, delta=1e-5)
     assert g.scale > get_mechanism("gaussian_analytic").sigma  # zCDP conversion is looser than Balle-Wang
@@ -50,6 +54,7 @@ def test_gaussian_float_and_int():
     assert gi([0], size=100).dtype == np.int64
 
 
+@needs_opendp
 def test_randomized_response():
     rr = get_mechanism("opendp.randomized_response", epsilon=math.log(3))
     assert rr.truth_probability == pytest.approx(0.75)
@@ -57,7 +62,26 @@ def test_randomized_response():
     assert chisquare_pvalue(z, [0, 1], [0.25, 0.75]) > ALPHA
 
 
+@needs_opendp
 def test_one_release_and_bad_parameters():
     assert np.ndim(get_mechanism("opendp.laplace")([1.0])) == 0
     with pytest.raises(ValueError, match="domain"):
         get_mechanism("opendp.laplace", domain="complex")
+
+
+def test_float_domain_is_nan_free_on_every_supported_opendp():
+    """OpenDP 0.12's atom_domain has no ``nan`` (it excludes NaN by default); 0.14 and 0.16 default to nan=True."""
+    from dpaudit.adapters.opendp import _float_atom_domain
+
+    class Old:  # the 0.12 signature
+        @staticmethod
+        def atom_domain(bounds=None, nullable=False, T=None):
+            return ("old", nullable, T)
+
+    class New:  # the 0.14 to 0.16 signature
+        @staticmethod
+        def atom_domain(bounds=None, nan=None, T=None):
+            return ("new", nan, T)
+
+    assert _float_atom_domain(Old) == ("old", False, float)
+    assert _float_atom_domain(New) == ("new", False, float)
