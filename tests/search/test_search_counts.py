@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 
-import pytest
 
 import dpaudit.pair_search as ps
 from dpaudit.pair_search import search
