@@ -580,7 +580,11 @@ def audit(
     vectorised = bool(getattr(tgt, "vectorised", False))
     entropy = seed_entropy(as_seed_sequence(seed))
     # Wide releases (a 10,000-bin histogram, a model's weights) get shorter chunks and a smaller calibration pool.
-    probe = probe_releases(tgt, pair[0], entropy, timeout=timeout)
+    try:
+        probe = probe_releases(tgt, pair[0], entropy, timeout=timeout)
+    except KeyboardInterrupt as exc:
+        exc.audit_report = None  # before any round: nothing certified (see Raises)
+        raise
     chunk_size, calibration_cap = memory_limits(max(1, probe[0].nbytes), chunk_size, calibration_cap)
     plan, tracker, max_samples = _plan(samples, max_samples, time_budget, vectorised=vectorised,
                                        calibration_fraction=calibration_fraction, calibration_cap=calibration_cap,
