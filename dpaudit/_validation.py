@@ -48,6 +48,18 @@ def _is_real(value: Any) -> bool:
     return isinstance(value, numbers.Real) and not isinstance(value, bool)
 
 
+def _as_float(value: Any) -> float:
+    """``float(value)``, an int too large for a float read as an infinity (``float()`` raises OverflowError).
+
+    >>> _as_float(-10**400)
+    -inf
+    """
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf if value > 0 else -math.inf
+
+
 def show(value: Any) -> str:
     """``repr(value)``, cut to 80 characters for messages."""
     text = repr(value)
@@ -144,7 +156,7 @@ def check_real(
     dpaudit.exceptions.ParameterTypeError: epsilon must be a real number; got 'x'
     """
     if type(value) in _PLAIN_REAL:  # the common case, checked without building the error text
-        v = float(value)
+        v = _as_float(value)
         if (v == v and not (finite and math.isinf(v))
                 and (low is None or (v >= low if low_inclusive else v > low))
                 and (high is None or (v <= high if high_inclusive else v < high))):
@@ -153,7 +165,7 @@ def check_real(
     expected = f"a number {rng}".rstrip()
     if not _is_real(value):
         _fail(ParameterTypeError, name, "must be a real number", value, expected=expected)
-    original, value = value, float(value)
+    original, value = value, _as_float(value)
     if math.isnan(value):
         _fail(ParameterValueError, name, "must not be NaN", original, expected=expected)
     if finite and math.isinf(value):
@@ -227,7 +239,7 @@ def check_int(value: Any, name: str, *, low: int | None = None, high: int | None
         return value  # the common case, checked without building the error text
     expected = f"an integer {_range_text(low, high)}".rstrip()
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        if _is_real(value) and math.isfinite(float(value)) and float(value).is_integer():
+        if _is_real(value) and math.isfinite(_as_float(value)) and _as_float(value).is_integer():
             value = int(value)
         else:
             _fail(ParameterTypeError, name, "must be an integer", value, expected=expected)
@@ -319,7 +331,7 @@ def check_plain(value: Any, name: str) -> Any:
     if value is None or isinstance(value, (bool, str)):
         return value
     if _is_real(value):
-        if not math.isfinite(float(value)):
+        if not math.isfinite(_as_float(value)):
             _fail(ParameterValueError, name, "must be a finite number", value)
         return value
     if isinstance(value, Mapping):

@@ -618,9 +618,9 @@ def main(argv=None) -> int:
     except UsageError as exc:
         print(f"dpaudit: error: {_one_line(exc)}", file=sys.stderr)
         return EXIT_USAGE
-    except (DPAuditError, TypeError, ValueError) as exc:
-        # Our own errors name the argument; TypeError/ValueError reaching here
-        # come from input checks in numpy/json on user data.
+    except DPAuditError as exc:
+        # Only dpaudit's own errors are bad input: a plain ValueError/TypeError is a bug (exit 3 below),
+        # even though DPAuditError subclasses them (ParameterValueError is a ValueError).
         if os.environ.get("DPAUDIT_DEBUG"):
             raise
         print(f"dpaudit: error: {_one_line(exc)}", file=sys.stderr)

@@ -198,11 +198,18 @@ def parse_dataset(text_or_path: Any, name: str = "--dataset") -> np.ndarray:
             obj = json.loads(text)
         except json.JSONDecodeError as exc:
             raise DatasetError(f"{name}: invalid JSON array literal: {exc}") from None
+        except RecursionError:
+            raise DatasetError(f"{name}: invalid JSON array literal: nested too deeply") from None
         return _validate_dataset(obj, name, "JSON literal")
     path = expand_user(text)
-    if not path.exists():
+    try:
+        exists, is_file = path.exists(), path.is_file()
+    except (OSError, ValueError) as exc:  # e.g. a name too long for the file system, a NUL byte
+        raise DatasetError(f"{name}: cannot use {text[:80]!r} as a file name: {getattr(exc, 'strerror', None) or exc}"
+                           ) from None
+    if not exists:
         raise DatasetError(f"{name}: file not found: {text!r} (expected a JSON array or a .json/.npy/.csv file)")
-    if not path.is_file():
+    if not is_file:
         raise DatasetError(f"{name}: not a file: {text!r}")
     suffix = path.suffix.lower()
     source = repr(text)
@@ -220,6 +227,6 @@ def parse_dataset(text_or_path: Any, name: str = "--dataset") -> np.ndarray:
         raise
     except EOFError:  # np.load on an empty file: no header at all
         raise DatasetError(f"{name}: {source}: cannot read: the file is empty") from None
-    except (ValueError, OSError) as exc:
+    except (ValueError, OSError, RecursionError) as exc:
         raise DatasetError(f"{name}: {source}: cannot read: {exc}") from None
     return _validate_dataset(obj, name, source)

@@ -4,7 +4,8 @@ Every dpaudit error subclasses a built-in exception so that callers who do not
 know dpaudit can still catch it: wrong types raise a :class:`TypeError`
 subclass, wrong values a :class:`ValueError` subclass (the habit of
 scikit-learn's ``_param_validation``).  The command line turns any
-:class:`DPAuditError` into one line on stderr and exit status 2.
+:class:`DPAuditError` into one line on stderr and exit status 2, and nothing else: a plain ``ValueError`` or
+``TypeError`` reaching it is a bug in dpaudit (exit status 3), so input checks raise these classes.
 """
 
 from __future__ import annotations

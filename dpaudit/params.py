@@ -295,6 +295,10 @@ def all_cores(n_jobs: int) -> int:
 #: Poisson draw of the held-out size fails near 9.2e18).
 MAX_SAMPLES = 10**15
 
+#: The most records a searched dataset holds: every candidate pair is built in memory (8 bytes a record), and
+#: beyond it numpy fails with its own message (MemoryError, "Maximum allowed dimension exceeded").
+MAX_SEARCH_SIZE = 10**7
+
 CLAIM_HELP = ("a claimed privacy curve instead of --epsilon/--delta: gdp:mu=MU, dpsgd:noise=SIGMA,rate=Q,steps=T, "
               "profile:FILE.json ([[epsilon, delta], ...]) or eps:EPS[,delta=DELTA]; the verdict is a violation "
               "when a certified (epsilon, delta) lies above the curve, at --confidence for the whole curve")
@@ -349,7 +353,8 @@ SEARCH_OPTIONS = OptionTable([
     "epsilon",
     "delta",
     "claim",
-    Option("size", "int", None, low=1, flag="--size", metavar="N", help="records per dataset"),
+    Option("size", "int", None, low=1, high=MAX_SEARCH_SIZE, flag="--size", metavar="N",
+           help="records per dataset (at most 1e7)"),
     Option("low", "real", None, flag="--low", metavar="LO", help="smallest record value"),
     Option("high", "real", None, flag="--high", metavar="HI", help="largest record value"),
     Option("integer", "bool", False, flag="--integer", help="records are integers"),

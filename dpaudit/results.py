@@ -168,11 +168,34 @@ def load_results(directory: "str | Path") -> Results:
 
     directory = Path(directory)
     cfg_file = directory / CONFIG_FILE
-    if not cfg_file.is_file():
-        raise ParameterValueError(f"{directory}: not a results folder (no {CONFIG_FILE})")
-    config = yaml.safe_load(cfg_file.read_text(encoding="utf-8"))
-    trials = read_trials(directory / TRIALS_FILE)
-    summary = None
-    if (directory / SUMMARY_FILE).is_file():
-        summary = json.loads((directory / SUMMARY_FILE).read_text(encoding="utf-8"))
+    try:
+        if not cfg_file.is_file():
+            raise ParameterValueError(f"{directory}: not a results folder (no {CONFIG_FILE})")
+        config = _read_saved(cfg_file, yaml.safe_load, (yaml.YAMLError,))
+        trials = read_trials(directory / TRIALS_FILE)
+        summary = None
+        if (directory / SUMMARY_FILE).is_file():
+            summary = _read_saved(directory / SUMMARY_FILE, json.loads, (ValueError, RecursionError))
+    except (OSError, ValueError) as exc:  # a folder name the OS refuses (too long, a NUL byte), unreadable files
+        if isinstance(exc, ParameterValueError):
+            raise
+        raise ParameterValueError(f"{str(directory)[:200]}: cannot read the results folder: "
+                                  f"{getattr(exc, 'strerror', None) or exc}") from None
+    if not isinstance(config, dict) or not isinstance(config.get("plot") or {}, dict):
+        raise ParameterValueError(f"{cfg_file}: not a config written by dpaudit run (expected a mapping with a "
+                                  "'plot' mapping); run the experiment again")
     return Results(directory, config, trials, summary)
+
+
+def _read_saved(path: Path, parse, errors: tuple):
+    """``parse`` of a saved file's text; a file that does not parse is an error naming it (it was edited or cut)."""
+    from .exceptions import ParameterValueError
+
+    try:
+        return parse(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as exc:
+        raise ParameterValueError(f"{path}: cannot read: not UTF-8 text ({exc.reason})") from None
+    except errors as exc:
+        problem = " ".join(str(exc).split())[:200]
+        raise ParameterValueError(f"{path}: cannot read: {problem}; run the experiment again (or dpaudit run "
+                                  "--resume, which keeps its finished trials)") from None

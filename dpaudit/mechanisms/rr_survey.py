@@ -63,6 +63,8 @@ def p_of_epsilon(epsilon: float, second_coin: str = "fair") -> float:
     >>> round(p_of_epsilon(math.log(3)), 12)
     0.5
     """
+    if epsilon > 700:  # math.exp overflows near 709.8; p rounds to 1.0 long before (at epsilon ~ 38 and ~ 75)
+        return 1.0
     e = math.exp(epsilon)
     if second_coin == "fair":
         return (e - 1) / (e + 1)

@@ -112,7 +112,12 @@ def prepare(config: "ExperimentConfig | str | Path | Mapping", out: "str | Path"
     directory = Path(out) / config.name
     saved_file = directory / CONFIG_FILE
     if resume and saved_file.is_file():
-        saved = yaml.safe_load(saved_file.read_text(encoding="utf-8"))
+        try:
+            saved = yaml.safe_load(saved_file.read_text(encoding="utf-8"))
+        except (yaml.YAMLError, UnicodeDecodeError) as exc:
+            problem = " ".join(str(exc).split())[:200]
+            raise ParameterValueError(f"--resume: {saved_file} cannot be read ({problem}); run without --resume "
+                                      "to start again") from None
         if not config.seed_given and isinstance(saved, dict) and isinstance(saved.get("seed"), int):
             # The first run drew the seed; the resumed run must reuse it.
             if isinstance(source, ExperimentConfig):

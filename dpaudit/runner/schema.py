@@ -170,8 +170,8 @@ def load_config(source: "str | Path | Mapping", *, seed: int | None = None) -> E
         path = Path(source)
         try:
             text = path.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise ConfigError(str(path), f"cannot read the config: {exc.strerror or exc}") from None
+        except (OSError, ValueError) as exc:  # ValueError: a NUL byte in the path
+            raise ConfigError(str(path), f"cannot read the config: {getattr(exc, 'strerror', None) or exc}") from None
         try:
             raw = yaml.safe_load(text)
         except yaml.YAMLError as exc:
