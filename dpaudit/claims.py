@@ -43,9 +43,11 @@ Examples
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import os
+import warnings
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -186,6 +188,9 @@ class Claim(ABC):
         eps, delta = self.reference
         if not np.isfinite(eps):
             gd, ge = self.grid()
+            if len(ge) == 0:  # gdp:mu=1e300: no delta the grid reaches has a finite epsilon
+                raise ParameterValueError(f"claim {self.spec!r} promises no finite epsilon at any delta >= "
+                                          f"{DELTA_FLOOR:g}; there is no curve to audit against")
             eps, delta = ge[0], gd[0]
         return float(eps), float(delta)
 
@@ -254,7 +259,7 @@ class GaussianDPClaim(Claim):
     _grid: tuple = field(default=(), init=False, repr=False, compare=False)
 
     def __post_init__(self):
-        object.__setattr__(self, "mu", check_real(self.mu, "mu", low=0.0, low_inclusive=False, finite=True))
+        object.__setattr__(self, "mu", check_real(self.mu, "mu", low=0.0, low_inclusive=False, high=MAX_MU))
         if not self.spec:
             object.__setattr__(self, "spec", f"gdp:mu={self.mu:g}")
         object.__setattr__(self, "_grid", _gdp_grid(self.mu))
@@ -283,6 +288,20 @@ class GaussianDPClaim(Claim):
         return {**super().to_dict(), "mu": self.mu}
 
 
+#: Largest mu a GDP claim may state: its epsilon at delta 1e-12 is then about 10^12, and beyond about 10^150 the
+#: curve's arithmetic overflows (mu^2).  No audit can come near such a claim.
+MAX_MU = 1e6
+
+
+@contextlib.contextmanager
+def _quiet_numbers():
+    """numpy's and dp_accounting's RuntimeWarnings off: a curve of extreme parameters (gdp:mu=1e300) overflows on
+    its way to an answer that is checked (finite, or a one-line error), and a warning would be a second line."""
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore", RuntimeWarning)
+        yield
+
+
 @functools.lru_cache(maxsize=64)
 def _gdp_grid(mu: float):
     from scipy.special import log_ndtr, ndtr
@@ -292,7 +311,8 @@ def _gdp_grid(mu: float):
     def delta_at(eps):
         return ndtr(mu / 2 - eps / mu) - np.exp(eps + log_ndtr(-mu / 2 - eps / mu))
 
-    return _epsilon_grid(delta_at, gaussian_epsilon(mu, DELTA_FLOOR))
+    with _quiet_numbers():
+        return _epsilon_grid(delta_at, gaussian_epsilon(mu, DELTA_FLOOR))
 
 
 def dpsgd_event(noise: float, rate: float, steps: int):
@@ -329,8 +349,15 @@ def _accountant_grid(key: _EventKey):
         value_discretization_interval=PLD_DISCRETIZATION)
     if not acc.supports(event):
         raise ParameterValueError(f"claim: dp_accounting's PLD accountant does not support the event {event_repr}")
-    acc.compose(event)
-    eps_max = float(acc.get_epsilon(DELTA_FLOOR))
+    try:
+        with _quiet_numbers():
+            acc.compose(event)
+            eps_max = float(acc.get_epsilon(DELTA_FLOOR))
+    except (ArithmeticError, ValueError) as exc:  # dpsgd:noise=1e-300 overflows inside dp_accounting
+        if isinstance(exc, ParameterValueError):
+            raise
+        raise ParameterValueError(f"claim: dp_accounting cannot compute the curve of the event {event_repr} "
+                                  f"({type(exc).__name__}: {exc})") from None
     if not np.isfinite(eps_max):  # NonPrivateDpEvent, or a curve without a finite grid to test on
         raise ParameterValueError(f"claim: the event {event_repr} promises no finite epsilon at delta = "
                                   f"{DELTA_FLOOR:g} (its accountant's answer is {eps_max}); there is no curve to audit")
@@ -574,7 +601,7 @@ def parse_claim(spec: str) -> Claim:
         return PointClaim(eps, delta, spec=text)
     if kind == "gdp":
         f = _fields(spec, body, ("mu",))
-        mu = _named(spec, check_real, _number(spec, "mu", f["mu"]), "mu", low=0.0, low_inclusive=False, finite=True)
+        mu = _named(spec, check_real, _number(spec, "mu", f["mu"]), "mu", low=0.0, low_inclusive=False, high=MAX_MU)
         return GaussianDPClaim(mu, spec=text)
     if kind == "dpsgd":
         f = _fields(spec, body, ("noise", "rate", "steps"))

@@ -58,6 +58,10 @@ def _estimator_choices() -> tuple:
     return tuple(ESTIMATORS)
 
 
+#: Most workers a ``jobs`` option takes: beyond a C int the process pool failed with an internal OverflowError.
+MAX_JOBS = 100_000
+
+
 @dataclass(frozen=True)
 class Option:
     """One option of an entry point.
@@ -113,7 +117,7 @@ class Option:
         if t == "int":
             return check_int(value, name, low=self.low, high=self.high)
         if t == "jobs":
-            value = check_int(value, name, low=-1)
+            value = check_int(value, name, low=-1, high=MAX_JOBS)
             if value == 0:
                 raise ParameterValueError(f"{name} must be >= 1 or -1 (all cores); got 0")
             return value

@@ -247,3 +247,17 @@ def test_scores_json_is_still_one_object(capsys):
     code, out, _ = cli(capsys, "scores", json.dumps(list(range(40))), json.dumps(list(range(40))), "--epsilon", "1",
                        "--json", "--seed", "1")
     assert code in (0, 1) and json.loads(out)["verdict"]
+
+
+# --------------------------------------------------------------------------- extreme but well-formed values: exit 2
+@pytest.mark.parametrize("args, named", [
+    (["--claim", "gdp:mu=1e300"], "mu must be in (0, 1e+06]"),
+    (["--claim", "dpsgd:noise=1e-300,rate=1,steps=1000000000"], "dp_accounting cannot compute the curve"),
+    (["--epsilon", "1", "--jobs", "99999999999"], "--jobs must be an integer in [-1, 100000]"),
+])
+def test_extreme_values_are_bad_input_not_internal_errors(monkeypatch, capsys, args, named):
+    """Each used to end in an internal error (IndexError, OverflowError in dp_accounting or in the process pool),
+    or in numpy's warnings before the error line."""
+    monkeypatch.setenv("DPAUDIT_CACHE_DIR", "off")
+    code, out, err = cli(capsys, "audit", "laplace", "--samples", "2000", "--seed", "1", *args)
+    assert code == 2 and out == "" and named in one_line(err)
