@@ -39,7 +39,7 @@ from .._version import __version__
 from ..datasets import align_empty, load_dataset
 from ..exceptions import ParameterValueError, TimeBudgetSpent
 from ..params import AUDIT_OPTIONS, all_cores
-from ..sampling import DEFAULT_CHUNK_SIZE, Sampler, memory_limits, probe_releases  # the chunk size re-exported
+from ..sampling import DEFAULT_CHUNK_SIZE, Sampler, memory_limits, probe_releases, release_bytes  # chunk size re-exported
 from ..stats import DEFAULT_DELTAS, posterior_interval
 from ..stats.bayes import format_percent
 from ..stats.bounds import poisson_epsilon_bound, poisson_held_out_mean
@@ -581,7 +581,7 @@ def audit(
     entropy = seed_entropy(as_seed_sequence(seed))
     # Wide releases (a 10,000-bin histogram, a model's weights) get shorter chunks and a smaller calibration pool.
     probe = probe_releases(tgt, pair[0], entropy, timeout=timeout)
-    chunk_size, calibration_cap = memory_limits(max(1, probe[0].nbytes), chunk_size, calibration_cap)
+    chunk_size, calibration_cap = memory_limits(release_bytes(probe), chunk_size, calibration_cap)
     plan, tracker, max_samples = _plan(samples, max_samples, time_budget, vectorised=vectorised,
                                        calibration_fraction=calibration_fraction, calibration_cap=calibration_cap,
                                        epsilon=epsilon, delta=delta, confidence=confidence,
