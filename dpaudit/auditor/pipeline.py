@@ -190,20 +190,7 @@ def choose_test(names, pool, *, cert=None, delta=None, confidence, full: bool, n
         event = cert.choose(rates)
         return _Test(name, scorer, event, cert.value(rates, event)), rates, cal, s1
 
-    if threads > 1 and len(names) > 1:
-        from concurrent.futures import ThreadPoolExecutor
-
-        from threadpoolctl import threadpool_limits
-
-        # The costliest fits start first, so that two long ones do not end the pool together, and
-        # each thread's BLAS keeps to one core: two threads each running BLAS on both cores fought
-        # over them (docs/decisions/calibration-cost.md).
-        order = sorted(range(len(names)), key=lambda i: FIT_COST.get(names[i], 0), reverse=True)
-        with threadpool_limits(limits=1, user_api="blas"), ThreadPoolExecutor(max_workers=threads) as ex:
-            futures = {i: ex.submit(candidate, names[i]) for i in order}
-            results = [futures[i].result() for i in range(len(names))]
-    else:
-        results = map(candidate, names)
+    results = _fit_in_threads(candidate, names, threads) if threads > 1 and len(names) > 1 else map(candidate, names)
     best = None
     for result in results:
         if best is None or result[0].value > best[0].value:
@@ -231,6 +218,32 @@ def choose_test(names, pool, *, cert=None, delta=None, confidence, full: bool, n
         test.profile_events = [rates.choose(delta=d) for d in DEFAULT_DELTAS]
         test.roc_events = roc_thresholds(s1, reverse=test.event.reverse)
     return test
+
+
+def _fit_in_threads(candidate, names, threads: int) -> list:
+    """``[candidate(n) for n in names]``, ``threads`` at a time, the costliest first (:data:`FIT_COST`).
+
+    The costliest start first, so that two long fits do not end the pool together; each thread's BLAS keeps to
+    one core: two threads each running BLAS on both cores fought over them
+    (docs/decisions/calibration-cost.md).  On Ctrl-C the fits not started are dropped and the running ones
+    not awaited, so that the finished rounds are reported at once, as with one thread (waiting for every
+    fit took 9 s at 2,000 coordinates, long enough for a second Ctrl-C, which loses the report).
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    from threadpoolctl import threadpool_limits
+
+    order = sorted(range(len(names)), key=lambda i: FIT_COST.get(names[i], 0), reverse=True)
+    ex = ThreadPoolExecutor(max_workers=threads)
+    try:
+        with threadpool_limits(limits=1, user_api="blas"):
+            futures = {i: ex.submit(candidate, names[i]) for i in order}
+            results = [futures[i].result() for i in range(len(names))]
+    except BaseException:
+        ex.shutdown(wait=False, cancel_futures=True)
+        raise
+    ex.shutdown()
+    return results
 
 
 def _selection_scores(name, pool, fit, sel):
