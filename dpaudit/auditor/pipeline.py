@@ -593,7 +593,11 @@ def audit(
     vectorised = bool(getattr(tgt, "vectorised", False))
     entropy = seed_entropy(as_seed_sequence(seed))
     # Wide releases (a 10,000-bin histogram, a model's weights) get shorter chunks and a smaller calibration pool.
-    probe = probe_releases(tgt, pair[0], entropy, timeout=timeout)
+    try:
+        probe = probe_releases(tgt, pair[0], entropy, timeout=timeout)
+    except KeyboardInterrupt as exc:
+        exc.audit_report = None  # interrupted in the target's first call: nothing drawn, nothing certified
+        raise
     chunk_size, calibration_cap = memory_limits(release_bytes(probe), chunk_size, calibration_cap)
     plan, tracker, max_samples = _plan(samples, max_samples, time_budget, vectorised=vectorised,
                                        calibration_fraction=calibration_fraction, calibration_cap=calibration_cap,
