@@ -96,6 +96,32 @@ def test_a_second_interrupt_aborts_at_once():
     assert proc.stderr == "dpaudit: interrupted again: stopped at once, without a report\n"
 
 
+def test_a_second_interrupt_while_the_process_exits_aborts_without_a_traceback():
+    """The first Ctrl-C ends the command (its report said); the process then waits at exit for a thread
+    (a fit still running, loky's executor manager).  A second Ctrl-C there printed Python's traceback
+    ('Exception ignored in: <module 'threading'>'); it aborts in one line as during the command."""
+    script = textwrap.dedent("""
+        import os, signal, threading, time
+        from dpaudit import cli
+        with cli._second_interrupt_aborts():
+            try:
+                os.kill(os.getpid(), signal.SIGINT)
+                signal.pause()
+            except KeyboardInterrupt:
+                print("first", flush=True)
+        threading.Thread(target=time.sleep, args=(60,)).start()  # joined at exit
+        print("report", flush=True)
+    """)
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    assert proc.stdout.readline() == "first\n" and proc.stdout.readline() == "report\n"
+    time.sleep(0.5)  # the main thread is at exit, joining the sleeping thread
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == -signal.SIGINT and out == ""
+    assert err == "dpaudit: interrupted again: stopped at once\n"
+
+
 class _InterruptAfter:
     """Laplace of the sum; raises KeyboardInterrupt (as Ctrl-C would) once ``after`` releases were drawn."""
 
