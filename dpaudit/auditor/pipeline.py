@@ -26,14 +26,13 @@ stopping rules.
 
 from __future__ import annotations
 
-import sys
 import time
 from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from .._executor import Executor
-from .._progress import RoundProgress
+from .._progress import RoundProgress, progress_wanted
 from .._rng import as_seed_sequence, seed_entropy
 from .._version import __version__
 from ..datasets import align_empty, load_dataset
@@ -543,8 +542,8 @@ def audit(
     timeout : float, optional
         Seconds allowed per target call.
     progress : bool, optional
-        Progress bars on stderr; default: when stderr is a terminal and the
-        audit is long.
+        Progress bars on stderr; default: when the audit is long and stderr is
+        a terminal, or ``DPAUDIT_PROGRESS`` says 1 (0: never).
     stop_when_converged : bool
         False: a sequential audit stops only on a violation or its budget,
         never as "converged" (:func:`dpaudit.search` when its screening
@@ -605,7 +604,8 @@ def audit(
                                        stop_when_converged=bool(stop_when_converged))
     total_planned = sum(p.n_calibration + p.n_test for p in plan)
     if progress is None:
-        progress = sys.stderr.isatty() and (total_planned > 4 * chunk_size or not vectorised)
+        # DPAUDIT_PROGRESS=1/0 overrides the terminal test, as for every other bar.
+        progress = progress_wanted(None) and (total_planned > 4 * chunk_size or not vectorised)
     sampler = Sampler(tgt, pair, entropy=entropy, chunk_size=chunk_size, n_jobs=all_cores(n_jobs), timeout=timeout,
                       progress=bool(progress), in_process=_is_builtin(tgt),
                       executor=Executor(all_cores(n_jobs), backend, scheduler),
