@@ -286,8 +286,9 @@ def _second_interrupt_aborts():
     """While the block runs, a first Ctrl-C raises ``KeyboardInterrupt`` as usual and a second one aborts at once.
 
     After the first, a command winds up (an audit reports its finished rounds, worker processes are
-    stopped); a second says one line and ends the process by SIGINT, so that a calling shell sees it
-    killed by the signal.  A SIGINT that was ignored when dpaudit started (a job started with ``&``
+    stopped); a second, in the block or after it while the process exits (joining threads and worker
+    pools), says one line and ends the process by SIGINT, so that a calling shell sees it killed by the
+    signal.  A SIGINT that was ignored when dpaudit started (a job started with ``&``
     in a script) stays ignored, and outside the main thread nothing changes.
     """
     import signal
@@ -298,8 +299,11 @@ def _second_interrupt_aborts():
         yield
         return
 
+    inside = [True]
+
     def abort(signum, frame):
-        os.write(2, b"dpaudit: interrupted again: stopped at once, without a report\n")
+        said = b", without a report" if inside[0] else b""  # after the block the command has said its piece
+        os.write(2, b"dpaudit: interrupted again: stopped at once" + said + b"\n")
         signal.signal(signal.SIGINT, signal.SIG_DFL)
         os.kill(os.getpid(), signal.SIGINT)
 
@@ -311,7 +315,11 @@ def _second_interrupt_aborts():
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, signal.default_int_handler)
+        inside[0] = False
+        # After a first Ctrl-C the second still aborts while the process winds up (joining fitting threads and
+        # worker pools at exit), where Python's own handler printed a traceback.
+        if signal.getsignal(signal.SIGINT) is not abort:
+            signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def _run(args) -> int:

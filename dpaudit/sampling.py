@@ -29,7 +29,8 @@ from .exceptions import TargetError
 from .params import AUDIT_OPTIONS
 from .stats.estimators import HeldOutCounts, count_at_least
 
-__all__ = ["DEFAULT_CALL_CHUNK", "DEFAULT_CHUNK_SIZE", "Sampler", "draw_releases", "memory_limits", "probe_releases"]
+__all__ = ["DEFAULT_CALL_CHUNK", "DEFAULT_CHUNK_SIZE", "Sampler", "draw_releases", "memory_limits", "probe_releases",
+           "release_bytes"]
 
 #: Releases per chunk (one ``size=`` call of a vectorised target): the audit's and
 #: :meth:`~dpaudit.targets.Target.sample`'s, one value, part of the reproducibility key with the seed.
@@ -140,6 +141,19 @@ def probe_releases(target, data, entropy: int, *, timeout: float | None = None) 
     """
     n = PROBE_RELEASES if getattr(target, "accepts_size", False) else 1
     return _chunk(target, data, n, entropy, PROBE_KEY, timeout, 1)
+
+
+def release_bytes(probe: np.ndarray) -> int:
+    """Bytes of one release as the distinguishers hold it: 8 per coordinate (float64), more for a wider dtype.
+
+    The limits are on what the audit keeps and fits, not on what the target returned: the distinguishers
+    fit on float64, so a pool of 20,000-coordinate bool releases capped at its own bytes was 4.3 GB per side.
+
+    >>> release_bytes(np.zeros((16, 100), dtype=bool)), release_bytes(np.zeros((1, 3), "c16"))
+    (800, 48)
+    """
+    row = np.asarray(probe)[0]
+    return max(1, row.size * max(8, row.itemsize))
 
 
 def memory_limits(row_bytes: int, chunk_size: int, calibration_cap: int) -> tuple[int, int]:

@@ -39,3 +39,21 @@ def test_disabled_bar_writes_nothing():
         bar.update(10)
         bar.set_total(20)
     assert out.getvalue() == "" and bar.n == 10 and not bar.enabled
+
+
+def _per_call(dataset, rng=None):
+    return float(sum(dataset)) + rng.laplace(0.0, 1.0)
+
+
+def test_the_audit_bar_follows_dpaudit_progress(monkeypatch):
+    """DPAUDIT_PROGRESS=1 draws the audit's bar when stderr is a log, =0 keeps a terminal quiet; the audit
+    followed the terminal alone, so with the variable set and stderr a file it showed neither bar nor lines."""
+    import sys
+
+    import dpaudit
+
+    for env, stream, drawn in (("1", io.StringIO(), True), ("0", _Tty(), False)):
+        monkeypatch.setenv("DPAUDIT_PROGRESS", env)
+        monkeypatch.setattr(sys, "stderr", stream)
+        dpaudit.audit(_per_call, [1.0], [0.0], epsilon=1.0, samples=200, seed=1, ideal=True)
+        assert ("chunk" in stream.getvalue()) is drawn, (env, stream.getvalue())

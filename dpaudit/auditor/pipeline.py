@@ -26,20 +26,19 @@ stopping rules.
 
 from __future__ import annotations
 
-import sys
 import time
 from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from .._executor import Executor
-from .._progress import RoundProgress
+from .._progress import RoundProgress, progress_wanted
 from .._rng import as_seed_sequence, seed_entropy
 from .._version import __version__
 from ..datasets import align_empty, load_dataset
 from ..exceptions import ParameterValueError, TimeBudgetSpent
 from ..params import AUDIT_OPTIONS, all_cores
-from ..sampling import DEFAULT_CHUNK_SIZE, Sampler, memory_limits, probe_releases  # the chunk size re-exported
+from ..sampling import DEFAULT_CHUNK_SIZE, Sampler, memory_limits, probe_releases, release_bytes  # re-exports the chunk size
 from ..stats import DEFAULT_DELTAS, posterior_interval
 from ..stats.bayes import format_percent
 from ..stats.bounds import poisson_epsilon_bound, poisson_held_out_mean
@@ -190,20 +189,7 @@ def choose_test(names, pool, *, cert=None, delta=None, confidence, full: bool, n
         event = cert.choose(rates)
         return _Test(name, scorer, event, cert.value(rates, event)), rates, cal, s1
 
-    if threads > 1 and len(names) > 1:
-        from concurrent.futures import ThreadPoolExecutor
-
-        from threadpoolctl import threadpool_limits
-
-        # The costliest fits start first, so that two long ones do not end the pool together, and
-        # each thread's BLAS keeps to one core: two threads each running BLAS on both cores fought
-        # over them (docs/decisions/calibration-cost.md).
-        order = sorted(range(len(names)), key=lambda i: FIT_COST.get(names[i], 0), reverse=True)
-        with threadpool_limits(limits=1, user_api="blas"), ThreadPoolExecutor(max_workers=threads) as ex:
-            futures = {i: ex.submit(candidate, names[i]) for i in order}
-            results = [futures[i].result() for i in range(len(names))]
-    else:
-        results = map(candidate, names)
+    results = _fit_in_threads(candidate, names, threads) if threads > 1 and len(names) > 1 else map(candidate, names)
     best = None
     for result in results:
         if best is None or result[0].value > best[0].value:
@@ -231,6 +217,32 @@ def choose_test(names, pool, *, cert=None, delta=None, confidence, full: bool, n
         test.profile_events = [rates.choose(delta=d) for d in DEFAULT_DELTAS]
         test.roc_events = roc_thresholds(s1, reverse=test.event.reverse)
     return test
+
+
+def _fit_in_threads(candidate, names, threads: int) -> list:
+    """``[candidate(n) for n in names]``, ``threads`` at a time, the costliest first (:data:`FIT_COST`).
+
+    The costliest start first, so that two long fits do not end the pool together; each thread's BLAS keeps to
+    one core: two threads each running BLAS on both cores fought over them
+    (docs/decisions/calibration-cost.md).  On Ctrl-C the fits not started are dropped and the running ones
+    not awaited, so that the finished rounds are reported at once, as with one thread (waiting for every
+    fit took 9 s at 2,000 coordinates, long enough for a second Ctrl-C, which loses the report).
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    from threadpoolctl import threadpool_limits
+
+    order = sorted(range(len(names)), key=lambda i: FIT_COST.get(names[i], 0), reverse=True)
+    ex = ThreadPoolExecutor(max_workers=threads)
+    try:
+        with threadpool_limits(limits=1, user_api="blas"):
+            futures = {i: ex.submit(candidate, names[i]) for i in order}
+            results = [futures[i].result() for i in range(len(names))]
+    except BaseException:
+        ex.shutdown(wait=False, cancel_futures=True)
+        raise
+    ex.shutdown()
+    return results
 
 
 def _selection_scores(name, pool, fit, sel):
@@ -530,8 +542,8 @@ def audit(
     timeout : float, optional
         Seconds allowed per target call.
     progress : bool, optional
-        Progress bars on stderr; default: when stderr is a terminal and the
-        audit is long.
+        Progress bars on stderr; default: when the audit is long and stderr is
+        a terminal, or ``DPAUDIT_PROGRESS`` says 1 (0: never).
     stop_when_converged : bool
         False: a sequential audit stops only on a violation or its budget,
         never as "converged" (:func:`dpaudit.search` when its screening
@@ -583,16 +595,17 @@ def audit(
     try:
         probe = probe_releases(tgt, pair[0], entropy, timeout=timeout)
     except KeyboardInterrupt as exc:
-        exc.audit_report = None  # before any round: nothing certified (see Raises)
+        exc.audit_report = None  # interrupted in the target's first call: nothing drawn, nothing certified
         raise
-    chunk_size, calibration_cap = memory_limits(max(1, probe[0].nbytes), chunk_size, calibration_cap)
+    chunk_size, calibration_cap = memory_limits(release_bytes(probe), chunk_size, calibration_cap)
     plan, tracker, max_samples = _plan(samples, max_samples, time_budget, vectorised=vectorised,
                                        calibration_fraction=calibration_fraction, calibration_cap=calibration_cap,
                                        epsilon=epsilon, delta=delta, confidence=confidence,
                                        stop_when_converged=bool(stop_when_converged))
     total_planned = sum(p.n_calibration + p.n_test for p in plan)
     if progress is None:
-        progress = sys.stderr.isatty() and (total_planned > 4 * chunk_size or not vectorised)
+        # DPAUDIT_PROGRESS=1/0 overrides the terminal test, as for every other bar.
+        progress = progress_wanted(None) and (total_planned > 4 * chunk_size or not vectorised)
     sampler = Sampler(tgt, pair, entropy=entropy, chunk_size=chunk_size, n_jobs=all_cores(n_jobs), timeout=timeout,
                       progress=bool(progress), in_process=_is_builtin(tgt),
                       executor=Executor(all_cores(n_jobs), backend, scheduler),

@@ -101,3 +101,17 @@ def test_coordinate_shortlist_soundness():
         x1[:, 37] += 1.0
         exceed += bound_from_scores(s.score(x0), s.score(x1), confidence=0.95).epsilon_lower_bound > 1.0
     assert exceed <= 10, exceed
+
+
+def test_narrow_dtypes_are_limited_at_the_bytes_they_are_fitted_in(monkeypatch):
+    """Bool releases are fitted as float64, 8 bytes a coordinate: their pool is cut as 600 doubles' is (a pool
+    of 20,000-coordinate bools limited at one byte each grew past 11 GB)."""
+    def wide_bits(dataset, size=None, rng=None):
+        n = 1 if size is None else size
+        out = rng.random((n, WIDTH)) < 0.5
+        out[:, 0] ^= rng.random(n) < (0.3 if len(dataset) > 1 else 0.0)
+        return out[0] if size is None else out
+
+    monkeypatch.setattr(sampling, "POOL_BYTES", 1_500 * WIDTH * 8)
+    r = dpaudit.audit(wide_bits, [3, 7], [3], epsilon=0.5, samples=10_000, seed=1)
+    assert r.n_calibration == 1_500

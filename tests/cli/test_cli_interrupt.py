@@ -96,6 +96,32 @@ def test_a_second_interrupt_aborts_at_once():
     assert proc.stderr == "dpaudit: interrupted again: stopped at once, without a report\n"
 
 
+def test_a_second_interrupt_while_the_process_exits_aborts_without_a_traceback():
+    """The first Ctrl-C ends the command (its report said); the process then waits at exit for a thread
+    (a fit still running, loky's executor manager).  A second Ctrl-C there printed Python's traceback
+    ('Exception ignored in: <module 'threading'>'); it aborts in one line as during the command."""
+    script = textwrap.dedent("""
+        import os, signal, threading, time
+        from dpaudit import cli
+        with cli._second_interrupt_aborts():
+            try:
+                os.kill(os.getpid(), signal.SIGINT)
+                signal.pause()
+            except KeyboardInterrupt:
+                print("first", flush=True)
+        threading.Thread(target=time.sleep, args=(60,)).start()  # joined at exit
+        print("report", flush=True)
+    """)
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    assert proc.stdout.readline() == "first\n" and proc.stdout.readline() == "report\n"
+    time.sleep(0.5)  # the main thread is at exit, joining the sleeping thread
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == -signal.SIGINT and out == ""
+    assert err == "dpaudit: interrupted again: stopped at once\n"
+
+
 class _InterruptAfter:
     """Laplace of the sum; raises KeyboardInterrupt (as Ctrl-C would) once ``after`` releases were drawn."""
 
@@ -125,3 +151,32 @@ def test_the_library_certifies_nothing_before_a_round_finished(kw):
     with pytest.raises(KeyboardInterrupt) as caught:
         dpaudit.audit(_InterruptAfter(0), [1.0], [0.0], epsilon=1.0, seed=3, ideal=True, **kw)
     assert caught.value.audit_report is None
+
+
+
+def test_an_interrupt_while_candidates_are_fitted_in_threads_waits_for_no_pending_fit(monkeypatch):
+    """With --jobs 2 candidates are fitted two at a time; Ctrl-C (a SIGINT sent by the first fit once the main
+    thread waits for results) stops the fitting at once: no candidate starts afterwards, so the finished rounds
+    are reported without waiting for every fit (at 2,000 coordinates that wait was 9 s, long enough for a
+    second Ctrl-C, which loses the report)."""
+    import threading
+
+    from dpaudit.auditor import pipeline
+
+    started, gate = [], threading.Event()
+
+    def fake_selection_scores(name, pool, fit, sel):
+        started.append(name)
+        if name == "a":
+            time.sleep(0.3)  # the main thread is waiting for the results by now
+            os.kill(os.getpid(), signal.SIGINT)
+        gate.wait(2)  # a long fit
+        raise AssertionError("not used")
+
+    monkeypatch.setattr(pipeline, "_selection_scores", fake_selection_scores)
+    pool = (np.zeros((40, 1)), np.ones((40, 1)))
+    with pytest.raises(KeyboardInterrupt):
+        pipeline.choose_test(("a", "b", "c", "d", "e"), pool, confidence=0.95, full=False, threads=2)
+    seen = list(started)
+    gate.set()
+    assert seen == ["a", "b"], seen
