@@ -38,7 +38,8 @@ from .._version import __version__
 from ..datasets import align_empty, load_dataset
 from ..exceptions import ParameterValueError, TimeBudgetSpent
 from ..params import AUDIT_OPTIONS, all_cores
-from ..sampling import DEFAULT_CHUNK_SIZE, Sampler, memory_limits, probe_releases, release_bytes  # re-exports the chunk size
+# DEFAULT_CHUNK_SIZE is re-exported: the one chunk size.
+from ..sampling import DEFAULT_CHUNK_SIZE, Sampler, memory_limits, probe_releases, release_bytes
 from ..stats import DEFAULT_DELTAS, posterior_interval
 from ..stats.bayes import format_percent
 from ..stats.bounds import poisson_epsilon_bound, poisson_held_out_mean
