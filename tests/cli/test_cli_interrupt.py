@@ -77,19 +77,24 @@ def test_an_audit_interrupted_before_it_certified_anything_exits_2_in_one_line(t
     assert needle in proc.stderr and "nothing is certified" in proc.stderr
 
 
+#: A script's first lines: under the command line's handler, a first SIGINT is taken as a KeyboardInterrupt.
+FIRST_INTERRUPT = """
+import os, signal, threading, time
+from dpaudit import cli
+with cli._second_interrupt_aborts():
+    try:
+        os.kill(os.getpid(), signal.SIGINT)
+        signal.pause()
+    except KeyboardInterrupt:
+        print("first", flush=True)
+"""
+
+
 def test_a_second_interrupt_aborts_at_once():
-    script = textwrap.dedent("""
-        import os, signal
-        from dpaudit import cli
-        with cli._second_interrupt_aborts():
-            try:
-                os.kill(os.getpid(), signal.SIGINT)
-                signal.pause()
-            except KeyboardInterrupt:
-                print("first", flush=True)
-            os.kill(os.getpid(), signal.SIGINT)
-            signal.pause()
-        print("not reached", flush=True)
+    script = FIRST_INTERRUPT + textwrap.dedent("""
+        os.kill(os.getpid(), signal.SIGINT)
+        signal.pause()
+    print("not reached", flush=True)
     """)
     proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
     assert proc.returncode == -signal.SIGINT and proc.stdout == "first\n"
@@ -100,17 +105,9 @@ def test_a_second_interrupt_while_the_process_exits_aborts_without_a_traceback()
     """The first Ctrl-C ends the command (its report said); the process then waits at exit for a thread
     (a fit still running, loky's executor manager).  A second Ctrl-C there printed Python's traceback
     ('Exception ignored in: <module 'threading'>'); it aborts in one line as during the command."""
-    script = textwrap.dedent("""
-        import os, signal, threading, time
-        from dpaudit import cli
-        with cli._second_interrupt_aborts():
-            try:
-                os.kill(os.getpid(), signal.SIGINT)
-                signal.pause()
-            except KeyboardInterrupt:
-                print("first", flush=True)
-        threading.Thread(target=time.sleep, args=(60,)).start()  # joined at exit
-        print("report", flush=True)
+    script = FIRST_INTERRUPT + textwrap.dedent("""
+    threading.Thread(target=time.sleep, args=(60,)).start()  # joined at exit
+    print("report", flush=True)
     """)
     proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)
