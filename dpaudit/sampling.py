@@ -193,11 +193,14 @@ class Sampler:
         Where chunks run (default: ``n_jobs`` loky processes).  On Dask every
         chunk is one task, so per-release targets are spread over the cluster
         too; the chunks and their seeds are the same, so are the results.
+    shape : tuple, optional
+        The releases' shape, when known before drawing (the audit's probe);
+        every draw is checked against it.
     """
 
     def __init__(self, target, pair, *, entropy: int, chunk_size: int, n_jobs: int = 1,
                  timeout: float | None = None, progress: bool = False, in_process: bool = False,
-                 executor: Executor | None = None, deadline: float | None = None):
+                 executor: Executor | None = None, deadline: float | None = None, shape: tuple | None = None):
         self.target = target
         #: A ``time.time()`` after which no target call starts (a sequential audit's time budget).
         self.deadline = deadline
@@ -214,7 +217,8 @@ class Sampler:
         # Work stays in this process when there is no one to share it with.
         self.serial = not self.executor.distributed and self.outer_jobs == 1
         self.in_process = in_process
-        self.shape: tuple | None = None
+        #: The releases' shape: every draw must have it (from a probe, else from the first draw).
+        self.shape: tuple | None = None if shape is None else tuple(shape)
 
     def _stay_local_unless_sendable(self, target, n_jobs: int) -> int:
         """``n_jobs``, or 1 (and an executor of this process) when the target cannot be pickled for the workers.

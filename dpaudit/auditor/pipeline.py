@@ -610,8 +610,7 @@ def audit(
     sampler = Sampler(tgt, pair, entropy=entropy, chunk_size=chunk_size, n_jobs=all_cores(n_jobs), timeout=timeout,
                       progress=bool(progress), in_process=_is_builtin(tgt),
                       executor=Executor(all_cores(n_jobs), backend, scheduler),
-                      deadline=_deadline(time_budget, t_start))
-    sampler.shape = tuple(probe.shape[1:])  # every later draw must have the probe's shape
+                      deadline=_deadline(time_budget, t_start), shape=probe.shape[1:])
     run = _Run(sampler, plan, tracker, attack=attack, ideal=bool(ideal), cert=cert, est=est, entropy=entropy,
                epsilon=epsilon, delta=delta, confidence=confidence, t_start=t_start,
                reason="fixed" if samples is not None else "budget", on_round=on_round)
