@@ -158,10 +158,10 @@ def auto_choices(kind: str, x: np.ndarray) -> tuple[str, ...]:
     specials, numbers = _specials_and_numbers(x[:20_000]) if kind == "vector" else (False, False)
     if specials and numbers:
         names.append("pattern-cells")
-    if kind == "vector" and as_2d(x).shape[1] > WIDE_CELLS:  # the classifier's fit grows as cells^2
+    width = as_2d(x).shape[1]
+    if kind == "vector" and width > WIDE_CELLS:  # the classifier's fit grows as cells^2
         names.remove("binned-logistic")
-    if kind == "vector" and as_2d(x).shape[1] <= WIDE_INNOVATIONS and not specials and \
-            max_abs_correlation(x[:20_000]) > CORRELATED:
+    if kind == "vector" and width <= WIDE_INNOVATIONS and not specials and max_abs_correlation(x[:20_000]) > CORRELATED:
         names.append("innovation-sign-sum")
     if kind != "discrete" and repeats(x):
         names.append("likelihood-ratio")
