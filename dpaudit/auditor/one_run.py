@@ -223,10 +223,11 @@ def _inclusion_notes(included: np.ndarray) -> list[str]:
     The theorem's bound holds only when each canary was included with probability 1/2 (Steinke, Nasr and
     Jagielski 2023); all 1,000 canaries excluded, say, is a file of other bits, and its bound means nothing.
     """
-    from scipy.stats import binomtest
+    from scipy.special import bdtr, bdtrc  # ufuncs: scipy.stats' import costs the command a second
 
     m, k = len(included), int(np.sum(included))
-    p = binomtest(k, m, 0.5).pvalue
+    # Two-sided, as binomtest's at 1/2 (symmetric): twice the smaller tail, at most 1.
+    p = min(1.0, 2.0 * min(float(bdtr(k, m, 0.5)), float(bdtrc(k - 1, m, 0.5)) if k > 0 else 1.0))
     if p >= INCLUSION_NOTE_P:
         return []
     return [f"{k} of {m} canaries included: fair coins give a count this far from {m / 2:g} with probability "
