@@ -372,8 +372,9 @@ def _numeric(values, name: str) -> np.ndarray | None:
                            "of records, e.g. [text]")
     readable = hasattr(values, "__array__") or (hasattr(values, "__len__") and hasattr(values, "__getitem__"))
     if isinstance(values, (Mapping, Set)) or not readable:
+        hint = f"pass a list, e.g. list({name})" if hasattr(values, "__iter__") else "pass a list of records"
         raise DatasetError(f"{name}: expected a sequence of records (a list, tuple or array), got a "
-                           f"{type(values).__name__}; pass a list, e.g. list({name})")
+                           f"{type(values).__name__}; {hint}")
     try:
         arr = np.asarray(values)
     except (TypeError, ValueError):  # ragged rows: numpy refuses them unless asked for an object array

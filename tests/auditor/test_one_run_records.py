@@ -133,11 +133,12 @@ def test_pandas_frames_are_joined_by_pandas():
 
 @pytest.mark.parametrize("dataset, canaries, error, match", [
     ([], (f"c{i}" for i in range(5)), DatasetError,
-     r"^canaries: expected a sequence of records \(a list, tuple or array\), got a generator; pass a list"),
+     r"^canaries: expected a sequence of records \(a list, tuple or array\), got a generator; pass a list, "
+     r"e\.g\. list\(canaries\)$"),
     ({"a": 1}, ["x", "y"], DatasetError, "^dataset: expected a sequence of records .* got a dict"),
     ([], {"x", "y"}, DatasetError, "^canaries: .* got a set; pass a list"),
     ([], "some text", DatasetError, "^canaries: expected a sequence of records, got one str; pass a list"),
-    ([], 3.0, DatasetError, "^canaries: .* got a float"),
+    ([], 3.0, DatasetError, "^canaries: .* got a float; pass a list of records$"),
     ([], np.float64(3.0), DatasetError, "^canaries: expected a sequence of records, got one float64 value"),
     ([], ["only one"], ParameterValueError, "^canaries: at least 2 are needed; got 1"),
     (np.zeros((2, 3)), np.eye(1, 3), ParameterValueError, "^canaries: at least 2 are needed; got 1"),
