@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Mapping, Set
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
@@ -298,9 +299,18 @@ def one_run(train, dataset, canaries, score, *, epsilon=None, delta=0.0, claim=N
             confidence=0.95) -> OneRunReport:
     """Audit ``train`` in one run: include each canary with probability 1/2, train once, score every canary.
 
-    ``train(data, rng=...)`` gets ``dataset`` with the included canaries appended (axis 0) and a
-    numpy Generator; ``score(model, canary)`` returns a number, higher for "more likely included".
-    The inclusion bits and the training seed come from ``seed`` (drawn and reported when absent).
+    ``train(data, rng=...)`` is called once, with a numpy Generator and ``data``: ``dataset`` followed by
+    the included canaries in canary order.  Its form follows the records, so any training code can be
+    audited as it is (:func:`_harness_inputs`):
+
+    * numeric records (numpy reads ``dataset`` and ``canaries`` as arrays of numbers, records of one
+      shape): a numpy array, the canaries appended along axis 0 (the dtype numpy gives the two);
+    * a pandas DataFrame (or Series) of each: one DataFrame (Series), rows renumbered from 0;
+    * any other sequence (text, tuples, dicts, objects, ragged rows): a list, the records as given.
+
+    ``score(model, canary)`` gets each canary as given (a row of an array, a DataFrame's row as a
+    Series, else the object itself) and returns a number, higher for "more likely included".  The
+    inclusion bits and the training seed come from ``seed`` (drawn and reported when absent).
 
     >>> def train(data, rng):                      # a noisy sum: every canary is a Dirac coordinate
     ...     return data.sum(axis=0) + rng.normal(0, 1.0, data.shape[1])
@@ -308,30 +318,103 @@ def one_run(train, dataset, canaries, score, *, epsilon=None, delta=0.0, claim=N
     >>> r = one_run(train, np.zeros((10, 500)), canaries, lambda model, c: float(model @ c), epsilon=1.0, seed=0)
     >>> r.verdict
     'violation'
+    >>> texts = [f"canary {i}" for i in range(500)]   # text: train gets a list, score each string
+    >>> r = one_run(lambda data, rng: set(data), ["hello"], texts, lambda seen, t: float(t in seen), epsilon=1.0,
+    ...             seed=0)
+    >>> r.verdict, round(r.epsilon_lower_bound, 2)         # a set of the texts seen is no DP release
+    ('violation', 3.58)
     """
-    data, cans = _records(dataset, "dataset"), _records(canaries, "canaries")
-    if cans.ndim == 0 or len(cans) < 2:
-        raise ParameterValueError(f"canaries: at least 2 are needed; got {len(cans)}")
-    if cans.shape[1:] != data.shape[1:]:
-        raise DatasetError(f"canaries: each has shape {cans.shape[1:]}, the dataset's records {data.shape[1:]}")
+    cans, join = _harness_inputs(dataset, canaries)
     entropy = seed_entropy(as_seed_sequence(seed))
     bits_rng, train_rng = (np.random.default_rng(s) for s in np.random.SeedSequence(entropy).spawn(2))
     included = bits_rng.random(len(cans)) < 0.5
-    model = train(np.concatenate([data, cans[included]], axis=0), rng=train_rng)
+    model = train(join(included), rng=train_rng)
     scores = _canary_scores(score, model, cans)
     return audit_one_run(scores, included.astype(int), epsilon=epsilon, delta=delta, claim=claim, guesses=guesses,
                          confidence=confidence, seed=entropy)
 
 
-def _records(values, name: str) -> np.ndarray:
-    """``values`` as a float array of records, or a DatasetError naming the argument (ragged rows, strings...)."""
+#: The numpy dtype kinds joined as arrays: booleans, integers, floats and complex numbers.
+NUMERIC_KINDS = "biufc"
+
+
+def _harness_inputs(dataset, canaries):
+    """(the canaries as ``score`` gets them, ``join``: the inclusion bits -> ``train``'s data), or a DatasetError.
+
+    Numeric records keep the array join of the float-only harness (so its seeds give the same reports);
+    everything else is joined as a list so text, labelled tuples and objects reach the user's code unchanged.
+    """
+    if _is_pandas(dataset) or _is_pandas(canaries):
+        return _pandas_inputs(dataset, canaries)
+    data, cans = _numeric(dataset, "dataset"), _numeric(canaries, "canaries")
+    if data is not None and cans is not None:
+        _check_count(len(cans))
+        if data.size == 0 and data.ndim == 1:  # [] or np.array([]): no records, of the canaries' form
+            data = np.empty((0,) + cans.shape[1:], dtype=cans.dtype)
+        if cans.shape[1:] != data.shape[1:]:
+            raise DatasetError(f"canaries: each has shape {cans.shape[1:]}, the dataset's records {data.shape[1:]}")
+        return cans, lambda included: np.concatenate([data, cans[included]], axis=0)
+    records, given = list(dataset), list(canaries)
+    _check_count(len(given))
+    return given, lambda included: records + [given[i] for i in np.flatnonzero(included)]
+
+
+def _check_count(m: int) -> None:
+    if m < 2:
+        raise ParameterValueError(f"canaries: at least 2 are needed; got {m}")
+
+
+def _numeric(values, name: str) -> np.ndarray | None:
+    """``values`` as one array of numeric records, or None when numpy does not read them so (text, objects,
+    ragged rows); a DatasetError naming the argument when they are not a sequence of records at all."""
+    if isinstance(values, (str, bytes)):
+        raise DatasetError(f"{name}: expected a sequence of records, got one {type(values).__name__}; pass a list "
+                           "of records, e.g. [text]")
+    readable = hasattr(values, "__array__") or (hasattr(values, "__len__") and hasattr(values, "__getitem__"))
+    if isinstance(values, (Mapping, Set)) or not readable:
+        hint = f"pass a list, e.g. list({name})" if hasattr(values, "__iter__") else "pass a list of records"
+        raise DatasetError(f"{name}: expected a sequence of records (a list, tuple or array), got a "
+                           f"{type(values).__name__}; {hint}")
     try:
-        return np.asarray(values, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise DatasetError(f"{name}: expected numeric records of one shape; {exc}") from None
+        arr = np.asarray(values)
+    except (TypeError, ValueError):  # ragged rows: numpy refuses them unless asked for an object array
+        return None
+    if arr.ndim == 0:
+        raise DatasetError(f"{name}: expected a sequence of records, got one {arr.dtype} value")
+    return arr if arr.dtype.kind in NUMERIC_KINDS else None
 
 
-def _canary_scores(score, model, canaries: np.ndarray) -> np.ndarray:
+def _is_pandas(values) -> bool:
+    return type(values).__module__.partition(".")[0] == "pandas"
+
+
+def _pandas_inputs(dataset, canaries):
+    """:func:`_harness_inputs` for pandas records: both DataFrames with the same columns, or both Series.
+
+    Imported only here, as pandas is not a dependency.  A pandas object turned into a list would be its
+    column names, so one pandas argument with the other not is refused rather than guessed at.
+    """
+    import pandas as pd
+
+    frame = isinstance(dataset, pd.DataFrame)
+    for name, values in (("dataset", dataset), ("canaries", canaries)):
+        if not isinstance(values, pd.DataFrame if frame else pd.Series):
+            kind = "DataFrame" if frame else "Series"
+            raise DatasetError(f"{name}: expected a pandas {kind} like the other argument, got a "
+                               f"{type(values).__name__}; give the dataset and the canaries as the same kind")
+    if frame and list(dataset.columns) != list(canaries.columns):
+        raise DatasetError(f"canaries: columns {list(canaries.columns)} differ from the dataset's "
+                           f"{list(dataset.columns)}")
+    _check_count(len(canaries))
+
+    def join(included):
+        parts = [p for p in (dataset, canaries.iloc[np.flatnonzero(included)]) if len(p)]
+        return pd.concat(parts or [dataset], ignore_index=True)  # pandas warns on concatenating empty ones
+
+    return [canaries.iloc[i] for i in range(len(canaries))], join
+
+
+def _canary_scores(score, model, canaries) -> np.ndarray:
     """``score(model, c)`` for every canary, each one finite number: a bad one is named with its canary, since
     an array, None or NaN from a user's scorer once surfaced as numpy's own message or a NaN in "scores"."""
     out = np.empty(len(canaries))

@@ -14,7 +14,7 @@ Examples
 """
 
 from ._spec import Param
-from .execution import Backend, RunOutcome, TrialError, execute_trial, run_experiment
+from .execution import Backend, RunOutcome, TrialError, TrialInternalError, execute_trial, run_experiment
 from .kinds import ExperimentKind, get_kind, list_kinds, register_kind
 from ..results import load_results, read_trials
 from .schema import ExperimentConfig, TrialSpec, load_config, resolve_config
@@ -25,6 +25,7 @@ __all__ = [
     "ExperimentKind",
     "RunOutcome",
     "TrialError",
+    "TrialInternalError",
     "TrialSpec",
     "execute_trial",
     "get_kind",

@@ -4,7 +4,8 @@
 :func:`add_plot_parser` on its subparsers; the parsed namespace carries
 ``func`` (:func:`cmd_run` / :func:`cmd_plot`), which returns the exit status.
 Bad input raises a :class:`~dpaudit.exceptions.DPAuditError`, which the CLI
-turns into one line on stderr and exit status 2.
+turns into one line on stderr and exit status 2; a trial's bug is a
+:class:`~dpaudit.runner.execution.TrialInternalError`, no DPAuditError, so exit status 3.
 """
 
 from __future__ import annotations
@@ -19,6 +20,10 @@ example:
   dpaudit run configs/quickstart.yaml --out results --jobs 2
   dpaudit run configs/quickstart.yaml --resume          # after an interruption
   dpaudit run configs/rr_tradeoff.yaml --backend dask   # a local 2-worker Dask cluster
+
+Exit status: 0 done; 2 bad input (the config, a data file, a target that raises: one line, naming the
+trial when one failed); 3 internal error (a bug in dpaudit; DPAUDIT_DEBUG=1 shows the traceback);
+130 interrupted.  Trials finished before an error or Ctrl-C are kept: --resume runs the rest.
 """
 
 PLOT_EXAMPLE = """\

@@ -25,13 +25,24 @@ from ..results import CONFIG_FILE, SUMMARY_FILE, TRIALS_FILE, TrialLog, atomic_w
 from .schema import ExperimentConfig, dump_yaml, load_config, resolve_config
 from .summary import format_table, summarize, summary_json
 
-__all__ = ["Backend", "RunOutcome", "TrialError", "execute_trial", "run_experiment"]
+__all__ = ["Backend", "RunOutcome", "TrialError", "TrialInternalError", "execute_trial", "run_experiment"]
 
 
 class TrialError(DPAuditError, RuntimeError):
-    """A trial raised; the message names the trial, its sweep point and mechanism.
+    """A trial raised a dpaudit error (bad input: the config's values, a data file, a user's target); the message
+    names the trial, its sweep point and mechanism.  The command line exits 2.
 
     Trials finished before it are kept; fix the cause and run with ``--resume``.
+    """
+
+
+class TrialInternalError(RuntimeError):
+    """A trial raised an exception that is no dpaudit error: a bug in dpaudit (or in an experiment kind registered
+    by the user, which should raise a :class:`~dpaudit.exceptions.DPAuditError` for bad input).
+
+    Not a DPAuditError, so the command line reports an internal error (exit 3) rather than bad input.  The
+    message names the trial as :class:`TrialError`'s does; trials finished before it are kept, so ``--resume``
+    continues once the cause is fixed.  A plain message, so it pickles from worker processes.
     """
 
 
@@ -59,7 +70,11 @@ def execute_trial(task: Mapping[str, Any]) -> dict:
     except Exception as exc:  # re-raised with the trial named; a plain message pickles across processes
         where = ", ".join(f"{k}={v!r}" for k, v in trial["sweep"].items()) or "no sweep"
         mech = f", mechanism {trial['mechanism']!r}" if trial["mechanism"] is not None else ""
-        raise TrialError(f"trial {trial['index']} ({where}{mech}) failed: {type(exc).__name__}: {exc}") from None
+        message = f"trial {trial['index']} ({where}{mech}) failed: {type(exc).__name__}: {exc}"
+        if isinstance(exc, DPAuditError):
+            raise TrialError(message) from None
+        # A bug: chained, so DPAUDIT_DEBUG=1 shows where it happened (a worker's traceback comes as loky's text).
+        raise TrialInternalError(message) from exc
     record = dict(trial)
     record["result"] = result
     record["elapsed_seconds"] = round(time.perf_counter() - start, 6)

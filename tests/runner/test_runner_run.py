@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 import yaml
 
-from dpaudit.exceptions import DPAuditError, ParameterValueError
-from dpaudit.runner import ExperimentKind, read_trials, register_kind, run_experiment
+from dpaudit.exceptions import ParameterValueError
+from dpaudit.runner import ExperimentKind, TrialInternalError, read_trials, register_kind, run_experiment
 from dpaudit.runner.kinds import unregister_kind
 from dpaudit.results import TrialLog
 
@@ -140,7 +140,8 @@ def test_failing_trial_names_itself_and_keeps_finished(tmp_path):
     try:
         cfg = {"name": "f", "seed": 0, "attack": {"name": "test_fail"},
                "sweep": {"parameters": {"attack.params.x": [1, 2, 3, 4]}}, "plot": {"figures": []}}
-        with pytest.raises(DPAuditError, match=r"trial 2 \(attack.params.x=3\) failed: RuntimeError: boom"):
+        # A RuntimeError is no dpaudit error: the run says so (the command line exits 3, not 2 as for bad input).
+        with pytest.raises(TrialInternalError, match=r"trial 2 \(attack.params.x=3\) failed: RuntimeError: boom"):
             run_experiment(cfg, out=tmp_path, draw=False, **QUIET)
         assert [t["index"] for t in read_trials(tmp_path / "f" / "trials.jsonl")] == [0, 1]
     finally:
