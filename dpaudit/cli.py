@@ -81,6 +81,9 @@ samples; the most promising is audited on fresh samples the search never saw,
 so the bound holds at --confidence whatever the search did.  --budget bounds
 the screening time in seconds (by default the screening draws about as many
 releases as the final audit).  Exit status as for `dpaudit audit`.
+Ctrl-C during the final audit reports the rounds it finished, as `dpaudit audit`
+does; while screening (which only chooses the pair) nothing is certified: one
+line, exit status 2.  A second Ctrl-C stops at once.
 """
 
 
@@ -189,13 +192,14 @@ def pending_notes(args) -> list[str]:
     return out
 
 
-def _nothing_certified(args) -> str:
-    """The one line of an audit interrupted before it certified anything."""
+def _nothing_certified(args, what: str = "audit") -> str:
+    """The one line of an audit (``what``: the search's "final audit") interrupted before it certified anything."""
     if args.samples is not None:
-        return ("interrupted before the fixed-size audit finished, so nothing is certified (a fixed-size bound "
-                "holds only at its planned --samples; a sequential audit, without --samples, reports the rounds "
+        return (f"interrupted before the fixed-size {what} finished, so nothing is certified (a fixed-size bound "
+                f"holds only at its planned --samples; a sequential {what}, without --samples, reports the rounds "
                 "it finished)")
-    return "interrupted before the first round finished, so nothing is certified"
+    first = "the first round" if what == "audit" else f"the {what}'s first round"
+    return f"interrupted before {first} finished, so nothing is certified"
 
 
 def _audit_inputs(args) -> tuple:
@@ -471,8 +475,42 @@ def cmd_one_run(args) -> int:
 
 
 def cmd_search(args) -> int:
+    """``dpaudit search``; Ctrl-C is handled as by ``dpaudit audit`` (:func:`cmd_audit`).
+
+    Interrupted during the final audit, the search reports what that audit finished (its sequential
+    rounds, ``interrupted: true``) with the pair and the screening, exit status by verdict.  Interrupted
+    while screening, or before the final audit certified anything, it says so in one line naming what was
+    done, exit 2: the screening only chooses the pair; only the audit of it certifies.
+    """
     from .pair_search import search
 
+    try:
+        target, kw = _search_inputs(args)
+        report = search(target, progress=True, **kw)
+    except KeyboardInterrupt as exc:
+        report = getattr(exc, "audit_report", None)
+        if report is None:
+            print(f"dpaudit: error: {_search_nothing_certified(args, getattr(exc, 'search_progress', None))}",
+                  file=sys.stderr)
+            return EXIT_USAGE
+    return _emit(report, args)
+
+
+def _search_nothing_certified(args, progress: dict | None) -> str:
+    """The one line of a search interrupted before its final audit certified anything (``progress``: where)."""
+    if progress is None:
+        return "interrupted before the search screened a pair, so nothing is certified"
+    screened = f"{progress['candidates_screened']} of at most {progress['max_candidates']} candidate pairs screened"
+    if progress["stage"] == "screening":
+        return (f"interrupted while screening ({screened}), so nothing is certified: the screening only chooses "
+                "the pair, and only the final audit of it certifies")
+    return (f"{_nothing_certified(args, 'final audit')}; the search had chosen --dataset "
+            f"'{json.dumps(progress['dataset'])}' --neighbor '{json.dumps(progress['neighbor'])}' ({screened}), "
+            "which `dpaudit audit` can audit on its own")
+
+
+def _search_inputs(args) -> tuple:
+    """(target, search keywords) of ``dpaudit search``'s arguments, the input domain completed from the target's."""
     params = dict(_parse_param(p) for p in args.param)
     target = _load_target(args.target, params)
     declared = {}
@@ -492,7 +530,7 @@ def cmd_search(args) -> int:
     claim_keywords(kw, "search")
     if "samples" in kw and ("max_samples" in kw or "time_budget" in kw):
         raise UsageError("argument --samples: a fixed-size final audit takes no --max-samples or --time-budget")
-    return _emit(search(target, progress=True, **kw), args)
+    return target, kw
 
 
 def _claim_warning(name: str, params: dict, kw: dict) -> str | None:

@@ -10,6 +10,14 @@ command-line tests send SIGINT once a marker file says the target drew that far 
 
 from __future__ import annotations
 
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
 import numpy as np
 import pytest
 
@@ -97,3 +105,64 @@ def test_finalists_audited_before_the_interrupt_are_reported(monkeypatch):
     assert report.to_dict()["interrupted"] is True and report.finalist_confidence == pytest.approx(0.975)
     assert any("1 of the 2 finalists" in n for n in report.notes)
     assert "(Bonferroni)" in report.summary()
+
+
+TARGET = textwrap.dedent("""
+    import os, sys, time
+    import numpy as np
+    DRAWN = [0]
+    def _in_final_audit():
+        frame = sys._getframe()
+        while frame is not None and frame.f_code.co_name != "_final_audits":
+            frame = frame.f_back
+        return frame is not None
+    def f(d, size=None, rng=None):
+        if (os.environ["DPAUDIT_TEST_STAGE"] == "final audit") == _in_final_audit():
+            DRAWN[0] += 1 if size is None else size
+            if DRAWN[0] > int(os.environ["DPAUDIT_TEST_AFTER"]):
+                open(os.environ["DPAUDIT_TEST_MARKER"], "a").close()
+                time.sleep(0.2)
+        return float(np.sum(d)) + rng.laplace(0, 1, size=size)
+""")
+
+
+def _interrupted_search(tmp_path, stage: str, after: int, *args: str) -> subprocess.CompletedProcess:
+    """``dpaudit search`` (1 s of screening) sent SIGINT once the target drew ``after`` releases in ``stage``."""
+    target, marker = tmp_path / "slow.py", tmp_path / "marker"
+    target.write_text(TARGET)
+    env = dict(os.environ, DPAUDIT_TEST_MARKER=str(marker), DPAUDIT_TEST_AFTER=str(after), DPAUDIT_TEST_STAGE=stage)
+    cmd = [sys.executable, "-m", "dpaudit", "search", f"{target}:f", "--epsilon", "1", "--size", "1", "--low", "0",
+           "--high", "1", "--budget", "1", "--seed", "3", "--ideal", *args]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    deadline = time.monotonic() + 240
+    while not marker.exists():
+        assert proc.poll() is None and time.monotonic() < deadline, "the search ended before the marker"
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=240)
+    return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
+
+
+def test_the_cli_reports_an_interrupted_final_audit_in_json_with_its_verdicts_status(tmp_path):
+    proc = _interrupted_search(tmp_path, "final audit", PAST_FIRST_ROUND, "--max-samples", "1e9", "--json")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.count("\n") == 1
+    out = json.loads(proc.stdout)
+    assert out["interrupted"] is True and out["stopping_reason"] == "budget" and out["rounds"] >= 1
+    assert out["verdict"] == "no violation found" and 0 < out["epsilon_lower_bound"] <= 1.0
+    assert out["candidates_screened"] >= 1 and out["search"]["finalists"][0]["dataset"] == out["dataset"]
+    assert "stopped: budget (interrupted by hand" in proc.stderr and "candidate pairs screened" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize("stage, after, size, needles", [
+    ("screening", 0, ("--max-samples", "1e9"), ("interrupted while screening (", "the screening only chooses")),
+    ("final audit", 0, ("--max-samples", "1e9"), ("before the final audit's first round finished", "--dataset '[")),
+    ("final audit", 0, ("--samples", "1e6"), ("before the fixed-size final audit finished", "--neighbor '[")),
+])
+def test_the_cli_says_in_one_line_that_nothing_is_certified_and_exits_2(tmp_path, stage, after, size, needles):
+    proc = _interrupted_search(tmp_path, stage, after, *size, "--json")
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.count("\n") == 1 and proc.stderr.startswith("dpaudit: error: interrupted ")
+    assert "nothing is certified" in proc.stderr and "candidate pairs screened" in proc.stderr
+    assert all(n in proc.stderr for n in needles), proc.stderr
