@@ -291,12 +291,14 @@ def _second_interrupt_aborts():
 
     After the first, a command winds up (an audit reports its finished rounds, worker processes are
     stopped); a second, in the block or after it while the process exits (joining threads and worker
-    pools), says one line and ends the process by SIGINT, so that a calling shell sees it killed by the
-    signal.  A SIGINT that was ignored when dpaudit started (a job started with ``&``
+    pools), says one line, kills the loky worker processes (no exit handler would stop them) and ends the
+    process by SIGINT, so that a calling shell sees it killed by the signal.  A SIGINT that was ignored when dpaudit started (a job started with ``&``
     in a script) stays ignored, and outside the main thread nothing changes.
     """
     import signal
     import threading
+
+    from ._executor import kill_workers
 
     if threading.current_thread() is not threading.main_thread() or \
             signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
@@ -309,6 +311,7 @@ def _second_interrupt_aborts():
         said = b", without a report" if inside[0] else b""  # after the block the command has said its piece
         os.write(2, b"dpaudit: interrupted again: stopped at once" + said + b"\n")
         signal.signal(signal.SIGINT, signal.SIG_DFL)
+        kill_workers()  # no exit handler stops them after a signal: idle, they would hold stdout for 300 s
         os.kill(os.getpid(), signal.SIGINT)
 
     def first(signum, frame):
