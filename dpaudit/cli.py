@@ -81,6 +81,9 @@ samples; the most promising is audited on fresh samples the search never saw,
 so the bound holds at --confidence whatever the search did.  --budget bounds
 the screening time in seconds (by default the screening draws about as many
 releases as the final audit).  Exit status as for `dpaudit audit`.
+Ctrl-C during the final audit reports the rounds it finished, as `dpaudit audit`
+does; while screening (which only chooses the pair) nothing is certified: one
+line, exit status 2.  A second Ctrl-C stops at once.
 """
 
 
@@ -189,13 +192,14 @@ def pending_notes(args) -> list[str]:
     return out
 
 
-def _nothing_certified(args) -> str:
-    """The one line of an audit interrupted before it certified anything."""
+def _nothing_certified(args, what: str = "audit") -> str:
+    """The one line of an audit (``what``: the search's "final audit") interrupted before it certified anything."""
     if args.samples is not None:
-        return ("interrupted before the fixed-size audit finished, so nothing is certified (a fixed-size bound "
-                "holds only at its planned --samples; a sequential audit, without --samples, reports the rounds "
+        return (f"interrupted before the fixed-size {what} finished, so nothing is certified (a fixed-size bound "
+                f"holds only at its planned --samples; a sequential {what}, without --samples, reports the rounds "
                 "it finished)")
-    return "interrupted before the first round finished, so nothing is certified"
+    first = "the first round" if what == "audit" else f"the {what}'s first round"
+    return f"interrupted before {first} finished, so nothing is certified"
 
 
 def _audit_inputs(args) -> tuple:
@@ -287,12 +291,14 @@ def _second_interrupt_aborts():
 
     After the first, a command winds up (an audit reports its finished rounds, worker processes are
     stopped); a second, in the block or after it while the process exits (joining threads and worker
-    pools), says one line and ends the process by SIGINT, so that a calling shell sees it killed by the
-    signal.  A SIGINT that was ignored when dpaudit started (a job started with ``&``
+    pools), says one line, kills the loky worker processes (no exit handler would stop them) and ends the
+    process by SIGINT, so that a calling shell sees it killed by the signal.  A SIGINT that was ignored when dpaudit started (a job started with ``&``
     in a script) stays ignored, and outside the main thread nothing changes.
     """
     import signal
     import threading
+
+    from ._executor import kill_workers
 
     if threading.current_thread() is not threading.main_thread() or \
             signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
@@ -305,6 +311,7 @@ def _second_interrupt_aborts():
         said = b", without a report" if inside[0] else b""  # after the block the command has said its piece
         os.write(2, b"dpaudit: interrupted again: stopped at once" + said + b"\n")
         signal.signal(signal.SIGINT, signal.SIG_DFL)
+        kill_workers()  # no exit handler stops them after a signal: idle, they would hold stdout for 300 s
         os.kill(os.getpid(), signal.SIGINT)
 
     def first(signum, frame):
@@ -471,8 +478,42 @@ def cmd_one_run(args) -> int:
 
 
 def cmd_search(args) -> int:
+    """``dpaudit search``; Ctrl-C is handled as by ``dpaudit audit`` (:func:`cmd_audit`).
+
+    Interrupted during the final audit, the search reports what that audit finished (its sequential
+    rounds, ``interrupted: true``) with the pair and the screening, exit status by verdict.  Interrupted
+    while screening, or before the final audit certified anything, it says so in one line naming what was
+    done, exit 2: the screening only chooses the pair; only the audit of it certifies.
+    """
     from .pair_search import search
 
+    try:
+        target, kw = _search_inputs(args)
+        report = search(target, progress=True, **kw)
+    except KeyboardInterrupt as exc:
+        report = getattr(exc, "audit_report", None)
+        if report is None:
+            print(f"dpaudit: error: {_search_nothing_certified(args, getattr(exc, 'search_progress', None))}",
+                  file=sys.stderr)
+            return EXIT_USAGE
+    return _emit(report, args)
+
+
+def _search_nothing_certified(args, progress: dict | None) -> str:
+    """The one line of a search interrupted before its final audit certified anything (``progress``: where)."""
+    if progress is None:
+        return "interrupted before the search screened a pair, so nothing is certified"
+    screened = f"{progress['candidates_screened']} of at most {progress['max_candidates']} candidate pairs screened"
+    if progress["stage"] == "screening":
+        return (f"interrupted while screening ({screened}), so nothing is certified: the screening only chooses "
+                "the pair, and only the final audit of it certifies")
+    return (f"{_nothing_certified(args, 'final audit')}; the search had chosen --dataset "
+            f"'{json.dumps(progress['dataset'])}' --neighbor '{json.dumps(progress['neighbor'])}' ({screened}), "
+            "which `dpaudit audit` can audit on its own")
+
+
+def _search_inputs(args) -> tuple:
+    """(target, search keywords) of ``dpaudit search``'s arguments, the input domain completed from the target's."""
     params = dict(_parse_param(p) for p in args.param)
     target = _load_target(args.target, params)
     declared = {}
@@ -492,7 +533,7 @@ def cmd_search(args) -> int:
     claim_keywords(kw, "search")
     if "samples" in kw and ("max_samples" in kw or "time_budget" in kw):
         raise UsageError("argument --samples: a fixed-size final audit takes no --max-samples or --time-budget")
-    return _emit(search(target, progress=True, **kw), args)
+    return target, kw
 
 
 def _claim_warning(name: str, params: dict, kw: dict) -> str | None:

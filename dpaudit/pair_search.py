@@ -39,6 +39,7 @@ bound stays valid.
 
 from __future__ import annotations
 
+import functools
 import math
 import sys
 import time
@@ -399,6 +400,9 @@ class SearchReport:
     seed: int | None = None
     #: Screenings done, repeats of a pair included (``candidates_screened`` counts distinct pairs).
     screenings: int | None = None
+    #: True when the search was interrupted (Ctrl-C) during its final audits: the finished audits and the
+    #: interrupted one's finished rounds are reported (an audit's own ``interrupted`` says which).
+    interrupted: bool = False
 
     def __getattr__(self, name: str) -> Any:
         # Only reached for names that are not fields: the audit's attributes.
@@ -419,6 +423,7 @@ class SearchReport:
         out["dataset"] = list(self.dataset)
         out["neighbor"] = list(self.neighbor)
         out["candidates_screened"] = self.candidates_screened
+        out["interrupted"] = bool(self.interrupted or out.get("interrupted"))
         out["search"] = {
             "domain": self.domain,
             "origin": self.origin,
@@ -449,7 +454,8 @@ class SearchReport:
             f"{self.domain['high']:g}]{', integers' if self.domain['integer'] else ''}; {_STOPPING.get(self.stopping, self.stopping)})",
             f"pair        {_short(self.dataset)} vs {_short(self.neighbor)} ({self.origin}; {self.difference})",
             f"finalists   {k} audited on fresh samples" + (
-                f", each at confidence {self.finalist_confidence:.4g} (Bonferroni)" if k > 1 else ""),
+                f", each at confidence {self.finalist_confidence:.4g} (Bonferroni)"
+                if self.finalist_confidence != self.confidence else ""),
         ]
         text = self.audit.summary() if hasattr(self.audit, "summary") else str(self.audit)
         return "\n".join(lines + [text] + [f"note        {n}" for n in self.notes])
@@ -639,6 +645,19 @@ def search(
     -------
     SearchReport
 
+    Raises
+    ------
+    KeyboardInterrupt
+        Passed on as raised, as by :func:`dpaudit.audit`.  Its ``audit_report``
+        attribute is a :class:`SearchReport` (``interrupted=True``) of what the
+        final audits certified (the finished ones and the sequential rounds the
+        interrupted one finished); None when nothing was certified: interrupted
+        while screening (the screening only chooses the pair), or before the
+        final audit's first round (or a fixed-size one) finished.  Its
+        ``search_progress`` dict says where: ``stage`` ("screening" or "final
+        audit"), ``candidates_screened``, ``screenings``, ``max_candidates``,
+        and ``dataset``/``neighbor``, the first finalist (None while screening).
+
     Examples
     --------
     >>> import numpy as np
@@ -680,19 +699,13 @@ def search(
     cand_rng = np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=(2,)))
     # Scores are projected to the final audit's held-out size (half its releases per side).
     screen = _Screener(tgt, entropy, screen_samples, delta, budget, progress, project_to=n_final // 2)
-    fixed = candidate_pairs(domain, rng=cand_rng)
-    n_fixed = min(len(fixed), max_candidates)
-    early = _quick_look(screen, fixed[:n_fixed], epsilon=epsilon, delta=delta) \
-        if samples is None and screen_samples > QUICK_SAMPLES else []
-    if not early:
-        # 1. Patterns and random pairs: patterns first, random ones fill a quarter of what is left.
-        n_random = max(0, (max_candidates - n_fixed) // 4)
-        for origin, a, b in fixed[:n_fixed] + candidate_pairs(domain, n_random=n_random, rng=cand_rng)[len(fixed):]:
-            if not screen.time_left():
-                break
-            screen(origin, a, b)
-        _local_search(screen, domain, cand_rng, max_candidates)
-    chosen = _distinct(early)[:finalists] if early else _halving(screen, fixed, levels, finalists)
+    try:
+        chosen, early = _screening(screen, domain, cand_rng, max_candidates=max_candidates, levels=levels,
+                                   finalists=finalists, quick=samples is None and screen_samples > QUICK_SAMPLES,
+                                   epsilon=epsilon, delta=delta)
+    except KeyboardInterrupt as exc:
+        _attach_progress(exc, "screening", screen, max_candidates)
+        raise
     stopping = "budget" if screen.out_of_time else ("exceeded" if early else "candidates")
     search_seconds = screen.elapsed()
 
@@ -702,9 +715,36 @@ def search(
                   n_jobs=n_jobs, backend=backend, scheduler=scheduler, timeout=timeout,
                   **_final_size(samples, max_samples, time_budget,
                                 expect_violation=not early and chosen and chosen[0]["score"] > epsilon))
-    reports = _final_audits(tgt, chosen, entropy, kwargs)
-    return _search_report(tgt, screen, chosen, reports, domain=domain, confidence=confidence, final_conf=final_conf,
-                          stopping=stopping, search_seconds=search_seconds, budget=budget, seed=entropy)
+    report = functools.partial(_search_report, tgt, screen, domain=domain, confidence=confidence,
+                               final_conf=final_conf, stopping=stopping, search_seconds=search_seconds, budget=budget,
+                               seed=entropy)
+    reports: list = []
+    try:
+        _final_audits(tgt, chosen, entropy, kwargs, reports)
+    except KeyboardInterrupt as exc:
+        # Not swallowed, as audit's: the interrupt goes on with the report of what the final audits certified.
+        _attach_progress(exc, "final audit", screen, max_candidates, chosen[0])
+        exc.audit_report = report(chosen[:len(reports)], reports, planned=len(chosen)) if reports else None
+        raise
+    return report(chosen, reports)
+
+
+def _screening(screen: _Screener, domain, cand_rng, *, max_candidates: int, levels, finalists: int, quick: bool,
+               epsilon: float, delta: float) -> tuple[list[dict], list[dict]]:
+    """Steps 0-3: (the finalists, best first; the quick look's rows when they already exceed the claim, else [])."""
+    fixed = candidate_pairs(domain, rng=cand_rng)
+    n_fixed = min(len(fixed), max_candidates)
+    early = _quick_look(screen, fixed[:n_fixed], epsilon=epsilon, delta=delta) if quick else []
+    if early:
+        return _distinct(early)[:finalists], early
+    # 1. Patterns and random pairs: patterns first, random ones fill a quarter of what is left.
+    n_random = max(0, (max_candidates - n_fixed) // 4)
+    for origin, a, b in fixed[:n_fixed] + candidate_pairs(domain, n_random=n_random, rng=cand_rng)[len(fixed):]:
+        if not screen.time_left():
+            break
+        screen(origin, a, b)
+    _local_search(screen, domain, cand_rng, max_candidates)
+    return _halving(screen, fixed, levels, finalists), early
 
 
 def _screening_sizes(n_final: int, screen_samples, max_candidates) -> tuple[int, tuple, int]:
@@ -802,18 +842,45 @@ def _final_size(samples, max_samples, time_budget, *, expect_violation: bool) ->
     return {"max_samples": max_samples, "time_budget": time_budget, "stop_when_converged": not expect_violation}
 
 
-def _final_audits(tgt, chosen: list[dict], entropy: int, kwargs: dict) -> list:
-    """4. Each finalist audited on its own fresh seed stream."""
+def _final_audits(tgt, chosen: list[dict], entropy: int, kwargs: dict, reports: list) -> None:
+    """4. Each finalist audited on its own fresh seed stream, its report appended to ``reports``.
+
+    Interrupted, ``reports`` holds the finished audits and then the interrupted one's finished rounds
+    (when it has any): each finalist's bound holds at the Bonferroni confidence, so any of them do together.
+    """
     audit = _audit_function()
-    reports = []
     for j, r in enumerate(chosen):
         final_seed = int(np.random.SeedSequence(entropy, spawn_key=(1, j)).generate_state(1, np.uint64)[0]) >> 1
-        reports.append(audit(tgt, r["dataset"], r["neighbor"], seed=final_seed, **kwargs))
-    return reports
+        try:
+            reports.append(audit(tgt, r["dataset"], r["neighbor"], seed=final_seed, **kwargs))
+        except KeyboardInterrupt as exc:
+            if getattr(exc, "audit_report", None) is not None:
+                reports.append(exc.audit_report)
+            raise
+
+
+def _attach_progress(exc: KeyboardInterrupt, stage: str, screen: "_Screener", max_candidates: int,
+                     pair: dict | None = None) -> None:
+    """Say on an interrupt where the search was stopped: ``exc.search_progress``, and ``exc.audit_report`` None
+    unless a final audit certified something (set by the caller after this).
+
+    The command line's one line of an interrupt that certified nothing names what was done with it.
+    """
+    exc.audit_report = None
+    exc.search_progress = {
+        "stage": stage, "candidates_screened": len(screen.pairs), "screenings": len(screen.rows),
+        "max_candidates": max_candidates,
+        "dataset": None if pair is None else np.asarray(pair["dataset"]).tolist(),
+        "neighbor": None if pair is None else np.asarray(pair["neighbor"]).tolist()}
 
 
 def _search_report(tgt, screen: _Screener, chosen, reports, *, domain, confidence, final_conf, stopping,
-                   search_seconds, budget, seed) -> SearchReport:
+                   search_seconds, budget, seed, planned: int | None = None) -> SearchReport:
+    """The report of the final audits in ``reports`` (of ``chosen``, in order).
+
+    ``planned``: the search was interrupted during its final audits, of which ``planned`` were to run;
+    ``reports`` are the finished ones and the interrupted one's finished rounds (the last may be partial).
+    """
     # The finalist whose audit came closest to (or went furthest past) the claim; for a point claim: the largest bound.
     best_j = max(range(len(reports)), key=lambda j: (reports[j].violation, reports[j].epsilon_lower_bound
                                                      - reports[j].claimed_epsilon, reports[j].epsilon_lower_bound,
@@ -832,13 +899,18 @@ def _search_report(tgt, screen: _Screener, chosen, reports, *, domain, confidenc
                      "a longer budget may find a stronger pair")
     if not tgt.seeded:
         notes.append("the target takes no rng: the search itself is not reproducible")
+    interrupted = planned is not None
+    if interrupted and planned > 1:
+        notes.append(f"interrupted: the search was stopped by hand during its final audits; {len(reports)} of the "
+                     f"{planned} finalists are reported (each at confidence {final_conf:.4g}, so together at "
+                     f"{confidence:g}, whatever was not audited)")
     return SearchReport(
         audit=best_report, dataset=winner["dataset"].tolist(), neighbor=winner["neighbor"].tolist(),
         candidates_screened=len(_distinct(screen.rows)), confidence=confidence, finalist_confidence=final_conf,
         domain=domain.to_dict(), origin=winner["origin"],
         difference=compare_pair(winner["dataset"], winner["neighbor"]).describe(), finalists=final_rows,
         screening=table, screen_samples=screen.n_samples, stopping=stopping, screenings=len(screen.rows),
-        search_seconds=round(search_seconds, 4), budget=budget, notes=notes, seed=seed)
+        search_seconds=round(search_seconds, 4), budget=budget, notes=notes, seed=seed, interrupted=interrupted)
 
 
 def _distinct(rows: list[dict]) -> list[dict]:

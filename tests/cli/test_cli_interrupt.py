@@ -119,6 +119,51 @@ def test_a_second_interrupt_while_the_process_exits_aborts_without_a_traceback()
     assert err == "dpaudit: interrupted again: stopped at once\n"
 
 
+def test_a_second_interrupt_kills_the_idle_worker_processes():
+    """Idle loky workers outlived a process killed by a signal for loky's idle timeout (300 s), holding its
+    stdout, so `dpaudit audit --jobs 2 | tee log` hung after a second Ctrl-C.  The abort kills them: stdout
+    reaches end of file (what tee waits for) and the workers are gone within seconds."""
+    script = textwrap.dedent("""
+        from dpaudit._executor import run_ordered
+        import joblib.externals.loky.reusable_executor as loky_executor
+        run_ordered(pow, [(2, 3)] * 4, n_jobs=2)  # the workers stay, idle
+        print(*loky_executor._executor._processes, flush=True)
+    """) + FIRST_INTERRUPT + "    os.kill(os.getpid(), signal.SIGINT)\n    signal.pause()\n"
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    workers = [int(pid) for pid in proc.stdout.readline().split()]
+    try:
+        assert len(workers) == 2 and proc.stdout.readline() == "first\n"
+        out, err = proc.communicate(timeout=20)  # an end of file on stdout: no worker holds it
+        assert proc.returncode == -signal.SIGINT and out == ""
+        # (loky's resource tracker may add warnings as it removes the semaphores of the process killed)
+        assert err.startswith("dpaudit: interrupted again: stopped at once, without a report\n")
+        deadline = time.monotonic() + 10
+        while any(_alive(pid) for pid in workers) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not any(_alive(pid) for pid in workers)
+    finally:
+        proc.kill()
+        for pid in workers:
+            if _alive(pid):
+                os.kill(pid, signal.SIGKILL)
+
+
+def _alive(pid: int) -> bool:
+    """Whether process ``pid`` runs (a zombie, dead but not yet reaped by its new parent, does not)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+    except OSError:  # no /proc: ask the kernel
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        return True
+
+
 class _InterruptAfter:
     """Laplace of the sum; raises KeyboardInterrupt (as Ctrl-C would) once ``after`` releases were drawn."""
 
