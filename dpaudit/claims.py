@@ -133,6 +133,8 @@ class Claim(ABC):
     def _epsilon(self, d: np.ndarray) -> np.ndarray:
         """:meth:`epsilon` at checked deltas ``d`` (an array of any shape), from the grid's chords."""
         gd, ge = self.grid()
+        if len(ge) == 0:  # no point with a finite epsilon: nothing promised (finite_point then says so)
+            return np.full(np.shape(d), np.inf)
         i = np.searchsorted(gd, d, side="right") - 1
         j = np.clip(i, 0, len(ge) - 1)
         k = np.clip(i + 1, 0, len(ge) - 1)
@@ -364,9 +366,16 @@ def _accountant_grid(key: _EventKey):
     # The composed PLD answers a whole epsilon grid in one call (0.04 s); the public one-epsilon
     # answer serves when a later dp-accounting keeps it elsewhere (400 calls, about 1 s).
     pld = getattr(acc, "_pld", None)
-    if pld is not None and hasattr(pld, "get_delta_for_epsilon"):
-        return _epsilon_grid(lambda e: pld.get_delta_for_epsilon(e), max(eps_max, 1e-6))
-    return _epsilon_grid(lambda e: np.array([acc.get_delta(float(x)) for x in e]), max(eps_max, 1e-6))
+    with _quiet_numbers():  # beyond epsilon ~709 dp_accounting's e^epsilon overflows: NaN deltas, dropped
+        if pld is not None and hasattr(pld, "get_delta_for_epsilon"):
+            grid = _epsilon_grid(lambda e: pld.get_delta_for_epsilon(e), max(eps_max, 1e-6))
+        else:
+            grid = _epsilon_grid(lambda e: np.array([acc.get_delta(float(x)) for x in e]), max(eps_max, 1e-6))
+    if len(grid[0]) == 0:  # dpsgd:noise=0.02,rate=1,steps=1: mu = 50, every point overflowed
+        raise ParameterValueError(f"claim: dp_accounting computes no point of the curve of the event {event_repr} "
+                                  f"with delta < 1 (its epsilon at delta = {DELTA_FLOOR:g} is {eps_max:.4g}, beyond "
+                                  "what its arithmetic reaches and far beyond what any audit could certify)")
+    return grid
 
 
 def cache_dir() -> Path | None:
