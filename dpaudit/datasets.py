@@ -56,6 +56,9 @@ def _validate_dataset(obj: Any, name: str, source: str) -> np.ndarray:
             except (TypeError, ValueError):
                 bad = value
                 break
+        if bad is None and arr.size:  # ["1", "0"]: each reads as a number, but is text ("value None" said nothing)
+            raise DatasetError(f"{where}: values are strings, not numbers (the first is {arr.ravel()[0].item()!r}); "
+                               "write them without quotes")
         raise DatasetError(f"{where}: non-numeric value {bad!r} (dtype {arr.dtype})")
     if arr.dtype.kind == "b":
         arr = arr.astype(np.int64)

@@ -189,3 +189,12 @@ def test_a_csv_of_true_and_false_reads_as_ones_and_zeros(tmp_path):
     (tmp_path / "bad.csv").write_text("included\nyes\nno\n")
     with pytest.raises(DatasetError, match="non-numeric value 'yes' in row 1"):
         dpaudit.datasets.load_dataset(str(tmp_path / "bad.csv"))
+
+
+def test_numbers_written_as_strings_are_named_as_such(tmp_path):
+    # ["1", "0"] was refused with "non-numeric value None": every value reads as a number, none was named.
+    (tmp_path / "inc.json").write_text('["1", "0", "1"]')
+    with pytest.raises(DatasetError, match=r"inc\.json'?: values are strings, not numbers \(the first is '1'\)"):
+        dpaudit.datasets.load_dataset(str(tmp_path / "inc.json"))
+    with pytest.raises(DatasetError, match="non-numeric value 'a'"):
+        dpaudit.datasets.load_dataset('["1", "a"]')
