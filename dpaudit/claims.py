@@ -515,7 +515,12 @@ class ProfileClaim(Claim):
         for i, p in enumerate(self.points):
             if not isinstance(p, (list, tuple)) or len(p) != 2:
                 raise ParameterValueError(f"profile entry {i} must be a pair [epsilon, delta]; got {p!r}")
-            pts.append((check_epsilon(p[0], f"profile entry {i} epsilon"), check_delta(p[1], f"profile entry {i} delta")))
+            eps = check_epsilon(p[0], f"profile entry {i} epsilon")
+            try:
+                delta = check_delta(p[1], f"profile entry {i} delta")
+            except ParameterValueError as exc:  # [[1e-5, 2.0]]: a pair written [delta, epsilon]
+                raise ParameterValueError(f"{exc} (each pair is [epsilon, delta], epsilon first)") from None
+            pts.append((eps, delta))
         if not pts:
             raise ParameterValueError("profile must list at least one [epsilon, delta] pair; got none")
         object.__setattr__(self, "points", tuple(sorted(pts, key=lambda p: (p[1], p[0]))))

@@ -161,6 +161,9 @@ def test_malformed_profile_files(tmp_path):
     bad.write_text(json.dumps([[1.0, 2.0]]))
     with pytest.raises(ParameterValueError, match="entry 0 delta"):
         parse_claim(f"profile:{bad}")
+    bad.write_text(json.dumps([[1e-5, 2.0], [1e-3, 1.0]]))  # [delta, epsilon] pairs: say which way round
+    with pytest.raises(ParameterValueError, match=r"entry 0 delta .*got 2\.0 \(each pair is \[epsilon, delta\]"):
+        parse_claim(f"profile:{bad}")
     bad.write_text(json.dumps([[1.0]]))
     with pytest.raises(ParameterValueError, match="entry 0 must be a pair"):
         parse_claim(f"profile:{bad}")
