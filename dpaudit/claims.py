@@ -625,7 +625,9 @@ def parse_claim(spec: str) -> Claim:
                       low_inclusive=False)
         steps = _named(spec, check_int, _number(spec, "steps", f["steps"]), "steps", low=1)
         return DPSGDClaim(noise, rate, steps, spec=text)
-    path = Path(body.strip())
+    from .datasets import expand_user
+
+    path = expand_user(body.strip())  # the shell leaves ~ after 'profile:' alone, as it is not a word's start
     try:
         points = json.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
