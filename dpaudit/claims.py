@@ -133,6 +133,8 @@ class Claim(ABC):
     def _epsilon(self, d: np.ndarray) -> np.ndarray:
         """:meth:`epsilon` at checked deltas ``d`` (an array of any shape), from the grid's chords."""
         gd, ge = self.grid()
+        if len(ge) == 0:  # no point with a finite epsilon: nothing promised (finite_point then says so)
+            return np.full(np.shape(d), np.inf)
         i = np.searchsorted(gd, d, side="right") - 1
         j = np.clip(i, 0, len(ge) - 1)
         k = np.clip(i + 1, 0, len(ge) - 1)
@@ -364,9 +366,16 @@ def _accountant_grid(key: _EventKey):
     # The composed PLD answers a whole epsilon grid in one call (0.04 s); the public one-epsilon
     # answer serves when a later dp-accounting keeps it elsewhere (400 calls, about 1 s).
     pld = getattr(acc, "_pld", None)
-    if pld is not None and hasattr(pld, "get_delta_for_epsilon"):
-        return _epsilon_grid(lambda e: pld.get_delta_for_epsilon(e), max(eps_max, 1e-6))
-    return _epsilon_grid(lambda e: np.array([acc.get_delta(float(x)) for x in e]), max(eps_max, 1e-6))
+    with _quiet_numbers():  # beyond epsilon ~709 dp_accounting's e^epsilon overflows: NaN deltas, dropped
+        if pld is not None and hasattr(pld, "get_delta_for_epsilon"):
+            grid = _epsilon_grid(lambda e: pld.get_delta_for_epsilon(e), max(eps_max, 1e-6))
+        else:
+            grid = _epsilon_grid(lambda e: np.array([acc.get_delta(float(x)) for x in e]), max(eps_max, 1e-6))
+    if len(grid[0]) == 0:  # dpsgd:noise=0.02,rate=1,steps=1: mu = 50, every point overflowed
+        raise ParameterValueError(f"claim: dp_accounting computes no point of the curve of the event {event_repr} "
+                                  f"with delta < 1 (its epsilon at delta = {DELTA_FLOOR:g} is {eps_max:.4g}, beyond "
+                                  "what its arithmetic reaches and far beyond what any audit could certify)")
+    return grid
 
 
 def cache_dir() -> Path | None:
@@ -506,7 +515,12 @@ class ProfileClaim(Claim):
         for i, p in enumerate(self.points):
             if not isinstance(p, (list, tuple)) or len(p) != 2:
                 raise ParameterValueError(f"profile entry {i} must be a pair [epsilon, delta]; got {p!r}")
-            pts.append((check_epsilon(p[0], f"profile entry {i} epsilon"), check_delta(p[1], f"profile entry {i} delta")))
+            eps = check_epsilon(p[0], f"profile entry {i} epsilon")
+            try:
+                delta = check_delta(p[1], f"profile entry {i} delta")
+            except ParameterValueError as exc:  # [[1e-5, 2.0]]: a pair written [delta, epsilon]
+                raise ParameterValueError(f"{exc} (each pair is [epsilon, delta], epsilon first)") from None
+            pts.append((eps, delta))
         if not pts:
             raise ParameterValueError("profile must list at least one [epsilon, delta] pair; got none")
         object.__setattr__(self, "points", tuple(sorted(pts, key=lambda p: (p[1], p[0]))))
@@ -611,7 +625,9 @@ def parse_claim(spec: str) -> Claim:
                       low_inclusive=False)
         steps = _named(spec, check_int, _number(spec, "steps", f["steps"]), "steps", low=1)
         return DPSGDClaim(noise, rate, steps, spec=text)
-    path = Path(body.strip())
+    from .datasets import expand_user
+
+    path = expand_user(body.strip())  # the shell leaves ~ after 'profile:' alone, as it is not a word's start
     try:
         points = json.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:

@@ -3,7 +3,8 @@
 A dataset is a 1-D (one value per individual) or 2-D (one row per
 individual) array of finite numbers.  :func:`load_dataset` accepts an array
 or nested list, a JSON array literal, or a path to a ``.json``, ``.npy`` or
-``.csv`` file (a CSV may start with a header row), and raises
+``.csv`` file (a CSV may start with a header row or a byte-order mark; its
+``true``/``false`` read as 1/0, as JSON's do), and raises
 :class:`~dpaudit.exceptions.DatasetError` naming the dataset and the file
 for anything else: ragged rows, non-numeric values, NaN or infinity, an
 empty array.
@@ -55,6 +56,9 @@ def _validate_dataset(obj: Any, name: str, source: str) -> np.ndarray:
             except (TypeError, ValueError):
                 bad = value
                 break
+        if bad is None and arr.size:  # ["1", "0"]: each reads as a number, but is text ("value None" said nothing)
+            raise DatasetError(f"{where}: values are strings, not numbers (the first is {arr.ravel()[0].item()!r}); "
+                               "write them without quotes")
         raise DatasetError(f"{where}: non-numeric value {bad!r} (dtype {arr.dtype})")
     if arr.dtype.kind == "b":
         arr = arr.astype(np.int64)
@@ -69,15 +73,27 @@ def _validate_dataset(obj: Any, name: str, source: str) -> np.ndarray:
     return arr
 
 
+#: CSV cells read as 0/1, as a JSON file's ``false``/``true`` are: pandas writes a bool column as ``True``/``False``.
+_CSV_BOOLS = {"false": 0.0, "true": 1.0}
+
+
+def _csv_number(cell: str) -> float:
+    """A CSV cell's number: a float literal, or ``true``/``false`` (any case) as 1/0; ValueError otherwise."""
+    flag = _CSV_BOOLS.get(cell.strip().lower())
+    return float(cell) if flag is None else flag
+
+
 def _read_csv(path: Path, name: str) -> Any:
-    with path.open(newline="") as fh:
+    # utf-8-sig: a spreadsheet's "CSV UTF-8" starts with a byte-order mark, which made the first value
+    # non-numeric, so read as a header and silently dropped.
+    with path.open(newline="", encoding="utf-8-sig") as fh:
         rows = [row for row in csv.reader(fh) if row and any(cell.strip() for cell in row)]
     if not rows:
         raise DatasetError(f"{name}: {str(path)!r}: the dataset is empty")
 
     def is_number(cell: str) -> bool:
         try:
-            float(cell)
+            _csv_number(cell)
             return True
         except ValueError:
             return False
@@ -94,7 +110,7 @@ def _read_csv(path: Path, name: str) -> Any:
         if len(row) != width:
             raise DatasetError(f"{name}: {str(path)!r}: ragged CSV: row {lineno} has {len(row)} fields, expected {width}")
         try:
-            out.append([float(c) for c in row])
+            out.append([_csv_number(c) for c in row])
         except ValueError:
             bad = next(c for c in row if not is_number(c))
             raise DatasetError(f"{name}: {str(path)!r}: non-numeric value {bad!r} in row {lineno}") from None
@@ -215,7 +231,7 @@ def parse_dataset(text_or_path: Any, name: str = "--dataset") -> np.ndarray:
     source = repr(text)
     try:
         if suffix == ".json":
-            with path.open() as fh:
+            with path.open(encoding="utf-8-sig") as fh:  # a byte-order mark is no reason to refuse a file
                 obj = json.load(fh)
         elif suffix == ".npy":
             obj = np.load(path, allow_pickle=False)

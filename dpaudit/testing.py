@@ -129,6 +129,7 @@ def assert_dp(
     AssertionError: gaussian_count violates its claim gdp:mu=0.5 (at delta=...
     """
     from .auditor import audit
+    from .stats.bayes import format_confidence
 
     given = {"claim": claim} if claim is not None else {"epsilon": epsilon, "delta": delta}
     if claim is not None and (epsilon is not None or delta):
@@ -143,6 +144,6 @@ def assert_dp(
             said = f"{report.claim} (at delta={report.claimed_delta:.3g}: epsilon={report.claimed_epsilon:.4g})"
         raise AssertionError(
             f"{name} violates its claim {said}: epsilon >= {report.epsilon_lower_bound:.4f} with "
-            f"{report.confidence:.1%} confidence (seed {report.seed})\n{report.summary()}"
+            f"{format_confidence(report.confidence)} confidence (seed {report.seed})\n{report.summary()}"
         )
     return report

@@ -153,6 +153,14 @@ def test_malformed_specs_name_the_part(spec, part):
     assert spec.strip() in str(err.value) or "unknown kind" in str(err.value)
 
 
+def test_a_profile_path_may_start_with_a_tilde(tmp_path, monkeypatch):
+    # '--claim profile:~/p.json' reaches dpaudit unexpanded (the shell expands ~ only at a word's start), and
+    # was "cannot read '~/p.json'", while --dataset ~/d.json worked.
+    monkeypatch.setenv("HOME", str(tmp_path))
+    (tmp_path / "p.json").write_text(json.dumps([[1.0, 1e-5]]))
+    assert parse_claim("profile:~/p.json").epsilon(1e-5) == 1.0
+
+
 def test_malformed_profile_files(tmp_path):
     bad = tmp_path / "bad.json"
     bad.write_text("{not json")
@@ -160,6 +168,9 @@ def test_malformed_profile_files(tmp_path):
         parse_claim(f"profile:{bad}")
     bad.write_text(json.dumps([[1.0, 2.0]]))
     with pytest.raises(ParameterValueError, match="entry 0 delta"):
+        parse_claim(f"profile:{bad}")
+    bad.write_text(json.dumps([[1e-5, 2.0], [1e-3, 1.0]]))  # [delta, epsilon] pairs: say which way round
+    with pytest.raises(ParameterValueError, match=r"entry 0 delta .*got 2\.0 \(each pair is \[epsilon, delta\]"):
         parse_claim(f"profile:{bad}")
     bad.write_text(json.dumps([[1.0]]))
     with pytest.raises(ParameterValueError, match="entry 0 must be a pair"):

@@ -160,3 +160,41 @@ def test_an_empty_dataset_is_an_add_remove_neighbour(tmp_path):
     assert json.loads(out.stdout)["epsilon_lower_bound"] == r.epsilon_lower_bound
     with pytest.raises(DatasetError, match="0 scores"):
         dpaudit.audit_scores([], np.zeros(100), epsilon=1.0)
+
+
+def test_a_csv_with_a_byte_order_mark_keeps_its_first_value(tmp_path):
+    # A spreadsheet's "CSV UTF-8" starts with U+FEFF: '\ufeff5' was no number, so the first row was read
+    # as a header and the dataset [5, 1, 1] silently became [1, 1] (a different pair was audited).
+    (tmp_path / "d.csv").write_bytes(b"\xef\xbb\xbf5\n1\n1\n")
+    (tmp_path / "h.csv").write_bytes(b"\xef\xbb\xbfvalue\n5\n1\n")
+    (tmp_path / "d.json").write_bytes(b"\xef\xbb\xbf[5, 1, 1]")
+    assert dpaudit.datasets.load_dataset(str(tmp_path / "d.csv")).tolist() == [5, 1, 1]
+    assert dpaudit.datasets.load_dataset(str(tmp_path / "h.csv")).tolist() == [5, 1]
+    assert dpaudit.datasets.load_dataset(str(tmp_path / "d.json")).tolist() == [5, 1, 1]
+
+
+def test_a_csv_of_true_and_false_reads_as_ones_and_zeros(tmp_path):
+    # pandas writes a bool column as True/False: one-run's INCLUDED file was refused ("non-numeric value
+    # 'True'"), and without a header its first row would have been taken for one.
+    rng = np.random.default_rng(0)
+    inc = rng.integers(0, 2, 200)
+    scores = inc + rng.normal(0, 0.5, 200)
+    (tmp_path / "hdr.csv").write_text("included\n" + "\n".join(str(bool(b)) for b in inc) + "\n")
+    (tmp_path / "bare.csv").write_text("\n".join(("true" if b else "FALSE") for b in inc) + "\n")
+    expected = dpaudit.audit_one_run(scores, inc, epsilon=1.0, seed=0).to_dict()
+    for name in ("hdr.csv", "bare.csv"):
+        assert dpaudit.datasets.load_dataset(str(tmp_path / name)).tolist() == inc.tolist()
+        got = dpaudit.audit_one_run(scores, str(tmp_path / name), epsilon=1.0, seed=0).to_dict()
+        assert (got["correct"], got["epsilon_lower_bound"]) == (expected["correct"], expected["epsilon_lower_bound"])
+    (tmp_path / "bad.csv").write_text("included\nyes\nno\n")
+    with pytest.raises(DatasetError, match="non-numeric value 'yes' in row 1"):
+        dpaudit.datasets.load_dataset(str(tmp_path / "bad.csv"))
+
+
+def test_numbers_written_as_strings_are_named_as_such(tmp_path):
+    # ["1", "0"] was refused with "non-numeric value None": every value reads as a number, none was named.
+    (tmp_path / "inc.json").write_text('["1", "0", "1"]')
+    with pytest.raises(DatasetError, match=r"inc\.json'?: values are strings, not numbers \(the first is '1'\)"):
+        dpaudit.datasets.load_dataset(str(tmp_path / "inc.json"))
+    with pytest.raises(DatasetError, match="non-numeric value 'a'"):
+        dpaudit.datasets.load_dataset('["1", "a"]')

@@ -27,6 +27,8 @@ def test_broken_claim_raises_with_the_report():
     text = str(info.value)
     assert text.startswith("noisy_count violates its claim epsilon=0.25")
     assert "verdict     VIOLATION" in text and "ceiling" in text
+    with pytest.raises(AssertionError, match=r"with 99\.99% confidence \(seed"):  # '.1%' wrote it as 100.0%
+        assert_dp(noisy_count, [0, 1, 1], [0, 1], epsilon=0.25, samples=50_000, ideal=True, confidence=0.9999)
 
 
 def test_float_leak_of_a_numpy_sampler_fails_by_default():

@@ -23,6 +23,7 @@ from .._version import __version__
 from ..datasets import load_scores
 from ..exceptions import DatasetError, ParameterValueError, TargetError
 from ..params import ONE_RUN_OPTIONS
+from ..stats.bayes import format_confidence
 from ..stats.one_run import (
     counts_for_guesses,
     fdp_one_run_epsilon_bounds,
@@ -88,7 +89,7 @@ class OneRunReport:
         head = ("VIOLATION" if self.violation else "no violation found")
         test = (self.curve_violation or {}).get("test")
         lines = [
-            f"verdict     {head}: epsilon >= {self.epsilon_lower_bound:.4g} with {self.confidence:.0%} confidence"
+            f"verdict     {head}: epsilon >= {self.epsilon_lower_bound:.4g} with {format_confidence(self.confidence)} confidence"
             + (" (f-DP test, one point of the claim)" if test == "f-dp" else "")
             + f"; claimed epsilon = {self.claimed_epsilon:g}, delta = {self.claimed_delta:g}",
             f"guesses     {self.correct} of {self.guesses} right ({self.canaries} canaries, {self.included} included)",

@@ -41,7 +41,7 @@ from ..params import AUDIT_OPTIONS, all_cores
 # DEFAULT_CHUNK_SIZE is re-exported: the one chunk size.
 from ..sampling import DEFAULT_CHUNK_SIZE, Sampler, memory_limits, probe_releases, release_bytes
 from ..stats import DEFAULT_DELTAS, posterior_interval
-from ..stats.bayes import format_percent
+from ..stats.bayes import format_confidence, format_percent
 from ..stats.bounds import poisson_epsilon_bound, poisson_held_out_mean
 from ..stats.curves import CurveCertificate, CurveTest, curve_test
 from ..stats.estimators import (
@@ -790,7 +790,7 @@ def build_report(tgt, rounds, kind, shape, *, reason, attack, ideal, est, epsilo
     at = f" at delta = {delta:g}" if len(decisive.deltas) > 1 else ""  # a curve: say where
     explanation = (
         f"on this pair an attacker who starts at 50% can be moved to {format_percent(post.high)} or more "
-        f"(epsilon >= {bound:.3g}{at} with {confidence:.0%} confidence); the claim epsilon = {claimed_epsilon:g}{at} "
+        f"(epsilon >= {bound:.3g}{at} with {format_confidence(confidence)} confidence); the claim epsilon = {claimed_epsilon:g}{at} "
         f"allows at most {format_percent(claim_post.high)}")
     fpr, tpr = best.roc
     return AuditReport(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass, field, fields
 
+from ..stats.bayes import format_confidence
 from ._display import RocCurve, report_html
 
 __all__ = ["AuditReport", "TIMING_FIELDS"]
@@ -162,7 +163,7 @@ class AuditReport:
             f"target      {self.target} ({'seeded' if self.seeded else 'UNSEEDED: not reproducible'};"
             f" {self.output_kind} output)",
             f"verdict     {self.verdict.upper()}: epsilon >= {self.epsilon_lower_bound:.4f} with "
-            f"{self.confidence:.0%} confidence; claimed epsilon = {self.claimed_epsilon:g}"
+            f"{format_confidence(self.confidence)} confidence; claimed epsilon = {self.claimed_epsilon:g}"
             + (f", delta = {self.claimed_delta:g}" if self.claimed_delta else ""),
         ]
         if self.claim is not None:

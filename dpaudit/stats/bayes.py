@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass
 
 from .._validation import check_delta, check_epsilon, check_probability
 
-__all__ = ["PosteriorInterval", "posterior_interval", "format_percent"]
+__all__ = ["PosteriorInterval", "posterior_interval", "format_confidence", "format_percent"]
 
 
 @dataclass(frozen=True)
@@ -60,6 +60,16 @@ def format_percent(p: float) -> str:
         return ">99.99%"
     s = f"{100 * p:.2f}".rstrip("0").rstrip(".")
     return s + "%"
+
+
+def format_confidence(c: float) -> str:
+    """A confidence level as a percentage with every digit it was given: ``{:.0%}`` wrote 0.999 as "100%",
+    a certainty no audit has.
+
+    >>> format_confidence(0.95), format_confidence(0.999), format_confidence(0.999999)
+    ('95%', '99.9%', '99.9999%')
+    """
+    return f"{100 * c:.10g}%"
 
 
 def posterior_interval(epsilon, *, prior=0.5, delta=0.0) -> PosteriorInterval:

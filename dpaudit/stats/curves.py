@@ -273,7 +273,9 @@ class CurveCertificate:
         sel = _spread(self.deltas, SELECTION_POINTS)
         self._sel_deltas = self.deltas[sel]
         claimed = np.maximum(self.claimed[sel], RATIO_FLOOR)
-        ref = max(float(claim.reference[0]), RATIO_FLOOR)
+        # finite_point, not reference: a curve infinite at 1e-5 (dpsgd:noise=0.01,rate=0.01,steps=1) would weigh
+        # every event inf, and inf * 0 = NaN objectives pick an arbitrary event.
+        ref = max(float(claim.finite_point[0]), RATIO_FLOOR)
         self._weights = ref / claimed  # exactly 1.0 for a one-point claim
         self.reference_epsilon, self.reference_delta = float(claim.reference[0]), float(claim.reference[1])
 

@@ -234,12 +234,17 @@ def one_run_ceiling(m: int, r: int, *, delta: float = 0.0, confidence: float = 0
 def guess_counts(scores, included, guesses: int, *, ties=None) -> tuple[int, int]:
     """(guesses made, correct ones) when the ``guesses`` scores farthest from the median are guessed.
 
-    A score at or above the median is guessed "included", below it "excluded": the highest and the
-    lowest scores, in the proportion the scores themselves show.  The rule reads the scores only, never
-    the inclusion bits, so the theorem applies to it; ties are ordered by ``ties`` (:func:`tie_order`).
+    A score above the median is guessed "included", below it "excluded": the highest and the lowest
+    scores, in the proportion the scores themselves show.  Scores equal to the median are guessed on the
+    side with fewer scores strictly on it ("included" when the two sides are even, so a lone median of
+    distinct scores is "included"): 0/1 scores with fewer 1s have median 0, and their 0s are then
+    guessed "excluded", as they read.  The rule reads the scores only, never the inclusion bits, so the
+    theorem applies to it; ties are ordered by ``ties`` (:func:`tie_order`).
 
     >>> guess_counts([0.9, 0.1, 0.5, 0.8], [1, 0, 0, 1], 2)
     (2, 2)
+    >>> guess_counts([1, 0, 0], [1, 0, 0], 3)     # the median is 0: the two 0s are guessed "excluded"
+    (3, 3)
     """
     return counts_for_guesses(scores, included, [guesses], ties=ties)[0]
 
@@ -278,7 +283,11 @@ def counts_for_guesses(scores, included, guesses, *, one_sided: bool = False, ti
     else:
         center = float(np.median(s))
         order = np.lexsort((ties, -np.abs(s - center)))
-        right = (s[order] >= center) == inc[order]
+        # Scores at the median go to the thinner side (see guess_counts): all "included" made every 0 of
+        # hard-label 0/1 scores with fewer 1s a wrong guess, and the bound depended on which label was rarer.
+        ties_included = np.count_nonzero(s > center) <= np.count_nonzero(s < center)
+        guessed = (s > center) | ((s == center) & ties_included)
+        right = guessed[order] == inc[order]
     running = np.r_[0, np.cumsum(right)]
     return [(k, int(running[k])) for k in ks]
 

@@ -34,6 +34,17 @@ def test_all_right_guesses_reach_the_theorems_ceiling():
     assert r.verdict == "violation" and r.ceiling == pytest.approx(r.epsilon_lower_bound)
 
 
+@pytest.mark.parametrize("included", [400, 600])
+def test_hard_label_scores_are_guessed_as_they_read_whichever_label_is_rarer(included):
+    # A hard-label attack's 0/1 scores with fewer 1s than 0s have median 0: every 0 was guessed "included"
+    # (score >= median), so a perfect attack certified 3.91 with 400 canaries included and 5.31 with 600.
+    inc = np.r_[np.ones(included, int), np.zeros(1000 - included, int)]
+    q = 0.05 ** (1 / 1000)
+    r = dpaudit.audit_one_run(inc.astype(float), inc, epsilon=1.0, guesses=1000, seed=0)
+    assert (r.guesses, r.correct) == (1000, 1000)
+    assert r.epsilon_lower_bound == pytest.approx(math.log(q / (1 - q)), abs=1e-6)
+
+
 def _alarms(make, eps, seeds, **kw):
     return sum(dpaudit.audit_one_run(*make(eps, 1000, s), epsilon=eps, **kw).epsilon_lower_bound > eps
                for s in seeds)

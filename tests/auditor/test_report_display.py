@@ -42,3 +42,14 @@ def test_json_round_trip_keeps_lists_and_equality(report):
     assert isinstance(d["roc"]["fpr"], list) and isinstance(d["roc"]["tpr"][0], float)
     back = AuditReport.from_dict(json.loads(json.dumps(d)))
     assert back == report and back.roc == report.roc
+
+
+def test_a_confidence_near_one_is_never_shown_as_100_percent():
+    # "{:.0%}" wrote --confidence 0.999 (assert_dp's default) as "with 100% confidence": a certainty no audit has.
+    rng = np.random.default_rng(0)
+    r = dpaudit.audit_scores(rng.normal(1, 1, 2000), rng.normal(0, 1, 2000), epsilon=1.0, confidence=0.999, seed=1)
+    assert "with 99.9% confidence" in r.summary() and "with 99.9% confidence" in r.explanation
+    assert "99.9% confidence" in r._repr_html_() and "100%" not in r.summary()
+    inc = rng.integers(0, 2, 200)
+    one = dpaudit.audit_one_run(inc + rng.normal(0, 1, 200), inc, epsilon=1.0, confidence=0.999999, seed=0)
+    assert "with 99.9999% confidence" in one.summary()

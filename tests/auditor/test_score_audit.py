@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import dpaudit
+from dpaudit.claims import Claim
 from dpaudit.exceptions import DatasetError
 from dpaudit.stats.gdp import gaussian_epsilon
 
@@ -78,3 +79,20 @@ def test_soundness_gaussian_scores_over_200_seeds(kw):
 def test_bad_scores_are_named(scores, match):
     with pytest.raises(DatasetError, match=f"in_scores: .*{match}"):
         dpaudit.audit_scores(scores, [0.0] * 100, epsilon=1.0)
+
+
+def test_a_curve_infinite_at_the_reference_delta_still_chooses_its_event():
+    # dpsgd:noise=0.01,rate=0.01,steps=1 promises (0, 0.0100...)-DP and nothing finite at 1e-5, a claim's
+    # reference delta: the event choice weighed every candidate inf, inf * 0 = NaN picked an arbitrary event,
+    # and N(1, 1) against N(0, 1) (total variation 0.38) came out epsilon >= 0, no violation.  That curve
+    # takes dp-accounting a minute; this one has the same shape: (3, 0.01)- and (0, 0.02)-DP.
+    class LargeDeltasOnly(Claim):
+        def grid(self):
+            return np.array([0.01, 0.02]), np.array([3.0, 0.0])
+
+    claim = LargeDeltasOnly(spec="large-deltas-only")
+    assert claim.reference[0] == np.inf
+    rng = np.random.default_rng(0)
+    r = dpaudit.audit_scores(rng.normal(1, 1, 2000), rng.normal(0, 1, 2000), claim=claim, seed=1)
+    assert r.verdict == "violation" and r.claimed_epsilon == 0.0
+    assert 0.5 < r.epsilon_lower_bound <= gaussian_epsilon(1.0, r.claimed_delta)

@@ -136,3 +136,13 @@ def test_unequal_sides_are_reported_both_in_json_and_summary(tmp_path):
     assert rep["n_test_in"] == rep["n_test"] == 70 and rep["n_test_out"] == 3500
     assert "100 IN and 5000 OUT" in proc.stderr and "70 IN and 3500 OUT held-out samples" in proc.stderr
     assert "per side" not in proc.stderr
+
+
+def test_a_dpsgd_curve_beyond_the_accountants_arithmetic_is_a_usage_error(score_files, capsys):
+    # noise 0.02 in one full-batch step is mu = 50: dp_accounting's e^epsilon overflows at every grid point,
+    # which left an empty grid (exit 3, IndexError) after lines of RuntimeWarnings on stderr.
+    assert main(["scores", *score_files["npy"], "--claim", "dpsgd:noise=0.02,rate=1,steps=1", "--json"]) == 2
+    captured = capsys.readouterr()
+    err = captured.err.strip()
+    assert captured.out == "" and "\n" not in err and "Warning" not in err
+    assert err.startswith("dpaudit: error: argument --claim:") and "computes no point" in err
