@@ -322,8 +322,8 @@ def one_run(train, dataset, canaries, score, *, epsilon=None, delta=0.0, claim=N
     >>> texts = [f"canary {i}" for i in range(500)]   # text: train gets a list, score each string
     >>> r = one_run(lambda data, rng: set(data), ["hello"], texts, lambda seen, t: float(t in seen), epsilon=1.0,
     ...             seed=0)
-    >>> r.verdict, round(r.epsilon_lower_bound, 2)         # a set of the texts seen is no DP release
-    ('violation', 3.58)
+    >>> r.verdict, round(r.epsilon_lower_bound, 2)   # a set of the texts seen: every guess right, the ceiling
+    ('violation', 4.64)
     """
     cans, join = _harness_inputs(dataset, canaries)
     entropy = seed_entropy(as_seed_sequence(seed))
