@@ -55,7 +55,8 @@ from typing import Any
 
 import numpy as np
 
-from ._validation import check_delta, check_epsilon, check_int, check_real
+from ._validation import check_delta, check_epsilon, check_int, check_real, number_text
+from ._validation import NO_UNDERSCORE
 from .exceptions import ParameterTypeError, ParameterValueError
 from .privacy import Neighbouring, PrivacyClaim
 
@@ -569,10 +570,13 @@ def _fields(spec: str, body: str, allowed: tuple[str, ...], *, first: str | None
 
 
 def _number(spec: str, key: str, text: str) -> float:
+    """``text`` in decimal or scientific notation (:func:`~dpaudit._validation.number_text`): ``mu=1_0`` is refused,
+    not read as 10 the way ``float()`` reads it."""
     try:
-        return float(text)
+        return number_text(text)
     except ValueError:
-        raise ParameterValueError(f"claim {spec!r}: {key} must be a number; got {text!r}") from None
+        why = NO_UNDERSCORE if "_" in text else ""
+        raise ParameterValueError(f"claim {spec!r}: {key} must be a number{why}; got {text!r}") from None
 
 
 def _named(text: str, fn, *args, **kw):

@@ -146,6 +146,9 @@ def test_as_claim_resolves_points_and_refuses_both():
     ("eps:1,delta=1", "delta must be"),
     ("eps:1,2", "expected KEY=VALUE"),
     ("profile:/no/such/file.json", "cannot read"),
+    ("gdp:mu=1_0", "mu must be a number, written without '_'"),  # float('1_0') is 10
+    ("dpsgd:noise=1,rate=0.1,steps=1_0", "steps must be a number, written without '_'"),
+    ("gdp:mu=0x10", "mu must be a number; got '0x10'"),
 ])
 def test_malformed_specs_name_the_part(spec, part):
     with pytest.raises(ParameterValueError, match=part) as err:
