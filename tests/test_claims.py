@@ -271,3 +271,17 @@ def test_a_delta_read_twice_gives_the_same_epsilon_as_the_array_read(spec):
         assert isinstance(c.epsilon(d), float)
     assert c == parse_claim(spec) and hash(c) == hash(parse_claim(spec))
     assert c.epsilon(np.array(deltas)).tolist() == array.tolist()
+
+
+@pytest.mark.parametrize("steps, shown", [("1e300", "1e+300"), ("10000001", "10000001"), (str(10**40), "1e+40")])
+def test_steps_have_a_documented_limit_and_the_error_shows_no_huge_number(steps, shown):
+    # steps=1e300 reached dp_accounting, whose OverflowError echoed the event with a 301-digit count.
+    from dpaudit.claims import MAX_STEPS, DPSGDClaim
+
+    assert MAX_STEPS == 10**7
+    spec = f"dpsgd:noise=1,rate=0.1,steps={steps}"
+    with pytest.raises(ParameterValueError) as err:
+        parse_claim(spec)
+    assert str(err.value) == f"claim {spec!r}: steps must be an integer in [1, 1e+07]; got {shown}"
+    with pytest.raises(ParameterValueError, match=r"steps must be an integer in \[1, 1e\+07\]; got 1e\+300$"):
+        DPSGDClaim(1.0, 0.1, int(1e300))
