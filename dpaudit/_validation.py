@@ -20,6 +20,7 @@ from __future__ import annotations
 import difflib
 import math
 import numbers
+import re
 from typing import Any, Iterable, Mapping, Sequence
 
 from .exceptions import ParameterTypeError, ParameterValueError
@@ -37,6 +38,7 @@ __all__ = [
     "check_mapping",
     "check_plain",
     "did_you_mean",
+    "number_text",
 ]
 
 
@@ -61,9 +63,49 @@ def _as_float(value: Any) -> float:
 
 
 def show(value: Any) -> str:
-    """``repr(value)``, cut to 80 characters for messages."""
+    """``repr(value)``, cut to 80 characters for messages; an integer of more than 20 digits as ``1e+300``.
+
+    >>> show(10**300)
+    '1e+300'
+    """
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**20:
+        digits = str(abs(value))  # int(1e300) is 301 digits, 300 of them noise: its first few and its size
+        fraction = digits[1:6].rstrip("0")
+        return f"{'-' if value < 0 else ''}{digits[0]}{'.' + fraction if fraction else ''}e+{len(digits) - 1}"
     text = repr(value)
     return text if len(text) <= 80 else text[:77] + "..."
+
+
+#: A number as people write one: decimal or scientific notation (``1``, ``-0.5``, ``.5``, ``1e6``, ``2.5E-3``).
+_NUMBER_TEXT = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+#: The spellings of infinity and NaN ``float()`` reads; kept, so a range check refuses them in its own words.
+_SPECIAL_TEXT = {sign + word for sign in ("", "+", "-") for word in ("inf", "infinity", "nan")}
+
+
+#: What a message about ``1_0`` adds after "must be a number" (:func:`number_text`).
+NO_UNDERSCORE = ", written without '_' (1_0 is not read as 10)"
+
+
+def number_text(text: str) -> float:
+    """The number ``text`` writes in decimal or scientific notation (or an infinity/NaN spelling), as a float.
+
+    ``float()`` also reads ``1_0`` as 10 (Python's digit grouping) and non-ASCII digits; from a command line
+    or a spec ``1_0`` is far more likely a typo of ``1.0`` than ten, so both raise ``ValueError``, whose
+    message says why (the caller names the argument; :data:`NO_UNDERSCORE` is the phrase for its message).  Surrounding whitespace is ignored, as ``float()`` does.
+
+    >>> number_text("1e6"), number_text(" -.5 "), number_text("inf")
+    (1000000.0, -0.5, inf)
+    >>> number_text("1_0")
+    Traceback (most recent call last):
+    ...
+    ValueError: a number is written without '_' here; got '1_0'
+    """
+    stripped = text.strip()
+    if _NUMBER_TEXT.fullmatch(stripped) or stripped.lower() in _SPECIAL_TEXT:
+        return float(stripped)
+    if "_" in stripped:
+        raise ValueError(f"a number is written without '_' here; got {text!r}")
+    raise ValueError(f"not a number in decimal or scientific notation; got {text!r}")
 
 
 def did_you_mean(value: Any, choices: Iterable[Any]) -> str:

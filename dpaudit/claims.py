@@ -16,6 +16,7 @@ Specs (``parse_claim``):
 ``gdp:mu=MU``                             mu-Gaussian DP (Dong, Roth and Su 2022)
 ``dpsgd:noise=SIGMA,rate=Q,steps=T``      T Poisson-subsampled Gaussian steps, add/remove
                                           neighbours, as dp-accounting's PLD accountant computes it
+                                          (T at most :data:`MAX_STEPS`, 10^7)
 ``profile:FILE.json``                     a JSON list ``[[epsilon, delta], ...]``: (epsilon, delta)-DP
                                           for each pair
 ========================================  ==========================================================
@@ -47,6 +48,8 @@ import contextlib
 import functools
 import json
 import os
+import sys
+import threading
 import warnings
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
@@ -55,7 +58,8 @@ from typing import Any
 
 import numpy as np
 
-from ._validation import check_delta, check_epsilon, check_int, check_real
+from ._validation import check_delta, check_epsilon, check_int, check_real, number_text
+from ._validation import NO_UNDERSCORE
 from .exceptions import ParameterTypeError, ParameterValueError
 from .privacy import Neighbouring, PrivacyClaim
 
@@ -80,6 +84,10 @@ CLAIM_KINDS = ("eps", "gdp", "dpsgd", "profile")
 DELTA_FLOOR = 1e-12
 #: Points of a computed curve's grid (an epsilon grid, so the claim is exact at each point).
 GRID_POINTS = 400
+#: Most steps a ``dpsgd:`` claim takes.  DP-SGD runs take up to about a million steps; dp-accounting composes
+#: 10^7 steps in under a second at rate 0.01 (10^8 in 1.5 s, 10^9 in 50 s, and at rate 1 10^7 already takes
+#: over a minute), and beyond 2^63 it fails with an OverflowError.
+MAX_STEPS = 10**7
 #: The PLD accountant's discretisation: pessimistic (never below the exact curve); 1e-4 (its default)
 #: agrees to 4 decimals on the reference DP-SGD curves at 10x the cost.
 PLD_DISCRETIZATION = 1e-3
@@ -378,6 +386,45 @@ def _accountant_grid(key: _EventKey):
     return grid
 
 
+def _stderr_is_terminal() -> bool:
+    try:
+        return sys.stderr.isatty()
+    except (AttributeError, ValueError):  # a closed or replaced stream
+        return False
+
+
+#: Seconds a curve may take before :func:`_note_if_slow` says on stderr that it is being computed.
+SLOW_NOTE_AFTER = 3.0
+
+
+@contextlib.contextmanager
+def _note_if_slow(what: str):
+    """A ``note:`` line on stderr if the block (dp-accounting computing ``what``'s curve) runs over
+    :data:`SLOW_NOTE_AFTER` seconds, so a long wait is not silent; a quick block says nothing.
+
+    Tiny noise is what takes long: ``dpsgd:noise=0.01,rate=0.01,steps=1`` spends about a minute in
+    dp-accounting building the Gaussian's privacy loss distribution (12 million privacy-loss inversions,
+    one Python call each, at the 1e-3 discretisation of :data:`PLD_DISCRETIZATION`).  A coarser
+    discretisation is quicker but is not kept: its epsilons came out below this one's at some deltas
+    (noise 0.02: 903 instead of 939 at delta 1e-2), and a claim's curve must not get less conservative.
+    The note is a progress line, said while the command runs and only to a terminal, as the progress bar
+    is: where stderr is a log, an error stays the one line there.  The next run reads the disk cache at once.
+    """
+    def say():
+        if not _stderr_is_terminal():  # a log or a captured stream: the error (if any) stays the only line
+            return
+        print(f"note: computing the accountant's curve for {what}; with tiny noise dp-accounting takes up to "
+              "a few minutes (the curve is then cached on disk)", file=sys.stderr, flush=True)
+
+    timer = threading.Timer(SLOW_NOTE_AFTER, say)
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()
+
+
 def cache_dir() -> Path | None:
     """Where computed curves are kept between processes: ``$DPAUDIT_CACHE_DIR``, else ``$XDG_CACHE_HOME/dpaudit``,
     else ``~/.cache/dpaudit``; None when ``DPAUDIT_CACHE_DIR`` is ``off`` (or empty)."""
@@ -415,14 +462,15 @@ def _dpsgd_grid(noise: float, rate: float, steps: int):
     args = (float(noise), float(rate), int(steps), _dp_accounting_version(),
             (PLD_DISCRETIZATION, GRID_POINTS, DELTA_FLOOR))
     where = cache_dir()
-    if where is not None:
-        try:
-            from joblib import Memory
+    with _note_if_slow(f"dpsgd:noise={noise:g},rate={rate:g},steps={steps}"):
+        if where is not None:
+            try:
+                from joblib import Memory
 
-            return Memory(where / "joblib", verbose=0).cache(_dpsgd_grid_computed)(*args)
-        except OSError:
-            pass
-    return _dpsgd_grid_computed(*args)
+                return Memory(where / "joblib", verbose=0).cache(_dpsgd_grid_computed)(*args)
+            except OSError:
+                pass
+        return _dpsgd_grid_computed(*args)
 
 
 @dataclass(frozen=True)
@@ -430,7 +478,8 @@ class DPSGDClaim(Claim):
     """DP-SGD's curve (spec ``dpsgd:noise=SIGMA,rate=Q,steps=T``): ``steps`` Poisson-subsampled Gaussian
     steps with noise multiplier ``noise`` and rate ``rate``, add/remove neighbours, from dp-accounting's
     PLD accountant as :class:`AccountantClaim` computes it; the grid is cached on disk (:func:`cache_dir`),
-    so a process that finds it there never imports dp-accounting (about a second).
+    so a process that finds it there never imports dp-accounting (about a second).  ``steps`` is at most
+    :data:`MAX_STEPS` (10^7).
 
     >>> c = parse_claim("dpsgd:noise=1,rate=0.1,steps=10")
     >>> [round(float(e), 3) for e in c.epsilon([1e-5, 1e-3, 1e-2])]
@@ -445,7 +494,7 @@ class DPSGDClaim(Claim):
     def __post_init__(self):
         object.__setattr__(self, "noise", check_real(self.noise, "noise", low=0.0, low_inclusive=False, finite=True))
         object.__setattr__(self, "rate", check_real(self.rate, "rate", low=0.0, high=1.0, low_inclusive=False))
-        object.__setattr__(self, "steps", check_int(self.steps, "steps", low=1))
+        object.__setattr__(self, "steps", check_int(self.steps, "steps", low=1, high=MAX_STEPS))
         if not self.spec:
             object.__setattr__(self, "spec", f"dpsgd:noise={self.noise:g},rate={self.rate:g},steps={self.steps}")
         object.__setattr__(self, "_grid", _dpsgd_grid(self.noise, self.rate, self.steps))
@@ -488,7 +537,8 @@ class AccountantClaim(Claim):
             raise ParameterTypeError(f"event must be a dp_accounting DpEvent; got {self.event!r}")
         if not self.spec:
             object.__setattr__(self, "spec", repr(self.event))
-        object.__setattr__(self, "_grid", _accountant_grid(_EventKey(self.event)))
+        with _note_if_slow(self.spec if len(self.spec) <= 200 else "a DpEvent"):
+            object.__setattr__(self, "_grid", _accountant_grid(_EventKey(self.event)))
 
     def grid(self):
         return self._grid
@@ -569,10 +619,13 @@ def _fields(spec: str, body: str, allowed: tuple[str, ...], *, first: str | None
 
 
 def _number(spec: str, key: str, text: str) -> float:
+    """``text`` in decimal or scientific notation (:func:`~dpaudit._validation.number_text`): ``mu=1_0`` is refused,
+    not read as 10 the way ``float()`` reads it."""
     try:
-        return float(text)
+        return number_text(text)
     except ValueError:
-        raise ParameterValueError(f"claim {spec!r}: {key} must be a number; got {text!r}") from None
+        why = NO_UNDERSCORE if "_" in text else ""
+        raise ParameterValueError(f"claim {spec!r}: {key} must be a number{why}; got {text!r}") from None
 
 
 def _named(text: str, fn, *args, **kw):
@@ -623,7 +676,7 @@ def parse_claim(spec: str) -> Claim:
                        finite=True)
         rate = _named(spec, check_real, _number(spec, "rate", f["rate"]), "rate", low=0.0, high=1.0,
                       low_inclusive=False)
-        steps = _named(spec, check_int, _number(spec, "steps", f["steps"]), "steps", low=1)
+        steps = _named(spec, check_int, _number(spec, "steps", f["steps"]), "steps", low=1, high=MAX_STEPS)
         return DPSGDClaim(noise, rate, steps, spec=text)
     from .datasets import expand_user
 

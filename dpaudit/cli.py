@@ -453,24 +453,25 @@ def _add_score_parsers(sub) -> None:
 
 def cmd_scores(args) -> int:
     from .auditor import audit_scores
-    from .datasets import load_scores
+    from .datasets import file_label, load_scores
 
     kw = claim_keywords(SCORES_OPTIONS.from_args(args), "scores")
     from .auditor.scores import MIN_SCORES
 
     # Loaded (and checked, the count included) here, so that an error names the argument and its file.
-    in_scores = load_scores(args.in_scores, name=f"IN ({args.in_scores})", min_count=MIN_SCORES)
-    out_scores = load_scores(args.out_scores, name=f"OUT ({args.out_scores})", min_count=MIN_SCORES)
+    in_scores = load_scores(args.in_scores, name=file_label("IN", args.in_scores), min_count=MIN_SCORES)
+    out_scores = load_scores(args.out_scores, name=file_label("OUT", args.out_scores), min_count=MIN_SCORES)
     return _emit(audit_scores(in_scores, out_scores, **kw), args)
 
 
 def cmd_one_run(args) -> int:
     from .auditor import audit_one_run
     from .auditor.one_run import canary_inputs
+    from .datasets import file_label
 
     kw = claim_keywords(ONE_RUN_OPTIONS.from_args(args), "one-run")
     scores, included = canary_inputs(args.scores, args.included,
-                                     names=(f"SCORES ({args.scores})", f"INCLUDED ({args.included})"))
+                                     names=(file_label("SCORES", args.scores), file_label("INCLUDED", args.included)))
     if kw.get("guesses") is not None and kw["guesses"] > len(scores):
         raise UsageError(f"argument --guesses: must be at most the number of canaries in SCORES ({args.scores}), "
                          f"{len(scores)}; got {kw['guesses']}")

@@ -34,8 +34,8 @@ from .exceptions import DatasetError
 __all__ = ["load_dataset", "load_scores", "parse_dataset", "expand_user"]
 
 
-def _validate_dataset(obj: Any, name: str, source: str) -> np.ndarray:
-    where = f"{name}: {source}"
+def _validate_dataset(obj: Any, name: str, source: str | None) -> np.ndarray:
+    where = name if source is None else f"{name}: {source}"
     if isinstance(obj, dict) or obj is None or isinstance(obj, (str, bytes)):
         raise DatasetError(f"{where}: expected an array of numbers, got {type(obj).__name__}")
     try:
@@ -83,13 +83,14 @@ def _csv_number(cell: str) -> float:
     return float(cell) if flag is None else flag
 
 
-def _read_csv(path: Path, name: str) -> Any:
+def _read_csv(path: Path, where: str) -> Any:
+    """The CSV's rows as numbers; errors start with ``where`` (the argument and the file)."""
     # utf-8-sig: a spreadsheet's "CSV UTF-8" starts with a byte-order mark, which made the first value
     # non-numeric, so read as a header and silently dropped.
     with path.open(newline="", encoding="utf-8-sig") as fh:
         rows = [row for row in csv.reader(fh) if row and any(cell.strip() for cell in row)]
     if not rows:
-        raise DatasetError(f"{name}: {str(path)!r}: the dataset is empty")
+        raise DatasetError(f"{where}: the dataset is empty")
 
     def is_number(cell: str) -> bool:
         try:
@@ -102,18 +103,18 @@ def _read_csv(path: Path, name: str) -> Any:
         header, rows = rows[0], rows[1:]  # a header row
         if not rows:
             line = ",".join(header)
-            raise DatasetError(f"{name}: {str(path)!r}: no numeric values: its only line, {line!r}, is read as a "
+            raise DatasetError(f"{where}: no numeric values: its only line, {line!r}, is read as a "
                                "header; give one value (or record) per line, fields separated by commas")
     width = len(rows[0]) if rows else 0
     out = []
     for lineno, row in enumerate(rows, start=1):
         if len(row) != width:
-            raise DatasetError(f"{name}: {str(path)!r}: ragged CSV: row {lineno} has {len(row)} fields, expected {width}")
+            raise DatasetError(f"{where}: ragged CSV: row {lineno} has {len(row)} fields, expected {width}")
         try:
             out.append([_csv_number(c) for c in row])
         except ValueError:
             bad = next(c for c in row if not is_number(c))
-            raise DatasetError(f"{name}: {str(path)!r}: non-numeric value {bad!r} in row {lineno}") from None
+            raise DatasetError(f"{where}: non-numeric value {bad!r} in row {lineno}") from None
     arr = np.array(out)
     # Whole numbers become integers; inf equals its own rint, and its cast to
     # int64 would be a silent, finite garbage value, so only finite ones.
@@ -128,6 +129,24 @@ def expand_user(text: str) -> Path:
         return Path(text).expanduser()
     except RuntimeError:  # "Could not determine home directory" for '~name'
         return Path(text)
+
+
+def file_label_text(text: str) -> str:
+    """A file argument as a message shows it: stripped; beyond 200 characters its first 97 and last 100 (the
+    file's own name) around ``...``."""
+    text = text.strip()
+    return text if len(text) <= 200 else text[:97] + "..." + text[-100:]
+
+
+def file_label(name: str, text: str) -> str:
+    """``NAME (FILE)``, the name the command line gives a loaded argument (``IN (in.npy)``).
+
+    :func:`parse_dataset` given such a name for that very file does not repeat the file in its messages.
+
+    >>> file_label("IN", "in.npy")
+    'IN (in.npy)'
+    """
+    return f"{name} ({file_label_text(text)})"
 
 
 def align_empty(dataset: np.ndarray, neighbor: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -186,7 +205,8 @@ def load_scores(value: Any, *, name: str = "scores", min_count: int = 1) -> np.n
 def parse_dataset(text_or_path: Any, name: str = "--dataset") -> np.ndarray:
     """Read a dataset from a JSON array literal or a ``.json``, ``.npy`` or ``.csv`` file.
 
-    Errors are :class:`~dpaudit.exceptions.DatasetError` naming ``name`` and the file.
+    Errors are :class:`~dpaudit.exceptions.DatasetError` naming ``name`` and the file, once: a ``name`` that
+    already ends in the file as :func:`file_label` writes it (``IN (in.npy)``) is not followed by it again.
     A CSV has one row per individual (an optional header row is skipped); a
     single column gives a 1-D dataset.
 
@@ -218,17 +238,23 @@ def parse_dataset(text_or_path: Any, name: str = "--dataset") -> np.ndarray:
             raise DatasetError(f"{name}: invalid JSON array literal: nested too deeply") from None
         return _validate_dataset(obj, name, "JSON literal")
     path = expand_user(text)
+    # The command line's names already show the file, 'IN (in.npy)': said twice it was "IN (in.npy): 'in.npy': ...".
+    named = name.endswith(f"({file_label_text(text)})")
+    shown = "" if named else f" {text!r}"
     try:
         exists, is_file = path.exists(), path.is_file()
     except (OSError, ValueError) as exc:  # e.g. a name too long for the file system, a NUL byte
-        raise DatasetError(f"{name}: cannot use {text[:80]!r} as a file name: {getattr(exc, 'strerror', None) or exc}"
+        what = "it" if named else repr(text[:80])
+        raise DatasetError(f"{name}: cannot use {what} as a file name: {getattr(exc, 'strerror', None) or exc}"
                            ) from None
     if not exists:
-        raise DatasetError(f"{name}: file not found: {text!r} (expected a JSON array or a .json/.npy/.csv file)")
+        raise DatasetError(f"{name}: file not found{':' if shown else ''}{shown} (expected a JSON array or a "
+                           ".json/.npy/.csv file)")
     if not is_file:
-        raise DatasetError(f"{name}: not a file: {text!r}")
+        raise DatasetError(f"{name}: not a file{':' if shown else ''}{shown}")
     suffix = path.suffix.lower()
-    source = repr(text)
+    source = None if named else repr(text)
+    where = name if named else f"{name}: {source}"
     try:
         if suffix == ".json":
             with path.open(encoding="utf-8-sig") as fh:  # a byte-order mark is no reason to refuse a file
@@ -236,13 +262,13 @@ def parse_dataset(text_or_path: Any, name: str = "--dataset") -> np.ndarray:
         elif suffix == ".npy":
             obj = np.load(path, allow_pickle=False)
         elif suffix == ".csv":
-            obj = _read_csv(path, name)
+            obj = _read_csv(path, where)
         else:
-            raise DatasetError(f"{name}: {source}: unsupported file type {suffix or '(none)'!r}; use .json, .npy or .csv")
+            raise DatasetError(f"{where}: unsupported file type {suffix or '(none)'!r}; use .json, .npy or .csv")
     except DatasetError:
         raise
     except EOFError:  # np.load on an empty file: no header at all
-        raise DatasetError(f"{name}: {source}: cannot read: the file is empty") from None
+        raise DatasetError(f"{where}: cannot read: the file is empty") from None
     except (ValueError, OSError, RecursionError) as exc:
-        raise DatasetError(f"{name}: {source}: cannot read: {exc}") from None
+        raise DatasetError(f"{where}: cannot read: {exc}") from None
     return _validate_dataset(obj, name, source)

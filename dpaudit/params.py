@@ -30,7 +30,8 @@ from typing import Any
 
 import numpy as np
 
-from ._validation import check_bool, check_choice, check_int, check_real, check_str
+from ._validation import check_bool, check_choice, check_int, check_real, check_str, number_text
+from ._validation import NO_UNDERSCORE
 from .exceptions import ParameterValueError
 from .privacy import Neighbouring
 
@@ -146,9 +147,10 @@ class Option:
             value: Any = _int_text(text, flag)
         elif self.type == "real":
             try:
-                value = float(text)
+                value = number_text(text)
             except ValueError:
-                raise ParameterValueError(f"argument {flag}: expected a number; got {text!r}") from None
+                why = NO_UNDERSCORE if "_" in text else ""
+                raise ParameterValueError(f"argument {flag}: expected a number{why}; got {text!r}") from None
         elif self.type == "claim":
             from .exceptions import DPAuditError
 
@@ -167,15 +169,17 @@ class Option:
 
 
 def _int_text(text: str, flag: str) -> int:
-    """An integer flag; ``1e6`` and ``2.5e5`` are accepted when they are whole numbers."""
+    """An integer flag; ``1e6`` and ``2.5e5`` are accepted when they are whole numbers, ``1_000`` is not
+    (``int()`` and ``float()`` read it as 1000; a ``_`` on a command line is more likely a typo)."""
     try:
-        return int(text)
+        value = number_text(text)
     except ValueError:
-        pass
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
+        why = NO_UNDERSCORE if "_" in text else ""
+        raise ParameterValueError(f"argument {flag}: expected an integer (1e6 is allowed){why}; got {text!r}"
+                                  ) from None
+    stripped = text.strip()
+    if stripped.lstrip("+-").isdigit():
+        return int(stripped)  # exact beyond 2**53, where the float is not
     if math.isfinite(value) and value.is_integer():
         return int(value)
     raise ParameterValueError(f"argument {flag}: expected an integer (1e6 is allowed); got {text!r}")

@@ -146,6 +146,9 @@ def test_as_claim_resolves_points_and_refuses_both():
     ("eps:1,delta=1", "delta must be"),
     ("eps:1,2", "expected KEY=VALUE"),
     ("profile:/no/such/file.json", "cannot read"),
+    ("gdp:mu=1_0", "mu must be a number, written without '_'"),  # float('1_0') is 10
+    ("dpsgd:noise=1,rate=0.1,steps=1_0", "steps must be a number, written without '_'"),
+    ("gdp:mu=0x10", "mu must be a number; got '0x10'"),
 ])
 def test_malformed_specs_name_the_part(spec, part):
     with pytest.raises(ParameterValueError, match=part) as err:
@@ -268,3 +271,47 @@ def test_a_delta_read_twice_gives_the_same_epsilon_as_the_array_read(spec):
         assert isinstance(c.epsilon(d), float)
     assert c == parse_claim(spec) and hash(c) == hash(parse_claim(spec))
     assert c.epsilon(np.array(deltas)).tolist() == array.tolist()
+
+
+@pytest.mark.parametrize("steps, shown", [("1e300", "1e+300"), ("10000001", "10000001"), (str(10**40), "1e+40")])
+def test_steps_have_a_documented_limit_and_the_error_shows_no_huge_number(steps, shown):
+    # steps=1e300 reached dp_accounting, whose OverflowError echoed the event with a 301-digit count.
+    from dpaudit.claims import MAX_STEPS, DPSGDClaim
+
+    assert MAX_STEPS == 10**7
+    spec = f"dpsgd:noise=1,rate=0.1,steps={steps}"
+    with pytest.raises(ParameterValueError) as err:
+        parse_claim(spec)
+    assert str(err.value) == f"claim {spec!r}: steps must be an integer in [1, 1e+07]; got {shown}"
+    with pytest.raises(ParameterValueError, match=r"steps must be an integer in \[1, 1e\+07\]; got 1e\+300$"):
+        DPSGDClaim(1.0, 0.1, int(1e300))
+
+
+def test_a_slow_accountant_curve_says_so_on_stderr_and_a_quick_one_does_not(monkeypatch, capfd):
+    # dpsgd:noise=0.01,rate=0.01,steps=1 spent a minute inside dp-accounting without a word.
+    import time
+
+    import dpaudit.claims as claims
+
+    grid = (np.array([1e-5]), np.array([1.0]))
+    monkeypatch.setenv("DPAUDIT_CACHE_DIR", "off")
+    monkeypatch.setattr(claims, "SLOW_NOTE_AFTER", 0.05)
+    monkeypatch.setattr(claims, "_stderr_is_terminal", lambda: True)
+    monkeypatch.setattr(claims, "_dpsgd_grid_computed", lambda *a: time.sleep(0.5) or grid)
+    claims._dpsgd_grid.cache_clear()
+    try:
+        assert claims.DPSGDClaim(0.0123, 0.01, 1).grid() is grid
+        err = capfd.readouterr().err
+        assert err.count("\n") == 1 and err.startswith("note: computing the accountant's curve for "
+                                                       "dpsgd:noise=0.0123,rate=0.01,steps=1;"), err
+        monkeypatch.setattr(claims, "_dpsgd_grid_computed", lambda *a: grid)
+        monkeypatch.setattr(claims, "SLOW_NOTE_AFTER", 5.0)
+        claims.DPSGDClaim(0.0124, 0.01, 1)
+        assert capfd.readouterr().err == ""
+        monkeypatch.setattr(claims, "SLOW_NOTE_AFTER", 0.05)  # slow, but stderr a log: no line before an error
+        monkeypatch.setattr(claims, "_stderr_is_terminal", lambda: False)
+        monkeypatch.setattr(claims, "_dpsgd_grid_computed", lambda *a: time.sleep(0.3) or grid)
+        claims.DPSGDClaim(0.0125, 0.01, 1)
+        assert capfd.readouterr().err == ""
+    finally:
+        claims._dpsgd_grid.cache_clear()

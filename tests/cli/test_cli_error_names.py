@@ -115,3 +115,38 @@ def test_one_run_help_states_the_guessing_rule(capsys):
     text = " ".join(capsys.readouterr().out.split())
     assert "half 'included'" not in text and "farthest from the median" in text
     assert "in the proportion the scores show" in text
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["--claim", "gdp:mu=1_0"], "claim 'gdp:mu=1_0': mu must be a number, written without '_'"),
+    (["--claim", "dpsgd:noise=1,rate=0.1,steps=1_000"], "steps must be a number, written without '_'"),
+    (["--claim", "eps:1,delta=1_0e-5"], "delta must be a number, written without '_'"),
+    (["--epsilon", "1_0"], "argument --epsilon: expected a number, written without '_'"),
+    (["--epsilon", "1", "--confidence", "0_9"], "argument --confidence: expected a number, written without '_'"),
+    (["--epsilon", "1", "--seed", "1_0"], "argument --seed: expected an integer (1e6 is allowed), written without"),
+])
+def test_a_number_with_an_underscore_is_refused_not_read_as_grouped_digits(args, needle, tmp_path, capsys):
+    # Python's float('1_0') is 10: --claim gdp:mu=1_0 audited mu = 10, --confidence 0_9 was 9.0.
+    scores = tmp_path / "s.csv"
+    scores.write_text("0\n1\n" * 20)
+    err = one_error(capsys, "scores", str(scores), str(scores), *args)
+    assert needle in err and "got '" in err
+
+
+def test_an_underscore_in_an_integer_flag_is_refused_and_scientific_notation_still_works(capsys):
+    err = one_error(capsys, "audit", "laplace", "--epsilon", "1", "--samples", "1_000")
+    assert "argument --samples: expected an integer (1e6 is allowed), written without '_'" in err and "'1_000'" in err
+    from dpaudit.params import AUDIT_OPTIONS
+
+    assert AUDIT_OPTIONS["samples"].parse("1e6", "--samples") == 10**6
+    assert AUDIT_OPTIONS["seed"].parse("12345678901234567890123", "--seed") == 12345678901234567890123  # exact
+
+
+@pytest.mark.parametrize("spec, needle", [
+    ("gdp:mu=inf", "mu must be in (0, 1e+06]"), ("gdp:mu=nan", "mu must not be NaN"),
+    ("dpsgd:noise=Infinity,rate=0.1,steps=1", "noise must be finite"), ("eps:inf", "epsilon must be finite"),
+    ("dpsgd:noise=1,rate=0.1,steps=inf", "steps must be an integer"), ("eps:1,delta=nan", "delta must not be NaN"),
+])
+def test_infinity_and_nan_spellings_are_refused_in_claims(spec, needle, capsys):
+    err = one_error(capsys, "audit", "laplace", "--claim", spec)
+    assert needle in err

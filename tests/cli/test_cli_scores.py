@@ -146,3 +146,35 @@ def test_a_dpsgd_curve_beyond_the_accountants_arithmetic_is_a_usage_error(score_
     err = captured.err.strip()
     assert captured.out == "" and "\n" not in err and "Warning" not in err
     assert err.startswith("dpaudit: error: argument --claim:") and "computes no point" in err
+
+
+@pytest.mark.parametrize("command", ["scores", "one-run", "audit"])
+@pytest.mark.parametrize("content, needle", [
+    (None, "expected a 1-D or 2-D array, got a single number"),  # a 0-d .npy
+    (b"", "cannot read: the file is empty"),
+    ("dir", "not a file"),
+    ("missing", "file not found"),
+])
+def test_a_bad_file_is_named_once(command, content, needle, tmp_path, capsys):
+    # Was "IN (in_0d.npy): 'in_0d.npy': expected a 1-D or 2-D array": the argument's name already showed the file.
+    import numpy as np
+
+    from dpaudit.cli import main
+
+    bad = tmp_path / "bad_file.npy"
+    if content is None:
+        np.save(bad, np.float64(1.0))
+    elif content == "dir":
+        bad.mkdir()
+    elif content != "missing":
+        bad.write_bytes(content)
+    ok = tmp_path / "ok.csv"
+    ok.write_text("0\n1\n" * 20)
+    args = {"scores": ["scores", str(bad), str(ok), "--epsilon", "1"],
+            "one-run": ["one-run", str(ok), str(bad), "--epsilon", "1"],
+            "audit": ["audit", "laplace", "--dataset", str(bad), "--neighbor", "[0]", "--epsilon", "1"]}[command]
+    code = main(args)
+    err = capsys.readouterr().err
+    label = {"scores": "IN (", "one-run": "INCLUDED (", "audit": "--dataset: "}[command]
+    assert code == 2 and err.count("\n") == 1 and err.startswith(f"dpaudit: error: {label}"), err
+    assert err.count("bad_file.npy") == 1 and needle in err, err
