@@ -91,7 +91,8 @@ def number_text(text: str) -> float:
 
     ``float()`` also reads ``1_0`` as 10 (Python's digit grouping) and non-ASCII digits; from a command line
     or a spec ``1_0`` is far more likely a typo of ``1.0`` than ten, so both raise ``ValueError``, whose
-    message says why (the caller names the argument; :data:`NO_UNDERSCORE` is the phrase for its message).  Surrounding whitespace is ignored, as ``float()`` does.
+    message says why (the caller names the argument; :data:`NO_UNDERSCORE` is the phrase for its message).
+    Surrounding whitespace is ignored, as ``float()`` does.
 
     >>> number_text("1e6"), number_text(" -.5 "), number_text("inf")
     (1000000.0, -0.5, inf)

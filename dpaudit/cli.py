@@ -292,8 +292,9 @@ def _second_interrupt_aborts():
     After the first, a command winds up (an audit reports its finished rounds, worker processes are
     stopped); a second, in the block or after it while the process exits (joining threads and worker
     pools), says one line, kills the loky worker processes (no exit handler would stop them) and ends the
-    process by SIGINT, so that a calling shell sees it killed by the signal.  A SIGINT that was ignored when dpaudit started (a job started with ``&``
-    in a script) stays ignored, and outside the main thread nothing changes.
+    process by SIGINT, so that a calling shell sees it killed by the signal.  A SIGINT that was ignored when
+    dpaudit started (a job started with ``&`` in a script) stays ignored, and outside the main thread nothing
+    changes.
     """
     import signal
     import threading

@@ -106,7 +106,8 @@ def report_html(report: Any) -> str:
     delta = f", &delta; = {_fmt(report.claimed_delta)}" if report.claimed_delta else ""
     rows = [
         ("verdict", f'<b style="color:{colour}">{html.escape(report.verdict.upper())}</b>'),
-        ("epsilon lower bound", f"<b>{_fmt(report.epsilon_lower_bound)}</b> with {format_confidence(report.confidence)} confidence"),
+        ("epsilon lower bound",
+         f"<b>{_fmt(report.epsilon_lower_bound)}</b> with {format_confidence(report.confidence)} confidence"),
         ("claim", f"&epsilon; = {_fmt(report.claimed_epsilon)}{delta}"),
         ("ceiling", f"{_fmt(report.ceiling)} (the most {report._held_out_text(',')} could certify)"),
         ("target", f"{html.escape(str(report.target))} ({'seeded' if report.seeded else 'unseeded'}; "

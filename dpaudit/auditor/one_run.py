@@ -89,7 +89,8 @@ class OneRunReport:
         head = ("VIOLATION" if self.violation else "no violation found")
         test = (self.curve_violation or {}).get("test")
         lines = [
-            f"verdict     {head}: epsilon >= {self.epsilon_lower_bound:.4g} with {format_confidence(self.confidence)} confidence"
+            f"verdict     {head}: epsilon >= {self.epsilon_lower_bound:.4g} with "
+            f"{format_confidence(self.confidence)} confidence"
             + (" (f-DP test, one point of the claim)" if test == "f-dp" else "")
             + f"; claimed epsilon = {self.claimed_epsilon:g}, delta = {self.claimed_delta:g}",
             f"guesses     {self.correct} of {self.guesses} right ({self.canaries} canaries, {self.included} included)",

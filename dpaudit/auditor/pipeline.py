@@ -790,7 +790,8 @@ def build_report(tgt, rounds, kind, shape, *, reason, attack, ideal, est, epsilo
     at = f" at delta = {delta:g}" if len(decisive.deltas) > 1 else ""  # a curve: say where
     explanation = (
         f"on this pair an attacker who starts at 50% can be moved to {format_percent(post.high)} or more "
-        f"(epsilon >= {bound:.3g}{at} with {format_confidence(confidence)} confidence); the claim epsilon = {claimed_epsilon:g}{at} "
+        f"(epsilon >= {bound:.3g}{at} with {format_confidence(confidence)} confidence); "
+        f"the claim epsilon = {claimed_epsilon:g}{at} "
         f"allows at most {format_percent(claim_post.high)}")
     fpr, tpr = best.roc
     return AuditReport(
