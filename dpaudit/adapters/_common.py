@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from importlib import metadata
 from typing import Any
 
 import numpy as np
@@ -10,6 +11,17 @@ from ..mechanisms.base import as_1d_array, set_epsilon
 from ..privacy import PrivacyClaim
 
 __all__: list[str] = []
+
+
+def installed_version(distribution: str) -> str:
+    """The installed version of ``distribution`` as its metadata states it, or ``"(version unknown)"``.
+
+    Reads the metadata only (the package is not imported), so it also names a version whose import fails.
+    """
+    try:
+        return metadata.version(distribution)
+    except (metadata.PackageNotFoundError, ValueError):
+        return "(version unknown)"
 
 
 class RandomizedResponseBits:

@@ -15,6 +15,11 @@ fails, :func:`load_mechanisms` registers an empty *package stub* for
 ``import diffprivlib`` then yields the stub (no ``models``/``tools``); those
 needed scikit-learn <= 1.8 anyway.
 
+Versions: 0.6.0 to 0.6.6 work (:data:`SUPPORTED`); 0.6.3 and 0.6.4 warn on import
+(``numpy.core`` in ``diffprivlib.tools``), which is why any failure of the normal
+import, not only an ``ImportError``, takes the stub route.  A version whose
+mechanisms do not import or cannot be seeded raises one line naming it.
+
 Randomness: diffprivlib mechanisms accept ``random_state`` (an int or a
 ``numpy.random.RandomState``); without it they use ``secrets.SystemRandom``.
 The adapters pass a ``RandomState`` seeded from dpaudit's ``rng``, so these
@@ -28,6 +33,7 @@ from __future__ import annotations
 import importlib
 import importlib.machinery
 import importlib.util
+import inspect
 import math
 import sys
 import types
@@ -47,9 +53,10 @@ from ..mechanisms.base import (
     record_values,
 )
 from ..privacy import PrivacyClaim
-from ._common import RandomizedResponseBits
+from ._common import RandomizedResponseBits, installed_version
 
 __all__ = [
+    "SUPPORTED",
     "load_mechanisms",
     "DiffprivlibLaplace",
     "DiffprivlibGaussian",
@@ -66,34 +73,74 @@ _EXTRA_HINT = "install it with: pip install 'dpaudit[diffprivlib]'"
 def load_mechanisms() -> types.ModuleType:
     """Import ``diffprivlib.mechanisms``, bypassing the scikit-learn-dependent top level if needed.
 
-    Raises :class:`~dpaudit.exceptions.MissingExtraError` when diffprivlib is not installed.
+    The top level is bypassed (see the module docstring) when its import fails in any way: an
+    ``ImportError`` (scikit-learn 1.9) or a warning turned into an error (diffprivlib 0.6.3 and 0.6.4
+    import the deprecated ``numpy.core`` from ``diffprivlib.tools``, an error under ``-W error``).
+    Raises :class:`~dpaudit.exceptions.MissingExtraError` when diffprivlib is not installed, or when the
+    installed version cannot be used (its mechanisms do not import, or lack a class or the
+    ``random_state`` keyword the adapters need); the message names the installed version and
+    :data:`SUPPORTED`.
     """
     if "module" in _STATE:
         return _STATE["module"]
     try:
         module = importlib.import_module("diffprivlib.mechanisms")
-    except ImportError as exc:
-        # Forget the half-imported package, then locate it without executing its __init__.
-        for name in [m for m in sys.modules if m == "diffprivlib" or m.startswith("diffprivlib.")]:
-            del sys.modules[name]
-        spec = importlib.util.find_spec("diffprivlib")
-        if spec is None or not spec.submodule_search_locations:
-            raise MissingExtraError(f"the diffprivlib adapters need diffprivlib ({exc}); {_EXTRA_HINT}") from None
-        stub = types.ModuleType("diffprivlib", "dpaudit stub: diffprivlib without models/tools")
-        stub.__spec__ = importlib.machinery.ModuleSpec("diffprivlib", None, is_package=True)
-        stub.__spec__.submodule_search_locations = list(spec.submodule_search_locations)
-        stub.__path__ = list(spec.submodule_search_locations)
-        sys.modules["diffprivlib"] = stub
-        try:
-            module = importlib.import_module("diffprivlib.mechanisms")
-        except ImportError as exc2:
-            del sys.modules["diffprivlib"]
-            raise MissingExtraError(
-                f"diffprivlib is installed but unusable: {exc} (and its mechanisms alone fail: {exc2}); "
-                "diffprivlib 0.6.6 needs scikit-learn <= 1.8"
-            ) from None
+    except Exception as exc:  # any failure of the top level (a warning as an error too) sends us to the stub
+        module = _import_through_stub(exc)
+    _check_features(module)
     _STATE["module"] = module
     return module
+
+
+#: The diffprivlib versions the adapters support (the message of an unusable one names it).
+SUPPORTED = "diffprivlib >= 0.6.0 (checked with 0.6.0, 0.6.3, 0.6.4, 0.6.5 and 0.6.6)"
+#: The mechanisms the adapters build; each must take ``random_state`` (diffprivlib 0.6 added it).
+_NEEDED = ("Laplace", "Gaussian", "GaussianAnalytic", "Geometric", "Exponential", "Binary")
+
+
+def _unusable(reason: str) -> MissingExtraError:
+    return MissingExtraError(
+        f"diffprivlib {installed_version('diffprivlib')} is installed but unusable ({reason}); "
+        f"the diffprivlib adapters support {SUPPORTED}: {_EXTRA_HINT}"
+    )
+
+
+def _import_through_stub(exc: Exception) -> types.ModuleType:
+    """``diffprivlib.mechanisms`` imported without running ``diffprivlib/__init__``.
+
+    ``exc`` is why the normal import failed; raises :func:`_unusable` if this import fails too.
+    """
+    # Forget the half-imported package, then locate it without executing its __init__.
+    for name in [m for m in sys.modules if m == "diffprivlib" or m.startswith("diffprivlib.")]:
+        del sys.modules[name]
+    spec = importlib.util.find_spec("diffprivlib")
+    if spec is None or not spec.submodule_search_locations:
+        raise MissingExtraError(f"the diffprivlib adapters need diffprivlib ({exc}); {_EXTRA_HINT}") from None
+    stub = types.ModuleType("diffprivlib", "dpaudit stub: diffprivlib without models/tools")
+    stub.__spec__ = importlib.machinery.ModuleSpec("diffprivlib", None, is_package=True)
+    stub.__spec__.submodule_search_locations = list(spec.submodule_search_locations)
+    stub.__path__ = list(spec.submodule_search_locations)
+    sys.modules["diffprivlib"] = stub
+    try:
+        return importlib.import_module("diffprivlib.mechanisms")
+    except Exception as exc2:  # reported as one line naming the version
+        for name in [m for m in sys.modules if m == "diffprivlib" or m.startswith("diffprivlib.")]:
+            del sys.modules[name]
+        raise _unusable(f"{type(exc).__name__}: {exc}; its mechanisms alone: {type(exc2).__name__}: {exc2}") from None
+
+
+def _check_features(module: types.ModuleType) -> None:
+    """Raise :func:`_unusable` unless ``module`` has every mechanism in ``_NEEDED``, each taking ``random_state``."""
+    for name in _NEEDED:
+        cls = getattr(module, name, None)
+        if cls is None:
+            raise _unusable(f"diffprivlib.mechanisms has no {name}")
+        try:
+            parameters = inspect.signature(cls).parameters
+        except (TypeError, ValueError):
+            continue  # no signature to read: let the first call decide
+        if "random_state" not in parameters and not any(p.kind is p.VAR_KEYWORD for p in parameters.values()):
+            raise _unusable(f"its {name} takes no random_state, so it cannot be seeded")
 
 
 def _library_error(name: str, exc: Exception) -> ParameterValueError:
