@@ -12,6 +12,10 @@ is zCDP and is converted with ``make_zCDP_to_approxDP`` + ``make_fix_delta``
 (OpenDP's conversion is looser than the analytic Gaussian: at epsilon = 1,
 delta = 1e-5 it picks sigma ~4.05 where Balle-Wang needs ~3.73).
 
+Versions: 0.8 to 0.16 (:data:`SUPPORTED`), found by feature detection; one
+without ``opendp.prelude`` or a constructor the adapters call raises one line
+naming it.
+
 Randomness: OpenDP samples from its own cryptographic RNG, which cannot be
 seeded, so these targets take no ``rng`` (``seeded=False``) and audits of them
 are not reproducible.  Releases are vectorised: ``size`` releases are one call
@@ -40,30 +44,57 @@ from ..mechanisms.base import (
     record_values,
 )
 from ..privacy import PrivacyClaim
-from ._common import RandomizedResponseBits
+from ._common import RandomizedResponseBits, installed_version
 
-__all__ = ["load_opendp", "OpenDPLaplace", "OpenDPGaussian", "OpenDPRandomizedResponse"]
+__all__ = ["SUPPORTED", "load_opendp", "OpenDPLaplace", "OpenDPGaussian", "OpenDPRandomizedResponse"]
 
 _CHUNK = 1 << 20
 
 
+#: The OpenDP versions the adapters support (the message of an unusable one names it).
+SUPPORTED = ("OpenDP >= 0.8 (checked with 0.8.0, 0.9.2, 0.10.0, 0.11.0, 0.11.1, 0.12.0, 0.12.1, 0.13.0, 0.14.2, "
+             "0.15.1 and 0.16.0)")
+#: What the adapters call, as (namespace in ``opendp.prelude`` or "", name); 0.7 has no ``make_laplace``.
+_NEEDED = [("", n) for n in ("enable_features", "binary_search_param", "atom_domain", "vector_domain",
+                             "absolute_distance", "l1_distance", "l2_distance")]
+_NEEDED += [("m", n) for n in ("make_laplace", "make_gaussian", "make_randomized_response_bool")]
+_NEEDED += [("c", n) for n in ("make_zCDP_to_approxDP", "make_fix_delta")]
+_EXTRA_HINT = "install it with: pip install 'dpaudit[opendp]'"
+
+
 def load_opendp() -> Any:
-    """``opendp.prelude`` with the ``contrib`` feature enabled, or :class:`MissingExtraError`."""
+    """``opendp.prelude`` with the ``contrib`` feature enabled.
+
+    Raises :class:`MissingExtraError` when OpenDP is not installed, or when the installed version lacks
+    ``opendp.prelude`` (before 0.8) or anything else the adapters call (feature detection, not a version
+    list); the message names the installed version and :data:`SUPPORTED`.
+    """
+    try:
+        import opendp  # noqa: F401 - distinguishes "not installed" from "too old for the prelude"
+    except ImportError as exc:
+        raise MissingExtraError(f"the opendp adapters need OpenDP ({exc}); {_EXTRA_HINT}") from None
     try:
         import opendp.prelude as dp
     except ImportError as exc:
-        raise MissingExtraError(
-            f"the opendp adapters need OpenDP ({exc}); install it with: pip install 'dpaudit[opendp]'"
-        ) from None
+        raise _unusable(f"{exc}") from None
+    missing = [f"{ns}.{name}" if ns else name for ns, name in _NEEDED
+               if not hasattr(getattr(dp, ns, None) if ns else dp, name)]
+    if missing:
+        raise _unusable(f"its prelude has no {', '.join(missing)}")
     dp.enable_features("contrib")
     return dp
+
+
+def _unusable(reason: str) -> MissingExtraError:
+    return MissingExtraError(f"OpenDP {installed_version('opendp')} is installed but unusable ({reason}); "
+                             f"the opendp adapters support {SUPPORTED}: {_EXTRA_HINT}")
 
 
 def _float_atom_domain(dp: Any) -> Any:
     """OpenDP's domain of non-NaN floats, which the Laplace and Gaussian measurements need.
 
-    OpenDP 0.12 spells it ``atom_domain(T=float)`` (its ``nullable`` defaults to False and has no ``nan``);
-    later versions (0.16 here) take ``nan=`` and default it to True for floats, so it must be said.
+    OpenDP 0.8 to 0.12 spell it ``atom_domain(T=float)`` (its ``nullable`` defaults to False and has no ``nan``);
+    0.13 and later take ``nan=`` and default it to True for floats, so it must be said.
     """
     if "nan" in inspect.signature(dp.atom_domain).parameters:
         return dp.atom_domain(T=float, nan=False)

@@ -99,3 +99,34 @@ def test_diffprivlib_whose_mechanisms_do_not_import_names_its_version(tmp_path, 
     with pytest.raises(MissingExtraError, match=r"^diffprivlib 0\.5\.2 is installed but unusable \(.*crlibm_not_here"):
         dpl_adapter.load_mechanisms()
     assert "diffprivlib" not in sys.modules  # nothing half-imported is left behind
+
+
+FAKE_PRELUDE_0_7 = """
+import types
+enable_features = binary_search_param = atom_domain = vector_domain = lambda *a, **k: None
+absolute_distance = l1_distance = l2_distance = lambda *a, **k: None
+m = types.SimpleNamespace(make_base_laplace=None, make_base_gaussian=None, make_randomized_response_bool=None)
+c = types.SimpleNamespace(make_zCDP_to_approxDP=None, make_fix_delta=None)
+"""
+
+
+def test_opendp_without_make_laplace_names_its_version_and_what_is_missing(tmp_path, monkeypatch, isolated_modules):
+    # OpenDP 0.7 has a prelude, but its Laplace is make_base_laplace: this used to read "rejected the parameters".
+    from dpaudit.adapters import opendp as odp_adapter
+
+    _install_fake(tmp_path, monkeypatch, "opendp", "0.7.0",
+                  {"opendp/__init__.py": "", "opendp/prelude.py": FAKE_PRELUDE_0_7})
+    with pytest.raises(MissingExtraError) as info:
+        get_mechanism("opendp.laplace", epsilon=1.0)
+    message = str(info.value)
+    assert message.startswith("OpenDP 0.7.0 is installed but unusable (its prelude has no m.make_laplace, "
+                              "m.make_gaussian)")
+    assert odp_adapter.SUPPORTED in message and "\n" not in message
+    assert not available("opendp")
+
+
+def test_opendp_without_a_prelude_is_not_called_missing(tmp_path, monkeypatch, isolated_modules):
+    # OpenDP 0.6 has no opendp.prelude: it is installed, so the message names its version, not just "install it".
+    _install_fake(tmp_path, monkeypatch, "opendp", "0.6.2", {"opendp/__init__.py": ""})
+    with pytest.raises(MissingExtraError, match=r"^OpenDP 0\.6\.2 is installed but unusable \(No module named"):
+        get_mechanism("opendp.randomized_response")
