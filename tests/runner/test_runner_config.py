@@ -232,3 +232,4 @@ def test_a_config_without_a_sweep_names_no_sweep_point():
         resolve_config(cfg)
     assert info.value.key_path == "audit.claim" and "sweep point" not in str(info.value)
     assert str(info.value).endswith("mu must be in (0, 1e+06]; got -1.0")
+
