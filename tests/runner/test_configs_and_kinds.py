@@ -130,6 +130,9 @@ def test_a_yaml_target_takes_its_claim_from_audit_claim(tmp_path):
     trial = json.loads((out.directory / "trials.jsonl").read_text().splitlines()[0])["result"]
     # Seeded; a mean shift of 4 noise sds against the 1-GDP curve is certified at 2,000 releases by a wide margin.
     assert trial["claim"] == "gdp:mu=1" and trial["verdict"] == "violation"
+    # The table states where on the curve it compares: a claimed eps alone read as a wrong number.
+    header, _, row = out.table.splitlines()[:3]
+    assert "claimed eps  at delta" in header and f"{trial['claimed_delta']:.4g}" in row.split()
     # A sweep may give the claim point by point; a point without any claim for the target names the point.
     cfg["audit"] = {"samples": 2000}
     cfg["sweep"] = {"parameters": {"audit.claim": ["gdp:mu=1", "eps:2,delta=1e-5"]}}
