@@ -145,7 +145,8 @@ def format_table(summary: dict, config: dict) -> str:
                 continue
             lb = f"{g['epsilon_lower_bound_median']:.4g} [{g['epsilon_lower_bound_min']:.4g}, {g['epsilon_lower_bound_max']:.4g}]"
             at = [_fmt(g.get("claimed_delta"))] if curve else []
-            rows.append([g["mechanism"], *[_fmt(g["sweep"][k]) for k in sweep_keys], _fmt(g["claimed_epsilon"]), *at, lb,
+            rows.append([g["mechanism"], *[_fmt(g["sweep"][k]) for k in sweep_keys], _fmt(g["claimed_epsilon"]), *at,
+                         lb,
                          _fmt(g["ceiling"]), _fmt(g["true_epsilon"]), g["verdict"],
                          *[_fmt(ref_of[g["mechanism"]].get(r)) for r in refs]])
     else:
