@@ -153,6 +153,8 @@ class RoundProgress:
 
     ``samples`` is cumulative releases per side; ``epsilon_lower_bound`` the bound certified so far
     against the claim's point ``claimed_epsilon`` (the report may state it at another point of a curve).
+    ``claimed_delta`` is that point's delta for a claimed curve, whose point moves from round to round
+    (None for a point claim, whose delta is fixed).
     """
 
     round: int
@@ -161,15 +163,19 @@ class RoundProgress:
     epsilon_lower_bound: float
     claimed_epsilon: float
     elapsed_seconds: float
+    claimed_delta: float | None = None
 
     def line(self) -> str:
-        """One plain line for a log.
+        """One plain line for a log; a curve's line names the delta of the point it compares at.
 
         >>> RoundProgress(4, 11, 16_000, 0.93, 1.0, 12.3).line()
         'progress: round 4 of 11 finished: 16000 releases per side, epsilon >= 0.93 so far (claimed 1), 12 s'
+        >>> RoundProgress(4, 11, 16_000, 0.19, 0.27, 52.0, claimed_delta=0.0862).line().partition(" side, ")[2]
+        'epsilon >= 0.19 so far (claimed 0.27 at delta 0.0862), 52 s'
         """
+        at = "" if self.claimed_delta is None else f" at delta {self.claimed_delta:.3g}"
         return (f"progress: round {self.round} of {self.rounds_planned} finished: {self.samples} releases per side, "
-                f"epsilon >= {self.epsilon_lower_bound:.4g} so far (claimed {self.claimed_epsilon:g}), "
+                f"epsilon >= {self.epsilon_lower_bound:.4g} so far (claimed {self.claimed_epsilon:g}{at}), "
                 f"{self.elapsed_seconds:.0f} s")
 
 

@@ -149,3 +149,45 @@ def test_readme_command_output_is_what_the_command_prints(capsys):
     lines = [ln.rstrip() for ln in (printed.out + printed.err).splitlines()]
     for line in quoted:
         assert line.rstrip() in lines, (line, lines)
+
+
+def test_ml_auditing_guide_examples_run(tmp_path, monkeypatch):
+    # under a second: a score audit of 10^5 scores per side, two one-run harness audits of 1,000 canaries
+    monkeypatch.chdir(tmp_path)
+    spaces = run_blocks("docs/ml-auditing.md", tmp_path)
+    assert spaces[0]["report"].verdict == "violation"      # as its comment says: mu = 1 against a claimed 0.5
+    assert spaces[1]["report"].verdict == "violation" and spaces[2]["report"].verdict == "no violation found"
+
+
+def test_training_guide_own_code_and_one_run_examples_run(tmp_path, monkeypatch):
+    # The two examples a user copies for their own code: a plain-numpy DP-SGD audited over 20,000 training runs
+    # per side (about 4 s), and the one-run harness on 1,000 gradient canaries.  They were sketches that named
+    # undefined code (my_train, d, unused_parameters) and left the harness call commented out.  The lab's
+    # 10^6-run audits between them take longer and are left out.
+    monkeypatch.chdir(tmp_path)
+    blocks = python_blocks("docs/training.md")
+    own = next(b for b in blocks if "def my_train" in b)
+    one = next(b for b in blocks if "dpaudit.one_run(" in b)
+    for code, verdict in ((own, "no violation found"), (one, "no violation found")):
+        namespace: dict = {"__name__": "docs_example"}
+        exec(compile(code, "docs/training.md", "exec"), namespace)
+        assert namespace["report"].verdict == verdict   # both loops are correct DP-SGD (seeded)
+
+
+FENCE = re.compile(r"^(`{3,})(.*)$")
+
+
+def test_code_blocks_close_with_a_bare_fence():
+    # "``` For DP-SGD," once closed a block in docs/ml-auditing.md: a closing fence takes no text after it, so
+    # Markdown kept the block open and showed the rest of the guide as code (the examples' own regex still ran).
+    bad = []
+    for path in [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]:
+        open_ = False
+        for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            m = FENCE.match(line)
+            if not m:
+                continue
+            if open_ and m.group(2).strip():
+                bad.append(f"{path.relative_to(ROOT)}:{i}: {line}")
+            open_ = not open_ if (not open_ or not m.group(2).strip()) else open_
+    assert bad == []

@@ -613,7 +613,8 @@ def audit(
                       deadline=_deadline(time_budget, t_start), shape=probe.shape[1:])
     run = _Run(sampler, plan, tracker, attack=attack, ideal=bool(ideal), cert=cert, est=est, entropy=entropy,
                epsilon=epsilon, delta=delta, confidence=confidence, t_start=t_start,
-               reason="fixed" if samples is not None else "budget", on_round=on_round)
+               reason="fixed" if samples is not None else "budget", on_round=on_round,
+               curve=len(claim.grid()[0]) > 1)
     settings = dict(attack=attack, ideal=bool(ideal), est=est, confidence=confidence, entropy=entropy,
                     claim=None if claim_given is None else (claim_given if isinstance(claim_given, str) else
                                                             claim.spec),
@@ -667,8 +668,9 @@ class _Run:
     """One audit's rounds: calibrate on the growing pool, count held out, certify, ask the tracker whether to stop."""
 
     def __init__(self, sampler, plan, tracker, *, attack, ideal, cert, est, entropy, epsilon, delta, confidence,
-                 t_start, reason, on_round=None):
+                 t_start, reason, on_round=None, curve=False):
         self.sampler, self.plan, self.tracker, self.on_round = sampler, plan, tracker, on_round
+        self.curve = curve  # a claimed curve: the point the rounds are reported at moves, so progress names its delta
         self.attack, self.ideal, self.cert, self.est, self.entropy = attack, ideal, cert, est, entropy
         self.epsilon, self.delta, self.t_start, self.reason = epsilon, delta, t_start, reason
         self.confidence = tracker.round_confidence if tracker is not None else confidence
@@ -717,7 +719,8 @@ class _Run:
                 self.on_round(RoundProgress(round=r + 1, rounds_planned=len(self.plan), samples=rd.samples,
                                             epsilon_lower_bound=self.tracker.epsilon_lower_bound,
                                             claimed_epsilon=self.epsilon,
-                                            elapsed_seconds=time.perf_counter() - self.t_start))
+                                            elapsed_seconds=time.perf_counter() - self.t_start,
+                                            claimed_delta=self.delta if self.curve else None))
             if stop is not None:
                 self.reason = stop
                 return

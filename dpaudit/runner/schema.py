@@ -255,6 +255,8 @@ def _resolve_body(raw: dict, base_dir: Path | None, sweep_point: bool = False) -
 
     if kind.uses_mechanisms:
         out["mechanisms"] = _resolve_mechanisms(raw.get("mechanisms"), base_dir)
+        if sweep_point:  # the whole config may leave a target's epsilon to a swept audit.claim
+            _require_target_claims(out)
     elif raw.get("mechanisms") is not None:
         raise ConfigError("mechanisms", f"only used by the audit kind, not by {kind.name!r}")
 
@@ -309,7 +311,11 @@ def _resolve_mechanisms(value: Any, base_dir: Path | None) -> list:
             if (entry.get("dataset") is None) != (entry.get("neighbor") is None):
                 raise ConfigError(f"{path}.neighbor", "give both dataset and neighbor, or neither")
         else:
-            res["epsilon"] = config_value(check_real, entry.get("epsilon"), f"{path}.epsilon", low=0, finite=True)
+            # Optional here: ``audit.claim`` (a curve for every mechanism) replaces it; _require_target_claims
+            # checks each sweep point once the claim is known.
+            eps = entry.get("epsilon")
+            res["epsilon"] = None if eps is None else config_value(check_real, eps, f"{path}.epsilon", low=0,
+                                                                   finite=True)
             res["delta"] = config_value(check_real, entry.get("delta", 0.0), f"{path}.delta", low=0, high=1, high_inclusive=False)
             for key in ("dataset", "neighbor"):
                 if entry.get(key) is None:
@@ -327,6 +333,17 @@ def _resolve_mechanisms(value: Any, base_dir: Path | None) -> list:
         res["reference"] = None if ref is None else config_value(check_plain, config_value(check_mapping, ref, f"{path}.reference"), f"{path}.reference")
         out.append(res)
     return out
+
+
+def _require_target_claims(out: dict) -> None:
+    """A ConfigError when a target has no claim: its own ``epsilon``, or ``audit.claim`` for every mechanism."""
+    if out.get("audit", {}).get("claim") is not None:
+        return
+    for i, m in enumerate(out["mechanisms"]):
+        if m.get("target") is not None and m.get("epsilon") is None:
+            raise ConfigError(f"mechanisms[{i}].epsilon", "required for a target: its claimed epsilon, a number >= "
+                                                          "0, or audit.claim, a curve for every mechanism (e.g. "
+                                                          "dpsgd:noise=1,rate=0.1,steps=10)")
 
 
 def _resolve_target_path(target: str, base_dir: Path | None) -> str:

@@ -72,3 +72,22 @@ def test_on_round_only_watches(monkeypatch):
     assert [p.round for p in seen] == list(range(1, plain["rounds"] + 1))
     assert [p.samples for p in seen] == plain["trajectory"]["samples"]
     assert seen[-1].epsilon_lower_bound == pytest.approx(plain["trajectory"]["epsilon_lower_bound"][-1])
+
+
+def test_a_curve_claims_round_lines_name_the_delta_they_compare_at(capsys, monkeypatch):
+    # Against dpsgd:... a user's log read "epsilon >= 0.2526 so far (claimed 0.386884)" and, a round later,
+    # "epsilon >= 0.1981 so far (claimed 0.270819)": a bound that seemed to fall, at a claim that seemed to
+    # change, because the point of the curve compared at moves with the event.  The line now names its delta.
+    monkeypatch.delenv("DPAUDIT_PROGRESS", raising=False)
+    monkeypatch.setattr(progress, "ROUND_LINES_AFTER", 0.0)
+    code, out, err = _cli(capsys, "audit", "subsampled_gaussian_steps", "--claim", "dpsgd:noise=1,rate=0.1,steps=10",
+                          "--max-samples", "8000", "--seed", "1", "--ideal", "--json")
+    lines = _round_lines(err)
+    assert code in (0, 1) and len(lines) >= 2, err
+    assert all(" at delta " in line for line in lines), lines
+    report = json.loads(out)  # seeded: the correct view runs to its budget, so the last line is the report's point
+    assert report["stopping_reason"] == "budget"
+    assert f"(claimed {report['claimed_epsilon']:g} at delta {report['claimed_delta']:.3g})" in lines[-1]
+    # A point claim's delta is fixed: its lines stay as they were.
+    _, _, err = _cli(capsys, *AUDIT)
+    assert not any(" at delta " in line for line in _round_lines(err))

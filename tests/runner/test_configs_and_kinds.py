@@ -116,6 +116,37 @@ def test_yaml_target_paths_resolve_against_the_config_file(tmp_path):
     assert out.summary["complete"]
 
 
+
+def test_a_yaml_target_takes_its_claim_from_audit_claim(tmp_path):
+    # A user's own training code audited against a curve once needed a dummy epsilon: audit.claim "replaces every
+    # mechanism's own (epsilon, delta)" (docs/claims.md), yet a target without epsilon was refused at validation.
+    (tmp_path / "mech.py").write_text(
+        "def release(dataset, size=None, rng=None):\n"
+        "    return float(len(dataset)) + rng.normal(0.0, 0.25, size=size)\n")   # 4-GDP
+    target = {"target": "mech.py:release", "dataset": [0], "neighbor": []}
+    cfg = {"name": "own", "seed": 1, "mechanisms": [target], "audit": {"samples": 2000, "claim": "gdp:mu=1"}}
+    (tmp_path / "own.yaml").write_text(yaml.safe_dump(cfg))
+    out = run_experiment(tmp_path / "own.yaml", out=tmp_path / "res", **QUIET)
+    trial = json.loads((out.directory / "trials.jsonl").read_text().splitlines()[0])["result"]
+    # Seeded; a mean shift of 4 noise sds against the 1-GDP curve is certified at 2,000 releases by a wide margin.
+    assert trial["claim"] == "gdp:mu=1" and trial["verdict"] == "violation"
+    # The table states where on the curve it compares: a claimed eps alone read as a wrong number.
+    header, _, row = out.table.splitlines()[:3]
+    assert "claimed eps  at delta" in header and f"{trial['claimed_delta']:.4g}" in row.split()
+    # A sweep may give the claim point by point; a point without any claim for the target names the point.
+    cfg["audit"] = {"samples": 2000}
+    cfg["sweep"] = {"parameters": {"audit.claim": ["gdp:mu=1", "eps:2,delta=1e-5"]}}
+    (tmp_path / "own.yaml").write_text(yaml.safe_dump(cfg))
+    assert [p["audit"]["claim"] for p in load_config(tmp_path / "own.yaml").point_configs] == \
+        ["gdp:mu=1", "eps:2,delta=1e-5"]
+    cfg["sweep"]["parameters"]["audit.claim"] = ["gdp:mu=1", None]
+    (tmp_path / "own.yaml").write_text(yaml.safe_dump(cfg))
+    with pytest.raises(ConfigError) as info:
+        load_config(tmp_path / "own.yaml")
+    assert info.value.key_path == "mechanisms[0].epsilon"
+    assert "or audit.claim" in str(info.value) and "at sweep point 1" in str(info.value)
+
+
 @pytest.mark.parametrize("patch, needle", [
     ({"mechanisms": [{"mechanism": "lapalce"}]}, "mechanisms[0].mechanism: unknown mechanism 'lapalce' (did you mean 'laplace'?)"),
     ({"audit": {"sampels": 10}}, "audit.sampels: unknown key; expected one of ['"),

@@ -232,3 +232,17 @@ def test_a_config_without_a_sweep_names_no_sweep_point():
         resolve_config(cfg)
     assert info.value.key_path == "audit.claim" and "sweep point" not in str(info.value)
     assert str(info.value).endswith("mu must be in (0, 1e+06]; got -1.0")
+
+
+
+def test_a_claim_split_by_a_yaml_flow_list_says_to_quote_it():
+    # [dpsgd:noise=1,rate=0.1,steps=10, gdp:mu=1] is five YAML strings; the first, 'dpsgd:noise=1', once failed
+    # with "missing rate, steps" alone, which does not say that the spec was cut at its commas.
+    text = ("name: a\nseed: 0\nmechanisms: [laplace]\naudit: {samples: 2000}\n"
+            "sweep:\n  parameters:\n    audit.claim: [dpsgd:noise=1,rate=0.1,steps=10, gdp:mu=1]\n")
+    with pytest.raises(ConfigError) as info:
+        resolve_config(yaml.safe_load(text))
+    assert info.value.key_path == "audit.claim"
+    assert "missing rate, steps; in a YAML list [a, b], quote a spec that has commas" in str(info.value)
+    quoted = text.replace("[dpsgd:noise=1,rate=0.1,steps=10,", '["dpsgd:noise=1,rate=0.1,steps=10",')
+    assert len(resolve_config(yaml.safe_load(quoted)).point_configs) == 2

@@ -85,7 +85,11 @@ def check_claim(spec, path: str) -> None:
     try:
         parse_claim(spec)
     except DPAuditError as exc:
-        raise ConfigError(path, str(exc)) from None
+        # YAML splits the flow list [dpsgd:noise=1,rate=0.1,steps=10, gdp:mu=1] at every comma.
+        split = isinstance(spec, str) and "," not in spec and " missing " in str(exc)
+        hint = ("; in a YAML list [a, b], quote a spec that has commas: \"dpsgd:noise=1,rate=0.1,steps=10\""
+                if split else "")
+        raise ConfigError(path, f"{exc}{hint}") from None
 
 
 class BuiltMechanism:
