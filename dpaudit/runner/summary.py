@@ -19,10 +19,15 @@ from .kinds import get_kind
 __all__ = ["summarize", "describe", "format_table", "summary_json", "short_names"]
 
 
+#: Numeric result fields that name a trial rather than measure it: their mean (of 128-bit seeds) is no metric.
+IDENTIFIER_FIELDS = frozenset({"seed"})
+
+
 def _numeric_fields(results: list[dict]) -> list[str]:
+    """The result fields aggregated across trials: numbers in every trial, identifiers (a seed) left out."""
     keys = []
     for k, v in results[0].items():
-        if all(isinstance(r.get(k), numbers.Real) and not isinstance(r.get(k), bool) for r in results):
+        if k not in IDENTIFIER_FIELDS and all(isinstance(r.get(k), numbers.Real) and not isinstance(r.get(k), bool) for r in results):
             keys.append(k)
     return keys
 

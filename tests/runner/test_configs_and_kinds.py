@@ -235,3 +235,14 @@ def test_score_and_one_run_trials_count_violations():
             return {"verdict": "violation", "elapsed_seconds": 0.1}
 
     assert _record(_Report) == {"verdict": "violation", "violations": 1}
+
+
+def test_a_trials_seed_is_no_metric(tmp_path):
+    # The one_run kind records each trial's seed (a 128-bit integer): it was averaged into the summary and
+    # shown as a column of the table ("seed 2.489e+38"), a number that measures nothing.
+
+    outcome = run_experiment(ROOT / "configs" / "one_run.yaml", out=tmp_path)
+    trials = [json.loads(line) for line in (outcome.directory / "trials.jsonl").read_text().splitlines()]
+    assert all("seed" in t["result"] for t in trials)  # still recorded per trial
+    assert all("seed" not in g.get("metrics", {}) for g in outcome.summary["groups"])
+    assert "seed" not in outcome.table.splitlines()[0].split()
