@@ -389,8 +389,8 @@ SCORES_OPTIONS = OptionTable([
 ONE_RUN_OPTIONS = OptionTable([
     "epsilon", "delta", "claim", "confidence", "seed",
     Option("guesses", "int", None, low=1, flag="--guesses", metavar="K",
-           help="guesses made, on the K scores farthest from the median: 'included' at or above it, 'excluded' "
-                "below, in the proportion the scores show (a curve claim's f-DP test guesses 'included' on the K "
-                "highest); default: m, m/2, m/4, ... down to 10, each at a Bonferroni share of the confidence"),
+           help="guesses made, on the K scores farthest from the median: 'included' above it, 'excluded' below "
+                "(ties at the median on the thinner side), in the proportion the scores show (a curve claim's "
+                "f-DP test guesses 'included' on the K highest); default: m, m/2, m/4, ... down to 10, each at a Bonferroni share of the confidence"),
 ], base=AUDIT_OPTIONS)
 
