@@ -145,17 +145,6 @@ def _build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def _finite(obj):
-    """JSON has no inf/NaN: keep output parseable by any reader."""
-    if isinstance(obj, float) and not math.isfinite(obj):
-        return None
-    if isinstance(obj, dict):
-        return {k: _finite(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_finite(v) for v in obj]
-    return obj
-
-
 def cmd_audit(args) -> int:
     """``dpaudit audit``: its ``warning:``/``note:`` lines are printed only once the audit has succeeded.
 
@@ -243,7 +232,9 @@ def _emit(report, args) -> int:
     """
     if args.json:
         print(report.summary(), file=sys.stderr)
-        args.json_out.append(json.dumps(_finite(report.to_dict()), allow_nan=False) + "\n")
+        from .results import json_safe
+
+        args.json_out.append(json.dumps(json_safe(report.to_dict()), allow_nan=False) + "\n")
     else:
         print(report.summary())
     return EXIT_VIOLATION if report.violation else EXIT_OK

@@ -20,6 +20,7 @@ finished trial: only newline-terminated lines that parse as JSON count.
 from __future__ import annotations
 
 import json
+import math
 import os
 import tempfile
 from dataclasses import dataclass
@@ -32,6 +33,7 @@ __all__ = [
     "TRIALS_FILE",
     "SUMMARY_FILE",
     "atomic_write_text",
+    "json_safe",
     "read_trials",
     "TrialLog",
     "Results",
@@ -47,6 +49,22 @@ def _umask() -> int:
     mask = os.umask(0o022)
     os.umask(mask)
     return mask
+
+
+def json_safe(obj):
+    """``obj`` with every infinite or NaN float (nested in dicts, lists, tuples) as None: JSON has neither, and a
+    file any reader can parse is worth more than Python's ``Infinity`` token.
+
+    >>> json_safe({"a": float("inf"), "b": [1.0, float("nan")]})
+    {'a': None, 'b': [1.0, None]}
+    """
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None
+    if isinstance(obj, dict):
+        return {k: json_safe(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [json_safe(v) for v in obj]
+    return obj
 
 
 def atomic_write_text(path: "str | Path", text: str) -> None:

@@ -298,7 +298,7 @@ def _fdp_pair(claim, m, k, c, share):
 
 
 def one_run(train, dataset, canaries, score, *, epsilon=None, delta=0.0, claim=None, seed=None, guesses=None,
-            confidence=0.95) -> OneRunReport:
+            confidence=0.95, save=None) -> OneRunReport:
     """Audit ``train`` in one run: include each canary with probability 1/2, train once, score every canary.
 
     ``train(data, rng=...)`` is called once, with a numpy Generator and ``data``: ``dataset`` followed by
@@ -314,6 +314,12 @@ def one_run(train, dataset, canaries, score, *, epsilon=None, delta=0.0, claim=N
     Series, else the object itself) and returns a number, higher for "more likely included".  The
     inclusion bits and the training seed come from ``seed`` (drawn and reported when absent).
 
+    ``save``: a directory (made if absent) that keeps the run's evidence, since the training run is the
+    costly part and the report alone cannot be re-checked: ``scores.csv`` and ``included.csv`` (one value
+    per canary, in canary order), written as soon as the canaries are scored, so an audit that fails
+    after training loses nothing, then ``report.json``.  ``dpaudit one-run DIR/scores.csv
+    DIR/included.csv --seed SEED`` (the report's seed) gives the same report again, or tests another claim.
+
     >>> def train(data, rng):                      # a noisy sum: every canary is a Dirac coordinate
     ...     return data.sum(axis=0) + rng.normal(0, 1.0, data.shape[1])
     >>> canaries = np.eye(500)
@@ -326,14 +332,48 @@ def one_run(train, dataset, canaries, score, *, epsilon=None, delta=0.0, claim=N
     >>> r.verdict, round(r.epsilon_lower_bound, 2)   # a set of the texts seen: every guess right, the ceiling
     ('violation', 4.64)
     """
+    from .pipeline import resolve_claim
+
     cans, join = _harness_inputs(dataset, canaries)
+    # Every argument is checked before training, the costly part: a typo in a claim must not cost a run.
+    ONE_RUN_OPTIONS.check(locals(), "confidence", "guesses")
+    resolve_claim(claim, epsilon, delta, "clopper-pearson")
+    if guesses is not None and guesses > len(cans):
+        raise ParameterValueError(f"guesses must be at most the number of canaries ({len(cans)}); got {guesses}")
     entropy = seed_entropy(as_seed_sequence(seed))
     bits_rng, train_rng = (np.random.default_rng(s) for s in np.random.SeedSequence(entropy).spawn(2))
     included = bits_rng.random(len(cans)) < 0.5
     model = train(join(included), rng=train_rng)
     scores = _canary_scores(score, model, cans)
-    return audit_one_run(scores, included.astype(int), epsilon=epsilon, delta=delta, claim=claim, guesses=guesses,
-                         confidence=confidence, seed=entropy)
+    if save is not None:
+        _save_evidence(save, {"scores.csv": scores, "included.csv": included.astype(int)})
+    report = audit_one_run(scores, included.astype(int), epsilon=epsilon, delta=delta, claim=claim, guesses=guesses,
+                           confidence=confidence, seed=entropy)
+    if save is not None:
+        _save_evidence(save, {"report.json": report.to_dict()})
+    return report
+
+
+def _save_evidence(directory, files: dict) -> None:
+    """Write ``files`` (name -> a 1-D array, one value a line, or a dict as JSON) into ``directory``, each whole.
+
+    CSV, since every entry point reads it and floats written by ``repr`` read back exactly; each file is
+    replaced atomically, so a crash leaves the old one or the new one.
+    """
+    import json
+    from pathlib import Path
+
+    from ..results import atomic_write_text, json_safe
+
+    folder = Path(directory).expanduser()
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        for name, value in files.items():
+            text = (json.dumps(json_safe(value), allow_nan=False, indent=1) if isinstance(value, dict)
+                    else "".join(f"{v!r}\n" for v in value.tolist()))
+            atomic_write_text(folder / name, text)
+    except OSError as exc:
+        raise DatasetError(f"save: cannot write the run's evidence to {str(folder)!r}: {exc.strerror or exc}") from None
 
 
 #: The numpy dtype kinds joined as arrays: booleans, integers, floats and complex numbers.

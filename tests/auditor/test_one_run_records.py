@@ -164,3 +164,63 @@ def test_text_canaries_through_an_eps_dp_training_find_no_violation_of_a_true_cl
     true = dpaudit.one_run(_rr_train(texts, 1.0), ["a", "b"], texts, score, epsilon=1.0, seed=0)
     assert true.verdict == "no violation found" and 0.5 < true.epsilon_lower_bound <= 1.0
     assert dpaudit.one_run(_rr_train(texts, 1.0), ["a", "b"], texts, score, epsilon=0.5, seed=0).violation
+
+
+# --------------------------------------------------------------------------- the run's evidence (save=)
+def _noisy_sum(data, rng):
+    return data.sum(axis=0) + rng.normal(0.0, 1.0, data.shape[1])
+
+
+def _dot(model, canary):
+    return float(model @ canary)
+
+
+def test_saved_evidence_gives_the_same_report_from_the_command_line(tmp_path, capsys):
+    import json
+
+    from dpaudit.cli import main
+
+    r = dpaudit.one_run(_noisy_sum, np.zeros((10, 300)), np.eye(300), _dot, claim="gdp:mu=0.5", seed=4,
+                        save=tmp_path / "run")
+    scores = np.loadtxt(tmp_path / "run" / "scores.csv")
+    bits = np.loadtxt(tmp_path / "run" / "included.csv")
+    assert len(scores) == 300 and set(np.unique(bits)) <= {0.0, 1.0} and bits.sum() == r.included
+    saved = json.loads((tmp_path / "run" / "report.json").read_text())
+    assert saved["epsilon_lower_bound"] == r.epsilon_lower_bound and saved["seed"] == r.seed
+    code = main(["one-run", str(tmp_path / "run" / "scores.csv"), str(tmp_path / "run" / "included.csv"),
+                 "--claim", "gdp:mu=0.5", "--seed", str(r.seed), "--json"])
+    again = json.loads(capsys.readouterr().out)
+    assert code == (1 if r.violation else 0)
+    drop = {"elapsed_seconds"}
+    assert {k: v for k, v in again.items() if k not in drop} == {k: v for k, v in saved.items() if k not in drop}
+
+
+def test_the_scores_are_saved_before_the_audit_that_may_fail(tmp_path, monkeypatch):
+    import importlib
+
+    harness = importlib.import_module("dpaudit.auditor.one_run")  # the module: the package's name is the function
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("the audit broke after training")
+
+    monkeypatch.setattr(harness, "audit_one_run", broken)
+    with pytest.raises(RuntimeError, match="after training"):
+        harness.one_run(_noisy_sum, np.zeros((2, 50)), np.eye(50), _dot, epsilon=1.0, seed=0, save=tmp_path)
+    assert len(np.loadtxt(tmp_path / "scores.csv")) == 50 and not (tmp_path / "report.json").exists()
+
+
+@pytest.mark.parametrize("kw, match", [({"claim": "gdp:mu=-1"}, "mu must be"), ({"epsilon": 1.0, "guesses": 60},
+                                       "at most the number of canaries"), ({"epsilon": 1.0, "confidence": 2.0},
+                                       "confidence"), ({}, "epsilon is required")])
+def test_bad_arguments_are_refused_before_training(kw, match):
+    rec = Recorder()
+    with pytest.raises(ParameterValueError, match=match):
+        dpaudit.one_run(rec, np.zeros((2, 50)), np.eye(50), _dot, **kw)
+    assert rec.calls == [], "a bad argument must not cost a training run"
+
+
+def test_an_unwritable_save_directory_is_named(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    with pytest.raises(DatasetError, match="save: cannot write"):
+        dpaudit.one_run(_noisy_sum, np.zeros((2, 50)), np.eye(50), _dot, epsilon=1.0, seed=0, save=blocker / "x")
