@@ -15,20 +15,8 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from _cli import cli, one_line
 from dpaudit.cli import main
-
-
-def cli(capsys, *args):
-    """``dpaudit ARGS`` in this process: (exit status, stdout, stderr)."""
-    code = main([str(a) for a in args])
-    out = capsys.readouterr()
-    return code, out.out, out.err
-
-
-def one_line(err: str) -> str:
-    lines = err.strip().splitlines()
-    assert len(lines) == 1 and "Traceback" not in err, err
-    return lines[0]
 
 
 # --------------------------------------------------------------------------- a bug inside dpaudit: exit 3

@@ -21,6 +21,7 @@ import numpy as np
 import pytest
 
 import dpaudit
+from _cli import interrupted_when_marked
 
 TARGET = textwrap.dedent("""
     import os, time
@@ -45,14 +46,7 @@ def _interrupted_cli(tmp_path, after: int, *args: str) -> subprocess.CompletedPr
     env = dict(os.environ, DPAUDIT_TEST_MARKER=str(marker), DPAUDIT_TEST_AFTER=str(after))
     cmd = [sys.executable, "-m", "dpaudit", "audit", f"{target}:f", "--dataset", "[1]", "--neighbor", "[0]",
            "--epsilon", "1", "--seed", "3", "--ideal", *args]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-    deadline = time.monotonic() + 240
-    while not marker.exists():
-        assert proc.poll() is None and time.monotonic() < deadline, "the audit ended before the marker"
-        time.sleep(0.05)
-    proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=240)
-    return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
+    return interrupted_when_marked(cmd, env, marker)
 
 
 @pytest.mark.parametrize("jobs", ["1", "2"])

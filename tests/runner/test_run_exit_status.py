@@ -12,23 +12,12 @@ import json
 import pytest
 import yaml
 
+from _cli import cli, one_line
 from dpaudit.cli import main
 from dpaudit.exceptions import DPAuditError, ParameterValueError
 from dpaudit.runner import ExperimentConfig, TrialError, TrialInternalError
 from dpaudit.runner.kinds import get_kind
 from dpaudit.runner.kinds.base import KINDS
-
-
-def cli(capsys, *args):
-    code = main([str(a) for a in args])
-    out = capsys.readouterr()
-    return code, out.out, out.err
-
-
-def one_line(err: str) -> str:
-    lines = err.strip().splitlines()
-    assert len(lines) == 1 and "Traceback" not in err, err
-    return lines[0]
 
 
 def _trials(directory) -> list[int]:

@@ -12,16 +12,15 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import sys
 import textwrap
-import time
 
 import numpy as np
 import pytest
 
 import dpaudit
+from _cli import interrupted_when_marked
 from dpaudit import pair_search
 
 #: Releases of a final audit past its first round (2,000 per side and its Poisson extras).
@@ -133,14 +132,7 @@ def _interrupted_search(tmp_path, stage: str, after: int, *args: str) -> subproc
     env = dict(os.environ, DPAUDIT_TEST_MARKER=str(marker), DPAUDIT_TEST_AFTER=str(after), DPAUDIT_TEST_STAGE=stage)
     cmd = [sys.executable, "-m", "dpaudit", "search", f"{target}:f", "--epsilon", "1", "--size", "1", "--low", "0",
            "--high", "1", "--budget", "1", "--seed", "3", "--ideal", *args]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-    deadline = time.monotonic() + 240
-    while not marker.exists():
-        assert proc.poll() is None and time.monotonic() < deadline, "the search ended before the marker"
-        time.sleep(0.05)
-    proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=240)
-    return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
+    return interrupted_when_marked(cmd, env, marker)
 
 
 def test_the_cli_reports_an_interrupted_final_audit_in_json_with_its_verdicts_status(tmp_path):
