@@ -58,8 +58,7 @@ from typing import Any
 
 import numpy as np
 
-from ._validation import check_delta, check_epsilon, check_int, check_real, number_text
-from ._validation import NO_UNDERSCORE
+from ._validation import NO_UNDERSCORE, check_delta, check_epsilon, check_int, check_real, number_text
 from .exceptions import ParameterTypeError, ParameterValueError
 from .privacy import Neighbouring, PrivacyClaim
 
@@ -386,13 +385,6 @@ def _accountant_grid(key: _EventKey):
     return grid
 
 
-def _stderr_is_terminal() -> bool:
-    try:
-        return sys.stderr.isatty()
-    except (AttributeError, ValueError):  # a closed or replaced stream
-        return False
-
-
 #: Seconds a curve may take before :func:`_note_if_slow` says on stderr that it is being computed.
 SLOW_NOTE_AFTER = 3.0
 
@@ -407,11 +399,13 @@ def _note_if_slow(what: str):
     one Python call each, at the 1e-3 discretisation of :data:`PLD_DISCRETIZATION`).  A coarser
     discretisation is quicker but is not kept: its epsilons came out below this one's at some deltas
     (noise 0.02: 903 instead of 939 at delta 1e-2), and a claim's curve must not get less conservative.
-    The note is a progress line, said while the command runs and only to a terminal, as the progress bar
-    is: where stderr is a log, an error stays the one line there.  The next run reads the disk cache at once.
+    The note is a progress line, said while the command runs and only where the progress bar is drawn (a
+    terminal, or ``DPAUDIT_PROGRESS=1``): where stderr is a log, an error stays the one line there.  The next run reads the disk cache at once.
     """
     def say():
-        if not _stderr_is_terminal():  # a log or a captured stream: the error (if any) stays the only line
+        from ._progress import progress_wanted
+
+        if not progress_wanted(None):  # a log or a captured stream: the error (if any) stays the only line
             return
         print(f"note: computing the accountant's curve for {what}; with tiny noise dp-accounting takes up to "
               "a few minutes (the curve is then cached on disk)", file=sys.stderr, flush=True)

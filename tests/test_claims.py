@@ -296,7 +296,7 @@ def test_a_slow_accountant_curve_says_so_on_stderr_and_a_quick_one_does_not(monk
     grid = (np.array([1e-5]), np.array([1.0]))
     monkeypatch.setenv("DPAUDIT_CACHE_DIR", "off")
     monkeypatch.setattr(claims, "SLOW_NOTE_AFTER", 0.05)
-    monkeypatch.setattr(claims, "_stderr_is_terminal", lambda: True)
+    monkeypatch.setenv("DPAUDIT_PROGRESS", "1")  # as on a terminal
     monkeypatch.setattr(claims, "_dpsgd_grid_computed", lambda *a: time.sleep(0.5) or grid)
     claims._dpsgd_grid.cache_clear()
     try:
@@ -309,7 +309,7 @@ def test_a_slow_accountant_curve_says_so_on_stderr_and_a_quick_one_does_not(monk
         claims.DPSGDClaim(0.0124, 0.01, 1)
         assert capfd.readouterr().err == ""
         monkeypatch.setattr(claims, "SLOW_NOTE_AFTER", 0.05)  # slow, but stderr a log: no line before an error
-        monkeypatch.setattr(claims, "_stderr_is_terminal", lambda: False)
+        monkeypatch.setenv("DPAUDIT_PROGRESS", "0")  # as in a log
         monkeypatch.setattr(claims, "_dpsgd_grid_computed", lambda *a: time.sleep(0.3) or grid)
         claims.DPSGDClaim(0.0125, 0.01, 1)
         assert capfd.readouterr().err == ""

@@ -130,6 +130,12 @@ def canary_inputs(scores, included, *, names=("scores", "included")):
     return s, inc.astype(bool)
 
 
+def _check_guesses(guesses, m: int) -> None:
+    """A ParameterValueError when ``guesses`` (checked as an option already) exceeds the ``m`` canaries."""
+    if guesses is not None and guesses > m:
+        raise ParameterValueError(f"guesses must be at most the number of canaries ({m}); got {guesses}")
+
+
 def _tests(claim, delta, grid):
     """(guesses, delta, claimed epsilon) of every test: each number of guesses at each tested delta.
 
@@ -177,8 +183,7 @@ def audit_one_run(scores, included, *, epsilon=None, delta=0.0, claim=None, gues
     confidence, guesses = ONE_RUN_OPTIONS.check(locals(), "confidence", "guesses")
     s, inc = canary_inputs(scores, included)
     m = len(s)
-    if guesses is not None and guesses > m:
-        raise ParameterValueError(f"guesses must be at most the number of canaries ({m}); got {guesses}")
+    _check_guesses(guesses, m)
     claim_obj, _, _ = resolve_claim(claim, epsilon, delta, "clopper-pearson")
     grid = [guesses] if guesses is not None else guess_grid(m)
     entropy = seed_entropy(as_seed_sequence(seed))
@@ -338,8 +343,7 @@ def one_run(train, dataset, canaries, score, *, epsilon=None, delta=0.0, claim=N
     # Every argument is checked before training, the costly part: a typo in a claim must not cost a run.
     ONE_RUN_OPTIONS.check(locals(), "confidence", "guesses")
     resolve_claim(claim, epsilon, delta, "clopper-pearson")
-    if guesses is not None and guesses > len(cans):
-        raise ParameterValueError(f"guesses must be at most the number of canaries ({len(cans)}); got {guesses}")
+    _check_guesses(guesses, len(cans))
     entropy = seed_entropy(as_seed_sequence(seed))
     bits_rng, train_rng = (np.random.default_rng(s) for s in np.random.SeedSequence(entropy).spawn(2))
     included = bits_rng.random(len(cans)) < 0.5
