@@ -48,6 +48,7 @@ from typing import Any
 
 import numpy as np
 
+from ._progress import progress_wanted
 from ._rng import as_seed_sequence, seed_entropy
 from .params import SEARCH_OPTIONS
 from .exceptions import ParameterValueError
@@ -692,8 +693,7 @@ def search(
     n_final = samples or max_samples or _default_final_samples(bool(tgt.vectorised))
     n_final = min(n_final, SCREEN_BASIS_CAP)  # what the screening plans for; the final audit keeps its own size
     screen_samples, levels, max_candidates = _screening_sizes(n_final, screen_samples, max_candidates)
-    if progress is None:
-        progress = sys.stderr.isatty()
+    progress = progress_wanted(progress)
 
     entropy = seed_entropy(as_seed_sequence(seed))
     cand_rng = np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=(2,)))

@@ -57,3 +57,20 @@ def test_the_audit_bar_follows_dpaudit_progress(monkeypatch):
         monkeypatch.setattr(sys, "stderr", stream)
         dpaudit.audit(_per_call, [1.0], [0.0], epsilon=1.0, samples=200, seed=1, ideal=True)
         assert ("chunk" in stream.getvalue()) is drawn, (env, stream.getvalue())
+
+
+def test_search_and_the_trial_bar_follow_dpaudit_progress(monkeypatch):
+    """The search's lines and ``dpaudit run``'s trial bar asked the terminal alone, beside the audit's bar."""
+    import sys
+
+    import dpaudit.pair_search as ps
+    from dpaudit.runner.execution import _progress
+
+    monkeypatch.setattr(ps, "PROGRESS_EVERY", 0.0)
+    for env, stream, drawn in (("1", io.StringIO(), True), ("0", _Tty(), False)):
+        monkeypatch.setenv("DPAUDIT_PROGRESS", env)
+        monkeypatch.setattr(sys, "stderr", stream)
+        ps.search("noisy_histogram", epsilon=1.0, size=2, low=0, high=1, integer=True, relation="add-remove",
+                  samples=2000, seed=1, ideal=True)
+        assert ("search: " in stream.getvalue()) is drawn, (env, stream.getvalue())
+        assert _progress(3, 0, None).disable is not drawn

@@ -105,9 +105,9 @@ def _dask(tasks: list, n_jobs: int, scheduler: str | None) -> Iterable[dict]:
 def _progress(total: int, initial: int, enabled: bool | None):
     from tqdm.auto import tqdm
 
-    if enabled is None:
-        enabled = sys.stderr.isatty()
-    return tqdm(total=total, initial=initial, unit="trial", file=sys.stderr, disable=not enabled,
+    from .._progress import progress_wanted
+
+    return tqdm(total=total, initial=initial, unit="trial", file=sys.stderr, disable=not progress_wanted(enabled),
                 dynamic_ncols=True, desc="trials")
 
 
