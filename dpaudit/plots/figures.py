@@ -791,29 +791,39 @@ def _sequential_trajectory(result: dict):
     return samples, bounds, result.get("stopping_reason")
 
 
+def _trial_claims(records: list[dict]) -> list[tuple]:
+    """Each sequential trial's claimed (epsilon, delta): the point its trajectory is certified at."""
+    return [(float(r["claimed_epsilon"]), float(r.get("claimed_delta") or 0.0)) for r in records
+            if _sequential_trajectory(r) is not None and _finite(r.get("claimed_epsilon"))]
+
+
 def plot_trajectory(results, *, size="one-column"):
     """Sequential audits: the certified epsilon lower bound against the releases drawn per side.
 
     One step line per trial (the bound after each round; it never goes
     down), ending where the audit stopped, with the stopping reason counted
-    in the legend; the claim is a dashed line.  The first trial of each
+    in the legend; the claim is a dashed line.  A curve claim compares each
+    trial at its own delta: each trial's claim there is a dashed line, in the
+    trial's colour and weight.  The first trial of each
     mechanism is drawn solid, the others faint.  One sweep point is drawn.
     Records of fixed-size audits (``--samples N``) have no trajectory: with
     none sequential, there is nothing to draw (None).
     """
     chosen, point_note = _one_point(results, _groups(results))
-    series = []
+    series, own_claims = [], []
     for g in chosen:
-        rows = [tr for tr in (_sequential_trajectory(t["result"]) for t in results.trials_at(g["point"], g["mechanism"]))
-                if tr is not None]
+        records = [t["result"] for t in results.trials_at(g["point"], g["mechanism"])]
+        rows = [tr for tr in (_sequential_trajectory(r) for r in records) if tr is not None]
         if rows:
-            series.append((g, results.trials_at(g["point"], g["mechanism"])[0]["result"], rows))
+            series.append((g, records[0], rows))
+            own_claims.append(_trial_claims(records))
     if not series:
         return None
     paths = _differing_paths(results, [g for g, _, _ in series])
     series = series[:12]
     fig, (ax,) = new_figure(size, height=WIDTH_HEIGHT[size] + 0.75 + 0.13 * math.ceil((len(series) + 3) / 2))
     claims: dict = {}
+    per_trial: list = []
     lo, hi, top = math.inf, 0.0, 0.0
     for i, (g, first, rows) in enumerate(series):
         st = _style_of(results, g["mechanism"], i)
@@ -831,9 +841,17 @@ def plot_trajectory(results, *, size="one-column"):
         name = _series_label(g, paths) if g.get("mechanism") or paths else str(first.get("target") or "audit")
         ax.plot([], [], color=st["color"], marker=st["marker"], ms=3, lw=1.1, label=f"{name} (stopped: {stops})")
         eps, delta = first.get("claimed_epsilon"), first.get("claimed_delta") or 0.0
-        if _finite(eps):
+        if len(set(own_claims[i])) > 1:  # a curve claim: each trial's bound is at its own delta
+            per_trial.append((st["color"], name, first.get("claim"), own_claims[i]))
+            top = max([top, *(e for e, _ in own_claims[i])])
+        elif _finite(eps):
             claims.setdefault((float(eps), float(delta)), []).append((st["color"], name))
             top = max(top, float(eps))
+    for colour, name, spec, points in per_trial:
+        for j, (eps, _) in enumerate(points):
+            ax.plot([lo, hi], [eps, eps], color=colour, ls=(0, (5, 2)), lw=0.9 if j == 0 else 0.6,
+                    alpha=1.0 if j == 0 else 0.35, zorder=2)
+        ax.plot([], [], color=colour, ls=(0, (5, 2)), lw=0.9, label=f"{name}: claim {spec} at each trial's {DELTA}")
     for (eps, delta), owners in sorted(claims.items()):
         # A claim of one mechanism among several takes its colour; a shared one is grey and names its owners.
         colour = owners[0][0] if len(owners) == 1 and len(claims) > 1 else "0.35"

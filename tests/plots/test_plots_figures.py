@@ -190,3 +190,36 @@ def test_sequential_audits_draw_their_trajectory_and_dpaudit_plot_redraws_it(tmp
 
     fixed = _run(tmp_path / "fixed", dict(cfg, audit={"samples": 4000}))
     assert sorted(p.stem for p in fixed.figures) == ["epsilon_vs_claimed"] * 2
+
+
+def test_a_curve_claims_trajectories_each_meet_their_own_claim(tmp_path):
+    """A curve claim: each trial's trajectory is certified at its own delta, so each has its own claim line.
+
+    The figure drew one line, the first trial's claimed epsilon: seeded, a 1-GDP release against gdp:mu=0.8
+    stops as a violation in all three trials, at deltas where the claim is 0.314, 0.470 and 0.0855, and the
+    third stop (0.187) sat under the one line drawn (0.314) as if its verdict were wrong.
+    """
+    from dpaudit.plots.style import paper_style
+    from dpaudit.results import load_results
+
+    from test_plots_structure import _assert_legends_placed
+
+    (tmp_path / "mech.py").write_text("def release(dataset, size=None, rng=None):\n"
+                                      "    return float(len(dataset)) + rng.normal(0.0, 1.0, size=size)\n")
+    cfg = {"name": "seq_curve", "seed": 1, "trials": 3, "plot": {"figures": ["trajectory"]},
+           "mechanisms": [{"target": str(tmp_path / "mech.py") + ":release", "label": "release", "dataset": [0],
+                           "neighbor": []}],
+           "audit": {"samples": "auto", "max_samples": 16_000, "ideal": True, "claim": "gdp:mu=0.8"}}
+    out = _run(tmp_path / "res", cfg)
+    trials = [t["result"] for t in load_results(out.directory).trials_at(0, "release")]
+    assert all(t["verdict"] == "violation" for t in trials) and len({t["claimed_delta"] for t in trials}) == 3
+    with paper_style():
+        fig = FIGURES["trajectory"](load_results(out.directory), size="one-column")
+        fig.canvas.draw()
+    (ax,) = fig.axes
+    dashed = {round(float(line.get_ydata()[0]), 12) for line in ax.lines
+              if line.get_linestyle() not in ("-", "None") and len(line.get_ydata())}
+    assert dashed == {round(t["claimed_epsilon"], 12) for t in trials}
+    labels = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert "release: claim gdp:mu=0.8 at each trial's \u03b4" in labels
+    _assert_legends_placed(fig)
