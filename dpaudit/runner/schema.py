@@ -265,7 +265,43 @@ def _resolve_body(raw: dict, base_dir: Path | None, sweep_point: bool = False) -
         out["plot"] = _resolve_plot(raw.get("plot"), kind)
     else:
         out["plot"] = raw.get("plot")
+    _files_beside_config(out, base_dir)
     return _ordered(out), kind
+
+
+#: The file-naming parameters of the attack kinds that read saved scores.
+SCORE_FILES = {"scores": ("in_scores", "out_scores"), "one_run": ("scores", "included")}
+
+
+def _files_beside_config(out: dict, base_dir: Path | None) -> None:
+    """Relative files named by a ``profile:`` claim or a score audit's parameters, read beside the config when
+    the file is there (as ``dataset:`` paths and ``file.py`` targets are), else where dpaudit runs, as before.
+
+    A config run from another directory found its targets and datasets but not its claimed profile or its
+    scores; configs written for the working directory keep working.
+    """
+    if base_dir is None:
+        return
+    attack = out.get("attack") or {}
+    for section in (out.get("audit"), attack.get("params")):
+        if not isinstance(section, dict):
+            continue
+        claim = section.get("claim")
+        kind, sep, body = claim.partition(":") if isinstance(claim, str) else ("", "", "")
+        if sep and kind.strip().lower() == "profile" and body.strip():
+            section["claim"] = f"{kind}:{_beside(body.strip(), base_dir)}"
+    params = attack.get("params") or {}
+    for key in SCORE_FILES.get(attack.get("name"), ()):
+        if isinstance(params.get(key), str):
+            params[key] = _beside(params[key], base_dir)
+
+
+def _beside(name: str, base_dir: Path) -> str:
+    """``name`` beside the config when it is a relative file that is there, else ``name`` unchanged."""
+    from ..datasets import expand_user
+
+    path = expand_user(name)
+    return str(base_dir / path) if not path.is_absolute() and (base_dir / path).is_file() else name
 
 
 def _ordered(out: dict) -> dict:

@@ -284,3 +284,35 @@ def test_a_builtins_true_epsilon_follows_the_groups_point_of_the_curve(tmp_path)
     assert len({t["claimed_delta"] for t in trials}) > 1
     g = out.summary["groups"][0]
     assert g["true_epsilon"] == pytest.approx(get_mechanism("gaussian").true_epsilon(g["claimed_delta"]))
+
+
+def test_profile_claims_and_score_files_are_read_beside_the_config(tmp_path, monkeypatch):
+    # dataset: paths and file.py targets were read beside the config, a profile: claim and a score audit's files
+    # where dpaudit ran: run from another directory, the config found its target but not its claimed profile.
+    # Now beside the config when the file is there, else where dpaudit runs (configs written so keep working).
+    import numpy as np
+
+    folder, elsewhere = tmp_path / "exp", tmp_path / "elsewhere"
+    folder.mkdir()
+    elsewhere.mkdir()
+    (folder / "prof.json").write_text("[[1.0, 0.0]]")
+    rng = np.random.default_rng(0)
+    np.save(folder / "in.npy", rng.normal(1.0, 1.0, 2000))
+    np.save(folder / "out.npy", rng.normal(0.0, 1.0, 2000))
+    (folder / "mech.py").write_text("def release(dataset, size=None, rng=None):\n"
+                                    "    return float(len(dataset)) + rng.laplace(0.0, 1.0, size=size)\n")
+    audit = {"name": "prof", "seed": 1, "audit": {"samples": 2000, "ideal": True, "claim": "profile:prof.json"},
+             "mechanisms": [{"target": "mech.py:release", "dataset": [0], "neighbor": []}]}
+    scores = {"name": "sc", "seed": 1, "attack": {"name": "scores", "params": {
+        "in_scores": "in.npy", "out_scores": "out.npy", "claim": "profile:prof.json"}}}
+    monkeypatch.chdir(elsewhere)
+    for body in (audit, scores):
+        (folder / "exp.yaml").write_text(yaml.safe_dump(body))
+        outcome = run_experiment(folder / "exp.yaml", out=tmp_path / "results", **QUIET)
+        trial = json.loads((outcome.directory / "trials.jsonl").read_text().splitlines()[0])["result"]
+        assert trial["claim"] == f"profile:{folder / 'prof.json'}", trial.get("claim")
+    # A config written for the working directory: the files are not beside it, so they are read from there.
+    monkeypatch.chdir(folder)
+    (elsewhere / "exp.yaml").write_text(yaml.safe_dump(scores))
+    cfg = load_config(elsewhere / "exp.yaml")
+    assert cfg.point_configs[0]["attack"]["params"]["in_scores"] == "in.npy"

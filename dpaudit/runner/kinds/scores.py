@@ -5,7 +5,7 @@ Config (``attack.params``)::
     attack:
       name: scores                 # dpaudit.audit_scores
       params:
-        in_scores: in.npy          # .npy/.csv/.json, or a list; paths relative to the working directory
+        in_scores: in.npy          # .npy/.csv/.json, or a list; beside the config, else the working directory
         out_scores: out.npy
         epsilon: 1.0               # or claim: gdp:mu=1 (then no epsilon/delta)
         delta: 0.0
