@@ -627,7 +627,8 @@ def _named(text: str, fn, *args, **kw):
     try:
         return fn(*args, **kw)
     except (ParameterValueError, ParameterTypeError) as exc:
-        raise ParameterValueError(f"claim {text!r}: {exc}") from None  # a spec is text: any flaw is a wrong value
+        # a spec is text: any flaw is a wrong value; a message that names "claim:" itself names the spec instead
+        raise ParameterValueError(f"claim {text!r}: {str(exc).removeprefix('claim: ')}") from None
 
 
 def parse_claim(spec: str) -> Claim:
@@ -671,7 +672,7 @@ def parse_claim(spec: str) -> Claim:
         rate = _named(spec, check_real, _number(spec, "rate", f["rate"]), "rate", low=0.0, high=1.0,
                       low_inclusive=False)
         steps = _named(spec, check_int, _number(spec, "steps", f["steps"]), "steps", low=1, high=MAX_STEPS)
-        return DPSGDClaim(noise, rate, steps, spec=text)
+        return _named(spec, DPSGDClaim, noise, rate, steps, spec=text)  # dp_accounting may refuse the event
     from .datasets import expand_user
 
     path = expand_user(body.strip())  # the shell leaves ~ after 'profile:' alone, as it is not a word's start

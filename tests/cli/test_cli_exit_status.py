@@ -240,7 +240,8 @@ def test_scores_json_is_still_one_object(capsys):
 # --------------------------------------------------------------------------- extreme but well-formed values: exit 2
 @pytest.mark.parametrize("args, named", [
     (["--claim", "gdp:mu=1e300"], "mu must be in (0, 1e+06]"),
-    (["--claim", "dpsgd:noise=1e-300,rate=1,steps=1000"], "dp_accounting cannot compute the curve"),
+    (["--claim", "dpsgd:noise=1e-300,rate=1,steps=1000"],  # the spec, as every claim's message names it
+     "claim 'dpsgd:noise=1e-300,rate=1,steps=1000': dp_accounting cannot compute the curve"),
     (["--claim", "dpsgd:noise=1e-300,rate=1,steps=1000000000"],
      "steps must be an integer in [1, 1e+07]; got 1000000000"),
     (["--epsilon", "1", "--jobs", "99999999999"], "--jobs must be an integer in [-1, 100000]"),
