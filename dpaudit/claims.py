@@ -676,7 +676,7 @@ def parse_claim(spec: str) -> Claim:
 
     path = expand_user(body.strip())  # the shell leaves ~ after 'profile:' alone, as it is not a word's start
     try:
-        points = json.loads(path.read_text(encoding="utf-8"))
+        points = json.loads(path.read_text(encoding="utf-8-sig"))  # a BOM, as score files allow
     except OSError as exc:
         raise ParameterValueError(f"claim {spec!r}: cannot read {str(path)!r} ({exc.strerror or exc})") from None
     except ValueError as exc:

@@ -164,6 +164,12 @@ def test_a_profile_path_may_start_with_a_tilde(tmp_path, monkeypatch):
     assert parse_claim("profile:~/p.json").epsilon(1e-5) == 1.0
 
 
+def test_a_profile_with_a_byte_order_mark_is_read(tmp_path):
+    # Windows tools write UTF-8 JSON with a byte-order mark; score files read it, a profile was "not valid JSON".
+    (tmp_path / "p.json").write_bytes(b"\xef\xbb\xbf" + json.dumps([[1.0, 1e-5]]).encode())
+    assert parse_claim(f"profile:{tmp_path / 'p.json'}").epsilon(1e-5) == 1.0
+
+
 def test_malformed_profile_files(tmp_path):
     bad = tmp_path / "bad.json"
     bad.write_text("{not json")
