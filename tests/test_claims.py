@@ -112,6 +112,17 @@ def test_events_holding_lists_are_claims_and_a_non_private_one_is_refused():
         as_claim(dp_event.NonPrivateDpEvent())
 
 
+def test_an_event_dp_accounting_computes_for_replace_one_only_says_so():
+    # "does not support the event RandomizedResponseDpEvent(...)" read as if dp-accounting had no curve for it;
+    # it has one, for replace-one neighbours, and a claim here is an add/remove curve.
+    from dp_accounting import dp_event
+
+    with pytest.raises(ParameterValueError, match=r"RandomizedResponseDpEvent.* for add/remove neighbours.*replace-one"):
+        as_claim(dp_event.RandomizedResponseDpEvent(0.5, 10))
+    with pytest.raises(ParameterValueError, match=r"UnsupportedDpEvent\(\)$"):
+        as_claim(dp_event.UnsupportedDpEvent())
+
+
 def test_claims_are_immutable_and_round_trip_their_spec():
     c = parse_claim(" gdp:mu=0.5 ")
     with pytest.raises(AttributeError):
