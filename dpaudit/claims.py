@@ -361,7 +361,8 @@ def _accountant_grid(key: _EventKey):
         neighboring_relation=dp_accounting.NeighboringRelation.ADD_OR_REMOVE_ONE,
         value_discretization_interval=PLD_DISCRETIZATION)
     if not acc.supports(event):
-        replace = pld_privacy_accountant.PLDAccountant(neighboring_relation=dp_accounting.NeighboringRelation.REPLACE_ONE)
+        replace_one = dp_accounting.NeighboringRelation.REPLACE_ONE
+        replace = pld_privacy_accountant.PLDAccountant(neighboring_relation=replace_one)
         why = (" for add/remove neighbours, the relation of every claim here (it computes this event for replace-one "
                "neighbours only)" if replace.supports(event) else "")
         raise ParameterValueError(f"claim: dp_accounting's PLD accountant does not support the event {event_repr}{why}")

@@ -117,7 +117,7 @@ def test_an_event_dp_accounting_computes_for_replace_one_only_says_so():
     # it has one, for replace-one neighbours, and a claim here is an add/remove curve.
     from dp_accounting import dp_event
 
-    with pytest.raises(ParameterValueError, match=r"RandomizedResponseDpEvent.* for add/remove neighbours.*replace-one"):
+    with pytest.raises(ParameterValueError, match=r"ResponseDpEvent.* for add/remove neighbours.*replace-one"):
         as_claim(dp_event.RandomizedResponseDpEvent(0.5, 10))
     with pytest.raises(ParameterValueError, match=r"UnsupportedDpEvent\(\)$"):
         as_claim(dp_event.UnsupportedDpEvent())
