@@ -148,10 +148,11 @@ class Claim(ABC):
         out = np.where(i >= 0, ge[j], np.inf)
         inner = (i >= 0) & (i + 1 < len(ge))
         if np.any(inner):
-            t0, t1 = np.exp(ge[j]), np.exp(ge[k])
             span = np.where(gd[k] > gd[j], gd[k] - gd[j], 1.0)
             w = np.clip((d - gd[j]) / span, 0.0, 1.0)
-            out = np.where(inner, np.log(t0 + w * (t1 - t0)), out)
+            # log(e^a + w (e^b - e^a)) with a = ge[j] >= b = ge[k], written so that e^epsilon never overflows: a
+            # profile's [[800, 1e-5], [700, 1e-3]] read NaN at every delta, even at its own points.
+            out = np.where(inner, ge[j] + np.log1p(w * np.expm1(ge[k] - ge[j])), out)
         return out
 
     def tradeoff(self, alpha):
@@ -250,8 +251,11 @@ class PointClaim(Claim):
 def _epsilon_grid(delta_at, eps_max: float) -> tuple[np.ndarray, np.ndarray]:
     """An epsilon grid on [0, eps_max] and the curve's delta at each point, as (deltas increasing, epsilons)."""
     eps = np.linspace(0.0, eps_max, GRID_POINTS)
-    deltas = np.clip(np.asarray(delta_at(eps), dtype=float), 0.0, 1.0)
-    keep = deltas < 1.0
+    raw = np.asarray(delta_at(eps), dtype=float)
+    deltas = np.clip(raw, 0.0, 1.0)
+    # Not a number is no delta: beyond epsilon ~709 dp-accounting's e^epsilon overflows to a delta of -inf, which
+    # clipped to 0 claimed (720, 0)-DP for DP-SGD (no finite epsilon at delta 0) and put NaN in the curve's chords.
+    keep = np.isfinite(raw) & (deltas < 1.0)
     return deltas[keep][::-1].copy(), eps[keep][::-1].copy()
 
 
@@ -357,7 +361,11 @@ def _accountant_grid(key: _EventKey):
         neighboring_relation=dp_accounting.NeighboringRelation.ADD_OR_REMOVE_ONE,
         value_discretization_interval=PLD_DISCRETIZATION)
     if not acc.supports(event):
-        raise ParameterValueError(f"claim: dp_accounting's PLD accountant does not support the event {event_repr}")
+        replace_one = dp_accounting.NeighboringRelation.REPLACE_ONE
+        replace = pld_privacy_accountant.PLDAccountant(neighboring_relation=replace_one)
+        why = (" for add/remove neighbours, the relation of every claim here (it computes this event for replace-one "
+               "neighbours only)" if replace.supports(event) else "")
+        raise ParameterValueError(f"claim: dp_accounting's PLD accountant does not support the event {event_repr}{why}")
     try:
         with _quiet_numbers():
             acc.compose(event)
@@ -448,13 +456,34 @@ def _dpsgd_grid_computed(noise: float, rate: float, steps: int, version: str, se
     return _accountant_grid(_EventKey(dpsgd_event(noise, rate, steps)))
 
 
+def _grid_code() -> str:
+    """A digest of the code that builds a grid from the accountant, for the disk cache's key: joblib keys a stored
+    curve by the cached function's own code only, and a fix in :func:`_epsilon_grid` kept serving old grids."""
+    import hashlib
+    import types
+
+    digest = hashlib.sha256()
+
+    def add(code):  # nested code objects (lambdas) by their contents: their repr holds a memory address
+        digest.update(code.co_code)
+        for const in code.co_consts:
+            if isinstance(const, types.CodeType):
+                add(const)
+            else:
+                digest.update(repr(const).encode())
+
+    for fn in (_epsilon_grid, _accountant_grid.__wrapped__):
+        add(fn.__code__)
+    return digest.hexdigest()[:16]
+
+
 @functools.lru_cache(maxsize=64)
 def _dpsgd_grid(noise: float, rate: float, steps: int):
     """DP-SGD's accountant grid, from the disk cache when it holds it (joblib.Memory: keyed by the arguments,
     dp-accounting's version, the grid's settings and this code), else computed and stored.  A cache that
     cannot be written is skipped: the curve is the same, only slower to get."""
     args = (float(noise), float(rate), int(steps), _dp_accounting_version(),
-            (PLD_DISCRETIZATION, GRID_POINTS, DELTA_FLOOR))
+            (PLD_DISCRETIZATION, GRID_POINTS, DELTA_FLOOR, _grid_code()))
     where = cache_dir()
     with _note_if_slow(f"dpsgd:noise={noise:g},rate={rate:g},steps={steps}"):
         if where is not None:
@@ -677,7 +706,7 @@ def parse_claim(spec: str) -> Claim:
 
     path = expand_user(body.strip())  # the shell leaves ~ after 'profile:' alone, as it is not a word's start
     try:
-        points = json.loads(path.read_text(encoding="utf-8"))
+        points = json.loads(path.read_text(encoding="utf-8-sig"))  # a BOM, as score files allow
     except OSError as exc:
         raise ParameterValueError(f"claim {spec!r}: cannot read {str(path)!r} ({exc.strerror or exc})") from None
     except ValueError as exc:

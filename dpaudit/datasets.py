@@ -46,8 +46,16 @@ def _validate_dataset(obj: Any, name: str, source: str | None) -> np.ndarray:
         for value in arr.ravel():
             if isinstance(value, (list, tuple)):
                 raise DatasetError(f"{where}: ragged array (rows of different lengths)")
-        bad = next((v for v in arr.ravel() if isinstance(v, bool) or not isinstance(v, (int, float))), None)
-        raise DatasetError(f"{where}: non-numeric value {bad!r}")
+        bad = [v for v in arr.ravel() if isinstance(v, bool) or not isinstance(v, (int, float))][:1]
+        if bad:  # a list, as the bad value may be None itself ([null])
+            raise DatasetError(f"{where}: non-numeric value {bad[0]!r}")
+        # Integers beyond int64 (JSON's 100000000000000000000): numbers all, numpy keeps them as objects.
+        try:
+            arr = arr.astype(float)
+        except OverflowError:
+            big = next(v for v in arr.ravel() if not _fits_float(v))
+            raise DatasetError(f"{where}: the integer {str(big)[:20]}... ({len(str(abs(big)))} digits) is beyond "
+                               "the largest float") from None
     if arr.dtype.kind not in "biuf":
         bad = None
         for value in arr.ravel().tolist():
@@ -71,6 +79,14 @@ def _validate_dataset(obj: Any, name: str, source: str | None) -> np.ndarray:
     if arr.dtype.kind == "f" and not np.all(np.isfinite(arr)):
         raise DatasetError(f"{where}: contains NaN or infinite values")
     return arr
+
+
+def _fits_float(value) -> bool:
+    try:
+        float(value)
+        return True
+    except OverflowError:
+        return False
 
 
 #: CSV cells read as 0/1, as a JSON file's ``false``/``true`` are: pandas writes a bool column as ``True``/``False``.

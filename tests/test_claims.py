@@ -1,6 +1,7 @@
 """Claims as curves: parsing, the curves' values against known answers, and errors that name the part."""
 
 import json
+import math
 
 import numpy as np
 import pytest
@@ -11,6 +12,7 @@ from dpaudit.claims import (
     GaussianDPClaim,
     PointClaim,
     ProfileClaim,
+    _epsilon_grid,
     as_claim,
     dpsgd_event,
     parse_claim,
@@ -110,6 +112,17 @@ def test_events_holding_lists_are_claims_and_a_non_private_one_is_refused():
         as_claim(dp_event.NonPrivateDpEvent())
 
 
+def test_an_event_dp_accounting_computes_for_replace_one_only_says_so():
+    # "does not support the event RandomizedResponseDpEvent(...)" read as if dp-accounting had no curve for it;
+    # it has one, for replace-one neighbours, and a claim here is an add/remove curve.
+    from dp_accounting import dp_event
+
+    with pytest.raises(ParameterValueError, match=r"ResponseDpEvent.* for add/remove neighbours.*replace-one"):
+        as_claim(dp_event.RandomizedResponseDpEvent(0.5, 10))
+    with pytest.raises(ParameterValueError, match=r"UnsupportedDpEvent\(\)$"):
+        as_claim(dp_event.UnsupportedDpEvent())
+
+
 def test_claims_are_immutable_and_round_trip_their_spec():
     c = parse_claim(" gdp:mu=0.5 ")
     with pytest.raises(AttributeError):
@@ -162,6 +175,29 @@ def test_a_profile_path_may_start_with_a_tilde(tmp_path, monkeypatch):
     monkeypatch.setenv("HOME", str(tmp_path))
     (tmp_path / "p.json").write_text(json.dumps([[1.0, 1e-5]]))
     assert parse_claim("profile:~/p.json").epsilon(1e-5) == 1.0
+
+
+def test_a_profile_with_a_byte_order_mark_is_read(tmp_path):
+    # Windows tools write UTF-8 JSON with a byte-order mark; score files read it, a profile was "not valid JSON".
+    (tmp_path / "p.json").write_bytes(b"\xef\xbb\xbf" + json.dumps([[1.0, 1e-5]]).encode())
+    assert parse_claim(f"profile:{tmp_path / 'p.json'}").epsilon(1e-5) == 1.0
+
+
+def test_a_profile_of_large_epsilons_reads_without_overflow(tmp_path):
+    # The chord between two points was taken through e^epsilon: beyond 709 it overflowed, and [[800, 1e-5],
+    # [700, 1e-3]] read NaN at 1e-5 and 1e-4, so a one-run audit silently tested the claim at 1e-3 only.
+    (tmp_path / "p.json").write_text(json.dumps([[800.0, 1e-5], [700.0, 1e-3]]))
+    c = parse_claim(f"profile:{tmp_path / 'p.json'}")
+    assert c.epsilon(1e-5) == 800.0 and c.epsilon(1e-3) == 700.0
+    # the chord in the (e^epsilon, delta) plane: at delta 1e-4, 1/11 of the way, e^eps = e^800 (1 - 1/11) nearly
+    assert float(c.epsilon(1e-4)) == pytest.approx(800.0 + math.log(10 / 11), abs=1e-9)
+
+
+def test_a_computed_curve_drops_the_deltas_its_arithmetic_overflowed():
+    # dp-accounting's e^epsilon overflows beyond ~709 and its delta comes out -inf (or NaN); clipped to 0, it
+    # claimed (720, 0)-DP for DP-SGD at 10^7 steps, which has no finite epsilon at delta 0.
+    deltas, epsilons = _epsilon_grid(lambda e: np.where(e > 709, -np.inf, np.where(e > 600, np.nan, 1e-3)), 800.0)
+    assert len(deltas) and np.all(deltas == 1e-3) and np.all(epsilons <= 600)
 
 
 def test_malformed_profile_files(tmp_path):
@@ -238,6 +274,32 @@ def test_a_dpsgd_curve_is_computed_once_per_machine(tmp_path):
     (tmp_path / "file").write_text("not a directory")
     for where in (str(tmp_path / "file"), "off"):
         assert _probe({**env, "DPAUDIT_CACHE_DIR": where}) == (first[0], True)
+
+
+def test_the_disk_cache_is_keyed_by_the_code_that_builds_a_grid(monkeypatch, tmp_path):
+    # joblib keys a stored curve by the cached function's own code only: a fix in what it calls (the grid's
+    # dropping of overflowed deltas) kept serving the old grids, (711, 0)-DP for DP-SGD at 10^7 steps.
+    import dpaudit.claims as claims
+
+    monkeypatch.setenv("DPAUDIT_CACHE_DIR", str(tmp_path))
+    built = claims._epsilon_grid
+
+    def fewer_points(delta_at, eps_max):  # a change in how a grid is built
+        deltas, epsilons = built(delta_at, eps_max)
+        return deltas[1:], epsilons[1:]
+
+    def grid():
+        claims._dpsgd_grid.cache_clear()
+        claims._accountant_grid.cache_clear()
+        return claims._dpsgd_grid(1.3, 0.05, 20)
+
+    try:
+        before = grid()
+        monkeypatch.setattr(claims, "_epsilon_grid", fewer_points)
+        assert len(grid()[0]) == len(before[0]) - 1
+    finally:
+        monkeypatch.undo()
+        grid()
 
 
 def test_cache_dir_follows_the_environment(monkeypatch, tmp_path):

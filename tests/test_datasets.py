@@ -198,3 +198,15 @@ def test_numbers_written_as_strings_are_named_as_such(tmp_path):
         dpaudit.datasets.load_dataset(str(tmp_path / "inc.json"))
     with pytest.raises(DatasetError, match="non-numeric value 'a'"):
         dpaudit.datasets.load_dataset('["1", "a"]')
+
+
+def test_integers_beyond_int64_read_as_numbers(tmp_path):
+    # JSON's 100000000000000000000 is a number; numpy keeps it as an object, and it was refused as
+    # "non-numeric value None", naming nothing.
+    (tmp_path / "big.json").write_text("[100000000000000000000, 1, 2.5]")
+    assert dpaudit.datasets.load_dataset(str(tmp_path / "big.json")).tolist() == [1e20, 1.0, 2.5]
+    assert dpaudit.datasets.load_scores("[[100000000000000000000], [3]]").tolist() == [1e20, 3.0]
+    with pytest.raises(DatasetError, match=r"big\.json'?: the integer 10000000000000000000\.\.\. \(401 digits\) is "
+                                           "beyond the largest float"):
+        (tmp_path / "big.json").write_text(f"[{10**400}, 1]")
+        dpaudit.datasets.load_dataset(str(tmp_path / "big.json"))

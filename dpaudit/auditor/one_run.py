@@ -344,6 +344,8 @@ def one_run(train, dataset, canaries, score, *, epsilon=None, delta=0.0, claim=N
     ONE_RUN_OPTIONS.check(locals(), "confidence", "guesses")
     resolve_claim(claim, epsilon, delta, "clopper-pearson")
     _check_guesses(guesses, len(cans))
+    if save is not None:
+        _save_evidence(save, {})  # the directory made now: one that cannot be is named before the run, not after
     entropy = seed_entropy(as_seed_sequence(seed))
     bits_rng, train_rng = (np.random.default_rng(s) for s in np.random.SeedSequence(entropy).spawn(2))
     included = bits_rng.random(len(cans)) < 0.5

@@ -9,6 +9,7 @@ import pytest
 
 import dpaudit
 from dpaudit.exceptions import DatasetError, ParameterValueError
+from dpaudit.stats.one_run import counts_for_guesses
 
 
 def _rr_canaries(eps, m, seed):
@@ -49,6 +50,21 @@ def test_hard_label_scores_are_guessed_as_they_read_whichever_label_is_rarer(inc
     r = dpaudit.audit_one_run(inc.astype(float), inc, epsilon=1.0, guesses=1000, seed=0)
     assert (r.guesses, r.correct) == (1000, 1000)
     assert r.epsilon_lower_bound == pytest.approx(math.log(q / (1 - q)), abs=1e-6)
+
+
+@pytest.mark.parametrize("scale", [1.0, 1.7e308])
+def test_huge_finite_scores_are_guessed_as_they_read(scale):
+    # Scores near the float maximum (finite, so legal): the median of two 1.7e308 was inf, every canary sat
+    # "below" it, and a perfect attack read as 463 of 1000 right and certified nothing.
+    inc = np.random.default_rng(0).integers(0, 2, 1000)
+    scores = np.where(inc == 1, scale, -scale)
+    q = 0.05 ** (1 / 1000)
+    r = dpaudit.audit_one_run(scores, inc, epsilon=1.0, guesses=1000, seed=0)
+    assert (r.guesses, r.correct) == (1000, 1000)
+    assert r.epsilon_lower_bound == pytest.approx(math.log(q / (1 - q)), abs=1e-6)
+    # the farthest score from the median is guessed first even where both distances overflow a float
+    s = [-1.7e308, -1.5e308, 0.9e308, 0.9e308, 0.9e308]
+    assert counts_for_guesses(s, [0, 1, 1, 1, 1], [1], ties=np.array([1, 0, 2, 3, 4])) == [(1, 1)]
 
 
 def _alarms(make, eps, seeds, **kw):

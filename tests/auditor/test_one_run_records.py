@@ -224,3 +224,13 @@ def test_an_unwritable_save_directory_is_named(tmp_path):
     blocker.write_text("")
     with pytest.raises(DatasetError, match="save: cannot write"):
         dpaudit.one_run(_noisy_sum, np.zeros((2, 50)), np.eye(50), _dot, epsilon=1.0, seed=0, save=blocker / "x")
+
+
+@pytest.mark.parametrize("where", ["file", "file/x"])
+def test_a_save_directory_that_cannot_be_made_is_refused_before_training(tmp_path, where):
+    # The directory was made only once the canaries were scored: a save= path under a file cost the training run.
+    (tmp_path / "file").write_text("")
+    rec = Recorder()
+    with pytest.raises(DatasetError, match="save: cannot write"):
+        dpaudit.one_run(rec, np.zeros((2, 50)), np.eye(50), _dot, epsilon=1.0, seed=0, save=tmp_path / where)
+    assert rec.calls == [], "a save directory that cannot be made must not cost a training run"
