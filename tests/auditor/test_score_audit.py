@@ -18,7 +18,9 @@ def _gaussian_scores(n, seed, mu=1.0):
 
 def test_a_million_gaussian_scores_certify_90_percent_of_the_truth():
     # IN ~ N(1, 1), OUT ~ N(0, 1) is the mu = 1 Gaussian mechanism: epsilon 3.139 at delta 1e-3.
-    # Measured over seeds 100-103: 0.909-0.977 of the truth (selection fraction 0.3).
+    # One known-answer seed, not a guarantee: over data seeds 100-129 the share is 0.912 on average and at least
+    # 0.90 on 23 of 30, what an oracle threshold manages too (docs/decisions/event-selection.md,
+    # benchmarks/scores_limit.py). Seed 100 reads 0.948; 0.9 fails only a regression.
     a, b = _gaussian_scores(1_000_000, 100)
     r = dpaudit.audit_scores(a, b, epsilon=10.0, delta=1e-3, seed=0)
     truth = gaussian_epsilon(1.0, 1e-3)
