@@ -115,7 +115,10 @@ def _read_csv(path: Path, where: str) -> Any:
         except ValueError:
             return False
 
-    if not all(is_number(c) for c in rows[0]) and not any(is_number(c) for c in rows[0]):
+    # A header: no number in it, or pandas' to_csv header of an unnamed index (",0" above "0,1.5"): its empty
+    # first cell is no value of a record, and reading it as one named '' in row 1, not the index column.
+    pandas_index = len(rows[0]) > 1 and not rows[0][0].strip() and len(rows) > 1 and is_number(rows[1][0])
+    if pandas_index or not any(is_number(c) for c in rows[0]):
         header, rows = rows[0], rows[1:]  # a header row
         if not rows:
             line = ",".join(header)
@@ -208,7 +211,13 @@ def load_scores(value: Any, *, name: str = "scores", min_count: int = 1) -> np.n
     if arr.ndim == 2 and arr.shape[1] == 1:
         arr = arr[:, 0]
     if arr.ndim != 1:
-        raise DatasetError(f"{name}: expected one score per row (a 1-D array or one column), got shape {arr.shape}")
+        # pandas' to_csv writes the index first: 0, 1, 2, ... beside the scores
+        index = (arr.ndim == 2 and arr.shape[1] == 2 and len(arr) > 1
+                 and np.array_equal(arr[:, 0], np.arange(len(arr))))
+        hint = ("; its first column counts 0, 1, 2, ...: an index, as pandas' to_csv writes one (save with "
+                "index=False)" if index else "")
+        raise DatasetError(f"{name}: expected one score per row (a 1-D array or one column), got shape "
+                           f"{arr.shape}{hint}")
     arr = arr.astype(float)
     bad = np.flatnonzero(~np.isfinite(arr))
     if len(bad):

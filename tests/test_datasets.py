@@ -210,3 +210,17 @@ def test_integers_beyond_int64_read_as_numbers(tmp_path):
                                            "beyond the largest float"):
         (tmp_path / "big.json").write_text(f"[{10**400}, 1]")
         dpaudit.datasets.load_dataset(str(tmp_path / "big.json"))
+
+
+def test_a_scores_csv_with_pandas_index_says_so(tmp_path):
+    # pd.Series.to_csv writes ",0" then "0,s0", "1,s1", ...: read as '' in row 1, or as shape (n, 2) with no hint.
+    from dpaudit.datasets import load_scores
+
+    for header in (",0", ",score"):  # an unnamed Series, a DataFrame's column; the first read '' as a value
+        path = tmp_path / "s.csv"
+        path.write_text(header + "\n" + "".join(f"{i},{0.5 * i + 0.25}\n" for i in range(30)))
+        with pytest.raises(DatasetError, match=r"shape \(30, 2\); its first column counts 0, 1, 2, \.\.\.: an index"):
+            load_scores(str(path), name="IN")
+    with pytest.raises(DatasetError) as other:  # two columns of anything else: no hint
+        load_scores([[1.0, 2.0], [3.0, 4.0]], name="IN")
+    assert "index" not in str(other.value)
