@@ -117,7 +117,11 @@ def _read_csv(path: Path, where: str) -> Any:
 
     # A header: no number in it, or pandas' to_csv header of an unnamed index (",0" above "0,1.5"): its empty
     # first cell is no value of a record, and reading it as one named '' in row 1, not the index column.
-    pandas_index = len(rows[0]) > 1 and not rows[0][0].strip() and len(rows) > 1 and is_number(rows[1][0])
+    # Its other cells are column names: pandas' default 0, 1, 2, ... or names; a data row missing its first value
+    # stays an error.
+    names = [c.strip() for c in rows[0][1:]]
+    pandas_index = (len(rows[0]) > 1 and not rows[0][0].strip() and len(rows) > 1 and is_number(rows[1][0])
+                    and (names == [str(i) for i in range(len(names))] or not any(is_number(c) for c in names)))
     if pandas_index or not any(is_number(c) for c in rows[0]):
         header, rows = rows[0], rows[1:]  # a header row
         if not rows:

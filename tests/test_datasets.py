@@ -221,6 +221,9 @@ def test_a_scores_csv_with_pandas_index_says_so(tmp_path):
         path.write_text(header + "\n" + "".join(f"{i},{0.5 * i + 0.25}\n" for i in range(30)))
         with pytest.raises(DatasetError, match=r"shape \(30, 2\); its first column counts 0, 1, 2, \.\.\.: an index"):
             load_scores(str(path), name="IN")
+    path.write_text(",3.5\n1,2\n")  # a first record missing its first value is no header: still an error
+    with pytest.raises(DatasetError, match="non-numeric value '' in row 1"):
+        load_scores(str(path), name="IN")
     with pytest.raises(DatasetError) as other:  # two columns of anything else: no hint
         load_scores([[1.0, 2.0], [3.0, 4.0]], name="IN")
     assert "index" not in str(other.value)
