@@ -376,8 +376,11 @@ def _accountant_grid(key: _EventKey):
         raise ParameterValueError(f"claim: dp_accounting cannot compute the curve of the event {event_repr} "
                                   f"({type(exc).__name__}: {exc})") from None
     if not np.isfinite(eps_max):  # NonPrivateDpEvent, or a curve without a finite grid to test on
-        raise ParameterValueError(f"claim: the event {event_repr} promises no finite epsilon at delta = "
-                                  f"{DELTA_FLOOR:g} (its accountant's answer is {eps_max}); there is no curve to audit")
+        # Not "promises none": LaplaceDpEvent(0.001) is 1000-DP, past the float range dp_accounting computes in.
+        raise ParameterValueError(f"claim: dp_accounting gives no finite epsilon at delta = {DELTA_FLOOR:g} for the "
+                                  f"event {event_repr} (its answer is {eps_max}): the event is not private, or its "
+                                  "epsilon is beyond what the accountant computes (about 700); there is no curve to "
+                                  "audit")
     # The composed PLD answers a whole epsilon grid in one call (0.04 s); the public one-epsilon
     # answer serves when a later dp-accounting keeps it elsewhere (400 calls, about 1 s).
     pld = getattr(acc, "_pld", None)

@@ -108,8 +108,11 @@ def test_events_holding_lists_are_claims_and_a_non_private_one_is_refused():
     composed = as_claim(dp_event.ComposedDpEvent([gauss, gauss]))
     twice = as_claim(dp_event.SelfComposedDpEvent(gauss, 2))
     assert float(composed.epsilon(1e-5)) == pytest.approx(float(twice.epsilon(1e-5)), rel=1e-6)
-    with pytest.raises(ParameterValueError, match="NonPrivateDpEvent.*no finite epsilon"):
+    with pytest.raises(ParameterValueError, match="no finite epsilon.*NonPrivateDpEvent"):
         as_claim(dp_event.NonPrivateDpEvent())
+    # LaplaceDpEvent(0.001) is 1000-DP: the message said it "promises no finite epsilon"; now it says either.
+    with pytest.raises(ParameterValueError, match=r"not private, or its epsilon is beyond what the accountant"):
+        as_claim(dp_event.LaplaceDpEvent(0.001))
 
 
 def test_an_event_dp_accounting_computes_for_replace_one_only_says_so():
