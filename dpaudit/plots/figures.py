@@ -298,7 +298,8 @@ def _per_mechanism_chart(results, groups, size):
     for label, kw in sorted(legend_items.items(), key=lambda item: rank(item[0])):
         ax.plot([], [], ls="none", label=label, **kw)
     # Reference lines after the points, so that the legend lists the bounds first.
-    ax.axvline(claim, color="0.35", ls=(0, (5, 2)), lw=0.9, label=f"claimed {EPS} = {claim:g}", zorder=1)
+    ax.axvline(claim, color="0.35", ls=(0, (5, 2)), lw=0.9, label=_claim_label(results, rows, size),
+               zorder=1)
     if ceiling_on_axis:
         txt = "ceiling: the most this sample size can certify"
         if len(ceilings) == 1:
@@ -329,6 +330,22 @@ def _per_mechanism_chart(results, groups, size):
     if at_zero:
         notes.append("bounds below the axis drawn at its left edge, value above")
     return _finish(fig, results, notes, size, ncol=1 if size == "one-column" else 2)
+
+
+def _claim_label(results, rows, size) -> str:
+    """The claim line's legend: a curve claim is compared at a delta of its own choosing, so it names both.
+
+    A curve claim's line once read "claimed epsilon = 0.00635801", a number with no delta and no claim: a
+    reader could not tell that the figure compared with gdp:mu=0.05 at delta 0.017.
+    """
+    claim, delta = float(rows[0]["claimed_epsilon"]), rows[0].get("claimed_delta") or 0.0
+    specs = {str(g["sweep"].get("audit.claim", (results.config.get("audit") or {}).get("claim"))) for g in rows}
+    spec = specs.pop() if len(specs) == 1 else None
+    if spec in (None, "None"):
+        return f"claimed {EPS} = {claim:g}"
+    label = f"claimed {EPS} = {claim:.4g} at {DELTA} = {delta:.2g}"
+    # One column holds about 60 characters beside the legend's handle: a dpsgd: spec goes on a line of its own.
+    return f"{label}{chr(10) if size == 'one-column' and len(label + spec) > 50 else ' '}({short_spec(spec)})"
 
 
 def _bound_vs_claim_chart(results, groups, size):
