@@ -261,3 +261,20 @@ def test_training_guide_lab_examples_run_in_a_fresh_session():
     for code in blocks:
         exec(compile(code.replace("samples=10**6", "samples=20_000"), "docs/training.md", "exec"), namespace)
         assert namespace["report"].verdict == "no violation found"   # correct DP-SGD, seeded
+
+
+def test_the_testing_guide_states_assert_dps_signature():
+    # docs/testing.md gave assert_dp(target, dataset, neighbor, *, epsilon, ...): no claim= (a whole curve, which
+    # assert_dp takes) and epsilon and the pair as required, which they are not.
+    import inspect
+
+    from dpaudit.testing import assert_dp
+
+    text = (ROOT / "docs/testing.md").read_text(encoding="utf-8")
+    quoted = re.search(r"^assert_dp\((.*?)\) -> AuditReport", text, re.S | re.M).group(1)
+    shown = [part.strip() for part in re.sub(r"\s+", " ", quoted).split(",") if part.strip() != "*"]
+    params = inspect.signature(assert_dp).parameters.values()
+    assert [part.split("=")[0].lstrip("*") for part in shown] == [p.name for p in params]
+    for part, p in zip(shown, params):   # a default shown is the default, and every default is shown
+        assert ("=" in part) == (p.default is not p.empty), part
+        assert "=" not in part or part.split("=", 1)[1] == repr(p.default), part
