@@ -862,19 +862,25 @@ def plot_trajectory(results, *, size="one-column"):
             per_trial.append((st["color"], name, first.get("claim"), own_claims[i]))
             top = max([top, *(e for e, _ in own_claims[i])])
         elif _finite(eps):
-            claims.setdefault((float(eps), float(delta)), []).append((st["color"], name))
+            claims.setdefault((float(eps), float(delta), first.get("claim")), []).append((st["color"], name))
             top = max(top, float(eps))
     for colour, name, spec, points in per_trial:
         for j, (eps, _) in enumerate(points):
             ax.plot([lo, hi], [eps, eps], color=colour, ls=(0, (5, 2)), lw=0.9 if j == 0 else 0.6,
                     alpha=1.0 if j == 0 else 0.35, zorder=2)
         ax.plot([], [], color=colour, ls=(0, (5, 2)), lw=0.9, label=f"{name}: claim {spec} at each trial's {DELTA}")
-    for (eps, delta), owners in sorted(claims.items()):
+    for (eps, delta, spec), owners in sorted(claims.items(), key=lambda item: item[0][:2]):
         # A claim of one mechanism among several takes its colour; a shared one is grey and names its owners.
         colour = owners[0][0] if len(owners) == 1 and len(claims) > 1 else "0.35"
-        claim = f"{EPS} = {eps:g}" + (f", {DELTA} = {delta:g}" if delta else "")
+        label = "claim ({})".format(f"{EPS} = {eps:g}" + (f", {DELTA} = {delta:g}" if delta else ""))
+        if spec is not None and not str(spec).startswith("eps:"):
+            # A curve read at one delta: "claim (epsilon = 0.328852, delta = 0.0656296)" named neither the curve nor
+            # that the point was the curve's; in one column a dpsgd: spec leaves no room for the point.
+            spec = short_spec(spec)
+            sep = "\n" if size == "one-column" and len(spec) > 20 else " "
+            label = f"claim {spec}{sep}({EPS} = {eps:.4g} at {DELTA} = {delta:.2g})"
         whose = f": {', '.join(n for _, n in owners)}" if len(claims) > 1 else ""
-        ax.axhline(eps, color=colour, ls=(0, (5, 2)), lw=0.9, zorder=2, label=f"claim ({claim}){whose}")
+        ax.axhline(eps, color=colour, ls=(0, (5, 2)), lw=0.9, zorder=2, label=label + whose)
     if hi / max(lo, 1.0) > 30:
         ax.set_xscale("log")
     ax.set_ylim(0, top * 1.12 if top > 0 else 1.0)
