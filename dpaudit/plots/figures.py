@@ -298,7 +298,8 @@ def _per_mechanism_chart(results, groups, size):
     for label, kw in sorted(legend_items.items(), key=lambda item: rank(item[0])):
         ax.plot([], [], ls="none", label=label, **kw)
     # Reference lines after the points, so that the legend lists the bounds first.
-    ax.axvline(claim, color="0.35", ls=(0, (5, 2)), lw=0.9, label=f"claimed {EPS} = {claim:g}", zorder=1)
+    ax.axvline(claim, color="0.35", ls=(0, (5, 2)), lw=0.9, label=_claim_label(results, rows, size),
+               zorder=1)
     if ceiling_on_axis:
         txt = "ceiling: the most this sample size can certify"
         if len(ceilings) == 1:
@@ -329,6 +330,22 @@ def _per_mechanism_chart(results, groups, size):
     if at_zero:
         notes.append("bounds below the axis drawn at its left edge, value above")
     return _finish(fig, results, notes, size, ncol=1 if size == "one-column" else 2)
+
+
+def _claim_label(results, rows, size) -> str:
+    """The claim line's legend: a curve claim is compared at a delta of its own choosing, so it names both.
+
+    A curve claim's line once read "claimed epsilon = 0.00635801", a number with no delta and no claim: a
+    reader could not tell that the figure compared with gdp:mu=0.05 at delta 0.017.
+    """
+    claim, delta = float(rows[0]["claimed_epsilon"]), rows[0].get("claimed_delta") or 0.0
+    specs = {str(g["sweep"].get("audit.claim", (results.config.get("audit") or {}).get("claim"))) for g in rows}
+    spec = specs.pop() if len(specs) == 1 else None
+    if spec in (None, "None"):
+        return f"claimed {EPS} = {claim:g}"
+    label = f"claimed {EPS} = {claim:.4g} at {DELTA} = {delta:.2g}"
+    # One column holds about 60 characters beside the legend's handle: a dpsgd: spec goes on a line of its own.
+    return f"{label}{chr(10) if size == 'one-column' and len(label + spec) > 50 else ' '}({short_spec(spec)})"
 
 
 def _bound_vs_claim_chart(results, groups, size):
@@ -845,19 +862,25 @@ def plot_trajectory(results, *, size="one-column"):
             per_trial.append((st["color"], name, first.get("claim"), own_claims[i]))
             top = max([top, *(e for e, _ in own_claims[i])])
         elif _finite(eps):
-            claims.setdefault((float(eps), float(delta)), []).append((st["color"], name))
+            claims.setdefault((float(eps), float(delta), first.get("claim")), []).append((st["color"], name))
             top = max(top, float(eps))
     for colour, name, spec, points in per_trial:
         for j, (eps, _) in enumerate(points):
             ax.plot([lo, hi], [eps, eps], color=colour, ls=(0, (5, 2)), lw=0.9 if j == 0 else 0.6,
                     alpha=1.0 if j == 0 else 0.35, zorder=2)
         ax.plot([], [], color=colour, ls=(0, (5, 2)), lw=0.9, label=f"{name}: claim {spec} at each trial's {DELTA}")
-    for (eps, delta), owners in sorted(claims.items()):
+    for (eps, delta, spec), owners in sorted(claims.items(), key=lambda item: item[0][:2]):
         # A claim of one mechanism among several takes its colour; a shared one is grey and names its owners.
         colour = owners[0][0] if len(owners) == 1 and len(claims) > 1 else "0.35"
-        claim = f"{EPS} = {eps:g}" + (f", {DELTA} = {delta:g}" if delta else "")
+        label = "claim ({})".format(f"{EPS} = {eps:g}" + (f", {DELTA} = {delta:g}" if delta else ""))
+        if spec is not None and not str(spec).startswith("eps:"):
+            # A curve read at one delta: "claim (epsilon = 0.328852, delta = 0.0656296)" named neither the curve nor
+            # that the point was the curve's; in one column a dpsgd: spec leaves no room for the point.
+            spec = short_spec(spec)
+            sep = "\n" if size == "one-column" and len(spec) > 20 else " "
+            label = f"claim {spec}{sep}({EPS} = {eps:.4g} at {DELTA} = {delta:.2g})"
         whose = f": {', '.join(n for _, n in owners)}" if len(claims) > 1 else ""
-        ax.axhline(eps, color=colour, ls=(0, (5, 2)), lw=0.9, zorder=2, label=f"claim ({claim}){whose}")
+        ax.axhline(eps, color=colour, ls=(0, (5, 2)), lw=0.9, zorder=2, label=label + whose)
     if hi / max(lo, 1.0) > 30:
         ax.set_xscale("log")
     ax.set_ylim(0, top * 1.12 if top > 0 else 1.0)

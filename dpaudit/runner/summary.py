@@ -130,6 +130,18 @@ def short_names(paths: list[str]) -> list[str]:
     return out
 
 
+#: Per-trial 0/1 results that the table shows as a count of trials (their mean is a share, not a number of trials).
+COUNT_METRICS = ("violations", "curve_rejections")
+
+
+def _count(group: dict, key: str) -> str:
+    """How many of a group's trials had ``key``: from the kind's aggregate, else from the per-trial 0/1 metric."""
+    if key in group:
+        return str(int(group[key]))
+    metric = group.get("metrics", {}).get(key)
+    return "-" if metric is None else str(int(round(metric["mean"] * metric["n"])))
+
+
 def format_table(summary: dict, config: dict) -> str:
     """A plain-text table of the summary, one row per group."""
     kind = get_kind(summary["kind"], "attack.name")
@@ -170,6 +182,10 @@ def format_table(summary: dict, config: dict) -> str:
                     continue
                 metric_names.append(k)
         extra = [f"rmse, pooled [{summary['confidence']:.0%} CI]"] if pooled else []
+        # How many trials flagged a violation, a count: the scores and one_run kinds record it per trial (whose mean,
+        # a share, read "violations 1" for three of three), training and search in their aggregate (no column).
+        if any("violations" in g for g in summary["groups"]) and "violations" not in metric_names:
+            metric_names.append("violations")
         taken = set(sweep_names)
         metric_headers = [f"{k} (mean)" if k in taken else k for k in metric_names]
         header = [*sweep_names, "trials", *metric_headers, *extra]
@@ -177,7 +193,8 @@ def format_table(summary: dict, config: dict) -> str:
             if not g["n_trials"]:
                 continue
             row = [*[_fmt(g["sweep"][k]) for k in sweep_keys], str(g["n_trials"])]
-            row += [_fmt(g["metrics"].get(k, {}).get("mean")) for k in metric_names]
+            row += [_count(g, k) if k in COUNT_METRICS else _fmt(g["metrics"].get(k, {}).get("mean"))
+                    for k in metric_names]
             if extra:
                 row.append(f"{g['rmse']:.4g} [{g['rmse_low']:.4g}, {g['rmse_high']:.4g}]")
             rows.append(row)

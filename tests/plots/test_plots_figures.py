@@ -223,3 +223,34 @@ def test_a_curve_claims_trajectories_each_meet_their_own_claim(tmp_path):
     labels = [t.get_text() for t in fig.legends[0].get_texts()]
     assert "release: claim gdp:mu=0.8 at each trial's \u03b4" in labels
     _assert_legends_placed(fig)
+
+
+def test_one_trial_against_a_curve_names_the_curve_in_its_trajectory(tmp_path):
+    """One trial of a curve claim: its claim line was labelled "claim (epsilon = 0.328852, delta = 0.0656296)".
+
+    That is docs/training.md's YAML of one's own DP-SGD code against dpsgd:...: the point is the curve's, read at
+    the delta the audit chose, and the legend named neither the curve nor that; a dpsgd: spec then stuck out of a
+    one-column figure.
+    """
+    from dpaudit.plots.style import paper_style
+    from dpaudit.results import load_results
+
+    from test_plots_structure import _assert_legends_placed
+
+    (tmp_path / "mech.py").write_text("def release(dataset, size=None, rng=None):\n"
+                                      "    return float(len(dataset)) + rng.normal(0.0, 1.0, size=size)\n")
+    spec = "dpsgd:noise=1.0,rate=0.5,steps=4"
+    cfg = {"name": "seq_one", "seed": 1, "trials": 1, "plot": {"figures": ["trajectory"]},
+           "mechanisms": [{"target": str(tmp_path / "mech.py") + ":release", "label": "release", "dataset": [0],
+                           "neighbor": []}],
+           "audit": {"samples": "auto", "max_samples": 8_000, "ideal": True, "claim": spec}}
+    out = _run(tmp_path / "res", cfg)
+    (trial,) = [t["result"] for t in load_results(out.directory).trials_at(0, "release")]
+    for size, sep in (("one-column", "\n"), ("two-column", " ")):
+        with paper_style():
+            fig = FIGURES["trajectory"](load_results(out.directory), size=size)
+            fig.canvas.draw()
+        labels = [t.get_text() for t in fig.legends[0].get_texts()]
+        assert (f"claim {spec}{sep}(\u03b5 = {trial['claimed_epsilon']:.4g} at "
+                f"\u03b4 = {trial['claimed_delta']:.2g})") in labels, labels
+        _assert_legends_placed(fig)

@@ -201,6 +201,25 @@ def test_an_epsilon_delta_claim_is_a_point_and_a_pure_claim_a_line(tmp_path):
     assert len(flat) == 1
 
 
+@pytest.mark.parametrize("size", ["one-column", "two-column"])
+def test_a_curve_claims_line_names_its_delta_and_its_claim(tmp_path, size):
+    # The docs' YAML curve claim (docs/claims.md: gaussian against gdp:mu=0.05) drew its claim as "claimed
+    # epsilon = 0.00635801": the curve's epsilon at the delta the audit chose, with neither the delta nor the claim.
+    _write_results(tmp_path, mechanisms=["gaussian"], claims=[(0.5608629578, 0.0287955887)], trials=1)
+    cfg = yaml.safe_load((tmp_path / "config.resolved.yaml").read_text())
+    cfg["audit"] = {"claim": "dpsgd:noise=2.38539450839,rate=0.5,steps=4"}
+    (tmp_path / "config.resolved.yaml").write_text(yaml.safe_dump(cfg))
+    fig = _draw("epsilon_vs_claimed", load_results(tmp_path), size)
+    labels = [t.get_text() for leg in fig.legends for t in leg.get_texts()]
+    sep = "\n" if size == "one-column" else " "  # one column: the spec on a line of its own
+    assert f"claimed \u03b5 = 0.5609 at \u03b4 = 0.029{sep}(dpsgd:noise=2.385,rate=0.5,steps=4)" in labels, labels
+    _assert_legends_placed(fig)
+    # A point claim keeps its plain label.
+    (tmp_path / "p").mkdir()
+    fig = _draw("epsilon_vs_claimed", _write_results(tmp_path / "p", mechanisms=["laplace"], claims=[(1.0, 0.0)]), size)
+    assert "claimed \u03b5 = 1" in [t.get_text() for leg in fig.legends for t in leg.get_texts()]
+
+
 def test_roc_band_covers_fpr_uncertainty():
     """A point resting on 4 false positives: its box reaches left of 4/n, to the exact CP lower limit."""
     n = 250_000

@@ -6,6 +6,7 @@ import json
 import stat
 from pathlib import Path
 
+import numpy as np
 import pytest
 import yaml
 
@@ -235,6 +236,39 @@ def test_score_and_one_run_trials_count_violations():
             return {"verdict": "violation", "elapsed_seconds": 0.1}
 
     assert _record(_Report) == {"verdict": "violation", "violations": 1}
+
+
+def _column(table: str, name: str) -> list[str]:
+    header, _, *rows = table.splitlines()
+    at = header.index(name)
+    return [row[at:].split()[0] for row in rows]
+
+
+def test_the_table_counts_the_trials_that_flagged(tmp_path):
+    # "violations" was the mean of a per-trial 0/1: configs/scores.yaml, three trials all flagged, printed
+    # "violations 1"; and the training and search kinds, whose count is in their aggregate, had no such column
+    # although configs/training.yaml and configs/search.yaml say their table shows the violation.
+    rng = np.random.default_rng(5)
+    cfg = {"name": "count", "seed": 1, "trials": 3,
+           "attack": {"name": "scores", "params": {"in_scores": (rng.normal(size=500) + 3).tolist(),
+                                                   "out_scores": rng.normal(size=500).tolist(), "epsilon": 0.5}}}
+    out = run_experiment(cfg, out=tmp_path, **QUIET)
+    assert out.summary["groups"][0]["metrics"]["violations"]["mean"] == 1.0   # every trial flagged (seeded)
+    assert _column(out.table, "violations") == ["3"]
+    search = {"name": "srch", "seed": 1, "trials": 2,
+              "attack": {"name": "search", "params": {"target": "unclipped_sum", "size": 3, "low": 0, "high": 10,
+                                                      "max_samples": 2000}}}
+    out = run_experiment(search, out=tmp_path, **QUIET)
+    assert out.summary["groups"][0]["violations"] == 2 and _column(out.table, "violations") == ["2"]
+
+
+def test_one_run_curve_config_shows_what_its_comments_say(tmp_path):
+    # configs/one_run_curve.yaml is about gdp:mu=1 rejected as a whole curve with no point crossed; the table showed
+    # only "violations", so that rejection (a boolean per trial) was nowhere in what the run printed.
+    out = run_experiment(ROOT / "configs" / "one_run_curve.yaml", out=tmp_path, **QUIET)
+    assert _column(out.table, "claim") == ["gdp:mu=0.8", "gdp:mu=1", "gdp:mu=4"]
+    assert _column(out.table, "violations") == ["1", "0", "0"]
+    assert _column(out.table, "curve_rejections") == ["1", "1", "0"]
 
 
 def test_a_trials_seed_is_no_metric(tmp_path):

@@ -99,6 +99,8 @@ def _record(run) -> dict:
     out = jsonable(report.to_dict())
     out.pop("elapsed_seconds", None)
     out["violations"] = int(report.violation)  # a number, so the summary table shows how many trials flagged
+    if out.get("curve_rejected") is not None:  # a one-run curve claim rejected whole, with or without a crossed point
+        out["curve_rejections"] = int(out["curve_rejected"])
     return out
 
 
