@@ -25,7 +25,7 @@ from typing import Any
 
 from .exceptions import ParameterValueError
 
-__all__ = ["Backend", "Executor", "check_backend", "dask_client", "kill_workers", "run_ordered"]
+__all__ = ["Backend", "Executor", "check_backend", "dask_client", "in_worker", "kill_workers", "run_ordered"]
 
 #: Seconds to wait for a Dask scheduler to answer before giving up.
 CONNECT_TIMEOUT = "10s"
@@ -96,6 +96,43 @@ def _collect(results: Iterable[Any], total: int, progress: bool, desc: str, unit
         return out
 
 
+#: Seconds between a worker's looks at whether the process that started it still runs.
+PARENT_CHECK_SECONDS = 1.0
+
+_watching: list[int] = []
+
+
+def _end_with_parent() -> None:
+    """In a loky worker: end this process within :data:`PARENT_CHECK_SECONDS` of its parent's death.
+
+    A parent killed by SIGKILL (the OOM killer, ``timeout -s KILL``, a cancelled CI job) runs no exit handler
+    and no :func:`kill_workers`: its workers ran their tasks to the end and then waited out loky's idle timeout
+    (300 s), holding its stdout and stderr (``dpaudit run ... | tee log`` hung that long) and the cores a
+    ``--resume`` needs.  A daemon thread, started once per worker, polls ``os.getppid()``, which changes when
+    the parent is gone.  Called only in workers: in the main process the parent is the shell.
+    """
+    if _watching:
+        return
+    import threading
+    import time
+
+    parent = os.getppid()
+    _watching.append(parent)
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_CHECK_SECONDS)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="dpaudit-parent-watch", daemon=True).start()
+
+
+def in_worker(fn: Callable[..., Any], *args: Any) -> Any:
+    """``fn(*args)`` in a loky worker process that ends when its parent does (:func:`_end_with_parent`)."""
+    _end_with_parent()
+    return fn(*args)
+
+
 def run_ordered(fn: Callable[..., Any], tasks: Sequence[tuple], *, n_jobs: int = 1, progress: bool = False,
                 desc: str = "", unit: str = "chunk") -> list:
     """``[fn(*t) for t in tasks]``, in loky worker processes when ``n_jobs > 1``.
@@ -108,7 +145,8 @@ def run_ordered(fn: Callable[..., Any], tasks: Sequence[tuple], *, n_jobs: int =
     else:
         from joblib import Parallel, delayed
 
-        results = Parallel(n_jobs=n_jobs, backend="loky", return_as="generator")(delayed(fn)(*t) for t in tasks)
+        results = Parallel(n_jobs=n_jobs, backend="loky", return_as="generator")(delayed(in_worker)(fn, *t)
+                                                                                  for t in tasks)
     return _collect(results, len(tasks), progress, desc, unit)
 
 

@@ -19,7 +19,7 @@ from typing import Any, Callable, Iterable, Mapping
 import numpy as np
 import yaml
 
-from .._executor import Backend, check_backend, dask_client
+from .._executor import Backend, check_backend, dask_client, in_worker
 from ..exceptions import DPAuditError, ParameterValueError
 from ..results import CONFIG_FILE, SUMMARY_FILE, TRIALS_FILE, TrialLog, atomic_write_text, read_trials
 from .schema import ExperimentConfig, dump_yaml, load_config, resolve_config
@@ -90,7 +90,7 @@ def _loky(tasks: list, n_jobs: int) -> Iterable[dict]:
     from joblib import Parallel, delayed
 
     parallel = Parallel(n_jobs=n_jobs, backend="loky", return_as="generator_unordered")
-    yield from parallel(delayed(execute_trial)(t) for t in tasks)
+    yield from parallel(delayed(in_worker)(execute_trial, t) for t in tasks)
 
 
 def _dask(tasks: list, n_jobs: int, scheduler: str | None) -> Iterable[dict]:

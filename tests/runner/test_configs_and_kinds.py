@@ -350,3 +350,22 @@ def test_profile_claims_and_score_files_are_read_beside_the_config(tmp_path, mon
     (elsewhere / "exp.yaml").write_text(yaml.safe_dump(scores))
     cfg = load_config(elsewhere / "exp.yaml")
     assert cfg.point_configs[0]["attack"]["params"]["in_scores"] == "in.npy"
+
+
+def test_a_one_run_trial_orders_tied_scores_from_its_own_seed(tmp_path):
+    # audit_one_run orders tied scores at random from its seed; the one_run kind passed none, so each run drew
+    # one: the same config and seed gave other bounds on every run (and after --resume), and a trial's recorded
+    # seed differed between --jobs 1 and 2. Now the trial's seed, so the runs agree and the seed is the trial's.
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    included = rng.integers(0, 2, 400)
+    scores = np.round(included + rng.normal(0.0, 0.7, 400))  # a few distinct values: many ties
+    cfg = {"name": "ties", "seed": 5, "trials": 3,
+           "attack": {"name": "one_run", "params": {"scores": scores.tolist(), "included": included.tolist(),
+                                                    "epsilon": 1.0, "guesses": 150}}}
+    runs = [run_experiment(cfg, out=tmp_path / str(i), **QUIET) for i in range(2)]
+    results = [[json.loads(line)["result"] for line in (r.directory / "trials.jsonl").read_text().splitlines()]
+               for r in runs]
+    assert results[0] == results[1] and runs[0].summary == runs[1].summary
+    assert len({r["epsilon_lower_bound"] for r in results[0]}) > 1  # the trials differ in how ties are broken

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -192,6 +193,31 @@ def test_sigkill_mid_run_then_resume_equals_uninterrupted(tmp_path, tiny_config)
     straight = run_experiment(cfg_file, out=tmp_path / "s", n_jobs=2, draw=False, **QUIET)
     assert (tmp_path / "k" / "killme" / "summary.json").read_text() == (tmp_path / "s" / "killme" / "summary.json").read_text()
     assert straight.summary["complete"]
+
+
+@pytest.mark.slow  # a fresh interpreter, two loky workers and a trial of several seconds
+def test_sigkill_with_jobs_2_leaves_no_worker_behind(tmp_path, tiny_config):
+    # No exit handler runs after SIGKILL (the OOM killer, `timeout -s KILL`, a cancelled CI job): the loky
+    # workers ran their trials to the end and then waited out loky's idle timeout, 300 s, holding the run's
+    # stdout and stderr (`dpaudit run ... | tee log` hung that long) and competing with a --resume. A worker
+    # now ends within a second or two of the process that started it.
+    cfg = tiny_config(name="orphans", trials=6, repetitions=60_000_000)  # several seconds a trial
+    cfg_file = tmp_path / "orphans.yaml"
+    cfg_file.write_text(yaml.safe_dump(cfg))
+    proc = subprocess.Popen([sys.executable, "-m", "dpaudit", "run", str(cfg_file), "--out", str(tmp_path),
+                             "--no-plots", "--jobs", "2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env=dict(os.environ, PYTHONWARNINGS="ignore"), start_new_session=True)
+    try:
+        time.sleep(4)  # the workers are started and busy with their first trials
+        assert proc.poll() is None, proc.communicate()[1]
+        proc.send_signal(signal.SIGKILL)
+        start = time.monotonic()
+        proc.communicate(timeout=20)  # returns once every process holding the pipes has ended
+        assert time.monotonic() - start < 15
+    finally:
+        with contextlib.suppress(OSError):
+            os.killpg(proc.pid, signal.SIGKILL)  # whatever is left of the run (its workers share its group)
+        proc.communicate()
 
 
 def test_module_entry_point_errors_are_one_line_exit_2(tmp_path):

@@ -21,7 +21,8 @@ Config (``attack.params``)::
         guesses: null              # null: m, m/2, ... at Bonferroni shares
 
 A score audit's trials differ in the random split of the scores (so the table shows how much the
-bound depends on it); a one-run audit has no randomness of its own, so one trial is enough.
+bound depends on it); a one-run audit's only randomness is the order of tied scores (from the trial's seed),
+so one trial is enough for scores without ties.
 """
 
 from __future__ import annotations
@@ -86,8 +87,9 @@ def _one_run_trial(config: dict, mechanism, seed) -> dict:
     from ...auditor import audit_one_run
 
     p = config["attack"]["params"]
+    # The trial's seed orders tied scores (audit_one_run draws one when given none): same seed, same trials.
     return _record(lambda: audit_one_run(p["scores"], p["included"], **_claim_kw(p), guesses=p["guesses"],
-                                         confidence=config["estimator"]["confidence"]))
+                                         confidence=config["estimator"]["confidence"], seed=seed_int(seed)))
 
 
 def _record(run) -> dict:
