@@ -54,7 +54,7 @@ import warnings
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -114,6 +114,9 @@ class Claim(ABC):
     spec: str = field(default="", kw_only=True)
     neighbouring: Neighbouring = field(default=Neighbouring.ADD_REMOVE, kw_only=True)
     _epsilons_read: dict = field(default_factory=dict, init=False, repr=False, compare=False)
+    #: The relation the curve was computed for when the claim itself fixes one (an accountant's: add/remove),
+    #: else None (a point, a GDP curve or a profile promises it for whatever neighbours its author means).
+    accounted_for: ClassVar[Neighbouring | None] = None
 
     @abstractmethod
     def grid(self) -> tuple[np.ndarray, np.ndarray]:
@@ -512,6 +515,7 @@ class DPSGDClaim(Claim):
     [2.855, 1.572, 0.887]
     """
 
+    accounted_for: ClassVar[Neighbouring | None] = Neighbouring.ADD_REMOVE
     noise: float = 1.0
     rate: float = 0.01
     steps: int = 1
@@ -549,6 +553,7 @@ class AccountantClaim(Claim):
     [2.855, 1.572, 0.887]
     """
 
+    accounted_for: ClassVar[Neighbouring | None] = Neighbouring.ADD_REMOVE
     event: Any = None
     _grid: tuple = field(default=(), init=False, repr=False, compare=False)
 

@@ -220,7 +220,7 @@ def _audit_inputs(args) -> tuple:
     else:
         dataset, neighbor = align_empty(parse_dataset(args.dataset, name="--dataset"),
                                         parse_dataset(args.neighbor, name="--neighbor"))
-        said.append(pair_warning(target, dataset, neighbor))
+        said.append(pair_warning(target, dataset, neighbor, kw.get("claim")))
     return target, dataset, neighbor, kw, said
 
 
@@ -367,15 +367,22 @@ def _target_relation(target):
     return getattr(getattr(claim, "neighbouring", None), "value", None)
 
 
-def pair_warning(target, dataset, neighbor) -> str | None:
+def pair_warning(target, dataset, neighbor, claim=None) -> str | None:
     """One ``warning:`` line when the pair is not neighbouring, else None.
 
     Records: neighbours differ in one record (replaced, added or removed), as
     the contract of ``dpaudit audit`` words it.  A target whose relation is
     ``linf`` (its dataset is a vector of query answers) needs every coordinate
-    to move by at most 1 instead.
+    to move by at most 1 instead.  A ``claim`` accounted for add/remove
+    neighbours (``dpsgd:``) needs a record added or removed, not replaced.
     """
+    from .auditor.pipeline import replaced_record_note
+    from .claims import as_claim
     from .pairs import Relation, compare_pair
+
+    note = replaced_record_note(as_claim(claim), dataset, neighbor) if claim is not None else None
+    if note is not None:
+        return f"warning: {note}"
 
     diff = compare_pair(dataset, neighbor)
     rel = _target_relation(target)

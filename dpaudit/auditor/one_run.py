@@ -21,7 +21,7 @@ import numpy as np
 from .._rng import as_seed_sequence, seed_entropy
 from .._version import __version__
 from ..datasets import load_scores
-from ..exceptions import DatasetError, ParameterValueError, TargetError
+from ..exceptions import DatasetError, ParameterTypeError, ParameterValueError, TargetError
 from ..params import ONE_RUN_OPTIONS
 from ..stats.bayes import format_confidence
 from ..stats.one_run import (
@@ -339,6 +339,7 @@ def one_run(train, dataset, canaries, score, *, epsilon=None, delta=0.0, claim=N
     """
     from .pipeline import resolve_claim
 
+    _check_callables(train, score)
     cans, join = _harness_inputs(dataset, canaries)
     # Every argument is checked before training, the costly part: a typo in a claim must not cost a run.
     ONE_RUN_OPTIONS.check(locals(), "confidence", "guesses")
@@ -358,6 +359,28 @@ def one_run(train, dataset, canaries, score, *, epsilon=None, delta=0.0, claim=N
     if save is not None:
         _save_evidence(save, {"report.json": report.to_dict()})
     return report
+
+
+def _check_callables(train, score) -> None:
+    """A ParameterTypeError naming the contract when ``train(data, rng=...)`` or ``score(model, canary)`` cannot
+    be called so: a scorer of the wrong signature once failed only after the training run it made useless, and a
+    train without ``rng`` as Python's "unexpected keyword argument".  A callable whose signature cannot be read
+    (some builtins) is let through."""
+    import inspect
+
+    for name, fn, args, kwargs, form in (("train", train, (None,), {"rng": None}, "(data, rng=...)"),
+                                         ("score", score, (None, None), {}, "(model, canary)")):
+        if not callable(fn):
+            raise ParameterTypeError(f"{name} must be callable, {name}{form}; got {type(fn).__name__}")
+        try:
+            sig = inspect.signature(fn)
+        except (TypeError, ValueError):
+            continue
+        try:
+            sig.bind(*args, **kwargs)
+        except TypeError:
+            raise ParameterTypeError(f"{name} must take {form}; {getattr(fn, '__qualname__', name)} takes {sig}"
+                                     ) from None
 
 
 def _save_evidence(directory, files: dict) -> None:

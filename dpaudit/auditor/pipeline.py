@@ -117,6 +117,23 @@ def _resolve_pair(tgt, dataset, neighbor):
     return align_empty(load_dataset(dataset, name="dataset"), load_dataset(neighbor, name="neighbor"))
 
 
+def replaced_record_note(claim, dataset, neighbor) -> str | None:
+    """A note when ``claim`` is a curve accounted for add/remove neighbours (DP-SGD's, a ``DpEvent``'s) and the pair
+    replaces one record: replacing is removing one record and adding another, so the pair may rightly show more
+    than the curve allows (twice the sensitivity, for opposing gradients) and a "violation" is no evidence against
+    the accountant.  Once said nowhere: a correct DP-SGD audited on such a pair was called a violation."""
+    from ..pairs import Relation, compare_pair
+
+    if getattr(claim, "accounted_for", None) is not Relation.ADD_REMOVE:
+        return None
+    diff = compare_pair(dataset, neighbor)
+    if diff.is_neighbouring(Relation.ADD_REMOVE) or not diff.is_neighbouring(Relation.REPLACE_ONE):
+        return None
+    return (f"the claim {claim.spec} is accounted for add/remove neighbours, but the pair differs by a replaced "
+            "record (a removal and an addition), so a bound on it may exceed the curve without any violation; "
+            "audit the dataset with the record against the dataset without it")
+
+
 def _is_builtin(tgt) -> bool:
     """Built-in mechanisms: fast vectorised numpy whose arrays are cheaper to draw than to ship."""
     from ..mechanisms.base import BuiltinMechanism
@@ -628,7 +645,9 @@ def audit(
         raise
     finally:
         sampler.close()
-    return run.report(tgt, sampler.shape, **settings)
+    report = run.report(tgt, sampler.shape, **settings)
+    note = replaced_record_note(claim, *pair)
+    return replace(report, notes=[*report.notes, note]) if note else report
 
 
 def _deadline(time_budget, t_start: float) -> float | None:

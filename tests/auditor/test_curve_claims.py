@@ -93,6 +93,32 @@ def test_cli_claim_usage_errors(argv, needle, capsys):
     assert needle in err and "\n" not in err and "Traceback" not in err
 
 
+def _replaced_record_notes(report):
+    return [n for n in report.notes if "add/remove" in n and "replaced record" in n]
+
+
+def test_an_accountants_curve_on_a_replaced_record_is_noted():
+    # DP-SGD's curve is accounted for add/remove neighbours; a correct DP-SGD audited on a pair that replaces one
+    # record (twice the sensitivity when the two records' gradients oppose) was called a "violation" of that curve
+    # with nothing said.  The pair is the user's choice, so the audit runs and says why its bound may exceed.
+    kw = dict(samples=2000, seed=0, ideal=True)
+    replaced = dpaudit.audit(gaussian_count, [1.0, 0.0], [1.0, 1.0], claim=DPSGD, **kw)
+    assert len(_replaced_record_notes(replaced)) == 1 and DPSGD in _replaced_record_notes(replaced)[0]
+    assert not _replaced_record_notes(dpaudit.audit(gaussian_count, [1.0, 0.0], [1.0], claim=DPSGD, **kw))
+    # A curve or point that names no relation is not second-guessed.
+    assert not _replaced_record_notes(dpaudit.audit(gaussian_count, [1.0, 0.0], [1.0, 1.0], claim="gdp:mu=1", **kw))
+    assert not _replaced_record_notes(dpaudit.audit(gaussian_count, [1.0, 0.0], [1.0, 1.0], epsilon=1.0, **kw))
+
+
+def test_the_cli_warns_of_an_accountants_curve_on_a_replaced_record(capsys):
+    argv = ["audit", "gaussian", "--claim", DPSGD, "--samples", "2000", "--seed", "0", "--ideal", "--json"]
+    assert main([*argv, "--dataset", "[1, 0]", "--neighbor", "[1, 1]"]) in (0, 1)
+    warnings = [line for line in capsys.readouterr().err.splitlines() if line.startswith("warning:")]
+    assert len(warnings) == 1 and "add/remove" in warnings[0] and "replaced record" in warnings[0]
+    assert main([*argv, "--dataset", "[1, 0]", "--neighbor", "[1]"]) in (0, 1)
+    assert not [line for line in capsys.readouterr().err.splitlines() if line.startswith("warning:")]
+
+
 def test_search_takes_a_claim():
     r = dpaudit.search("unclipped_sum", claim="gdp:mu=1", size=3, low=0, high=10, max_samples=20_000, seed=1)
     assert r.verdict == "violation" and r.audit.claim == "gdp:mu=1"

@@ -219,6 +219,49 @@ def test_bad_arguments_are_refused_before_training(kw, match):
     assert rec.calls == [], "a bad argument must not cost a training run"
 
 
+@pytest.mark.parametrize("score, match", [
+    (lambda model: 0.0, r"score must take \(model, canary\)"),
+    (lambda model, canary, extra: 0.0, r"score must take \(model, canary\)"),
+    (None, "score must be callable"),
+])
+def test_a_score_that_cannot_be_called_is_refused_before_training(score, match):
+    # A scorer of the wrong signature once failed only after the training run, the costly part, was spent.
+    from dpaudit.exceptions import ParameterTypeError
+
+    rec = Recorder()
+    with pytest.raises(ParameterTypeError, match=match):
+        dpaudit.one_run(rec, np.zeros((2, 50)), np.eye(50), score, epsilon=1.0, seed=0)
+    assert rec.calls == [], "a score that cannot be called must not cost a training run"
+
+
+def _train_without_rng(data):
+    return data
+
+
+def _train_with_a_seed(data, seed):
+    return data
+
+
+@pytest.mark.parametrize("train, match", [
+    (_train_without_rng, r"train must take \(data, rng=\.\.\.\)"),
+    (_train_with_a_seed, r"train must take \(data, rng=\.\.\.\)"),
+    (np.zeros(3), "train must be callable"),
+])
+def test_a_train_that_cannot_take_the_rng_is_refused_by_name(train, match):
+    # Such a train surfaced as Python's "got an unexpected keyword argument 'rng'", not naming the contract.
+    from dpaudit.exceptions import ParameterTypeError
+
+    with pytest.raises(ParameterTypeError, match=match):
+        dpaudit.one_run(train, np.zeros((2, 50)), np.eye(50), _dot, epsilon=1.0, seed=0)
+
+
+@pytest.mark.parametrize("train", [lambda data, *, rng: data, lambda data, **kw: data, lambda *args, **kw: args[0]])
+def test_a_train_that_takes_the_rng_by_keyword_is_accepted(train):
+    r = dpaudit.one_run(train, np.zeros((2, 50)), np.eye(50), lambda model, c, *rest: float(model.sum(axis=0) @ c),
+                        epsilon=1.0, seed=0)
+    assert r.canaries == 50
+
+
 def test_an_unwritable_save_directory_is_named(tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("")
