@@ -457,10 +457,21 @@ def cmd_scores(args) -> int:
     kw = claim_keywords(SCORES_OPTIONS.from_args(args), "scores")
     from .auditor.scores import MIN_SCORES
 
-    # Loaded (and checked, the count included) here, so that an error names the argument and its file.
-    in_scores = load_scores(args.in_scores, name=file_label("IN", args.in_scores), min_count=MIN_SCORES)
-    out_scores = load_scores(args.out_scores, name=file_label("OUT", args.out_scores), min_count=MIN_SCORES)
-    return _emit(audit_scores(in_scores, out_scores, **kw), args)
+    try:
+        # Loaded (and checked, the count included) here, so that an error names the argument and its file.
+        in_scores = load_scores(args.in_scores, name=file_label("IN", args.in_scores), min_count=MIN_SCORES)
+        out_scores = load_scores(args.out_scores, name=file_label("OUT", args.out_scores), min_count=MIN_SCORES)
+        report = audit_scores(in_scores, out_scores, **kw)
+    except KeyboardInterrupt:
+        return _interrupted_whole("score audit")
+    return _emit(report, args)
+
+
+def _interrupted_whole(what: str) -> int:
+    """Ctrl-C during an audit certified in one piece (scores, one run): nothing is certified, one line, exit 2 (as
+    an audit interrupted before its first round; it was Python's bare "interrupted" and 130)."""
+    print(f"dpaudit: error: interrupted before the {what} finished, so nothing is certified", file=sys.stderr)
+    return EXIT_USAGE
 
 
 def cmd_one_run(args) -> int:
@@ -469,12 +480,16 @@ def cmd_one_run(args) -> int:
     from .datasets import file_label
 
     kw = claim_keywords(ONE_RUN_OPTIONS.from_args(args), "one-run")
-    scores, included = canary_inputs(args.scores, args.included,
-                                     names=(file_label("SCORES", args.scores), file_label("INCLUDED", args.included)))
-    if kw.get("guesses") is not None and kw["guesses"] > len(scores):
-        raise UsageError(f"argument --guesses: must be at most the number of canaries in SCORES ({args.scores}), "
-                         f"{len(scores)}; got {kw['guesses']}")
-    return _emit(audit_one_run(scores, included.astype(int), **kw), args)
+    try:
+        scores, included = canary_inputs(args.scores, args.included, names=(file_label("SCORES", args.scores),
+                                                                             file_label("INCLUDED", args.included)))
+        if kw.get("guesses") is not None and kw["guesses"] > len(scores):
+            raise UsageError(f"argument --guesses: must be at most the number of canaries in SCORES ({args.scores}),"
+                             f" {len(scores)}; got {kw['guesses']}")
+        report = audit_one_run(scores, included.astype(int), **kw)
+    except KeyboardInterrupt:
+        return _interrupted_whole("one-run audit")
+    return _emit(report, args)
 
 
 def cmd_search(args) -> int:

@@ -216,3 +216,25 @@ def test_an_interrupt_while_candidates_are_fitted_in_threads_waits_for_no_pendin
     seen = list(started)
     gate.set()
     assert seen == ["a", "b"], seen
+
+
+@pytest.mark.parametrize("command, patched, what", [
+    (["scores", "configs/data/mia_in.npy", "configs/data/mia_out.npy", "--epsilon", "1"], "audit_scores",
+     "score audit"),
+    (["one-run", "[1, 0, 1, 0]", "[1, 0, 1, 0]", "--epsilon", "1"], "audit_one_run", "one-run audit")])
+def test_scores_and_one_run_interrupted_certify_nothing_in_one_line(monkeypatch, capsys, command, patched, what):
+    # They printed Python's bare "dpaudit: interrupted" and exited 130, where an audit interrupted before its first
+    # round says nothing is certified and exits 2, as the contract's exit statuses have it.
+    from pathlib import Path
+
+    import dpaudit.auditor
+    from _cli import cli, one_line
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.chdir(Path(__file__).resolve().parents[2])
+    monkeypatch.setattr(dpaudit.auditor, patched, interrupted)
+    code, out, err = cli(capsys, *command, "--json")
+    assert code == 2 and out == ""
+    assert one_line(err) == f"dpaudit: error: interrupted before the {what} finished, so nothing is certified"
