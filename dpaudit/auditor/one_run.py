@@ -86,7 +86,7 @@ class OneRunReport:
         return asdict(self)
 
     def summary(self) -> str:
-        head = ("VIOLATION" if self.violation else "no violation found")
+        head = "VIOLATION" if self.violation else "NO VIOLATION FOUND"  # as the audit's and the score audit's say
         test = (self.curve_violation or {}).get("test")
         lines = [
             f"verdict     {head}: epsilon >= {self.epsilon_lower_bound:.4g} with "

@@ -364,3 +364,11 @@ def test_ties_are_drawn_from_the_seed_and_reported():
     untied = np.random.default_rng(3).normal(size=400) + inc  # no ties: the seed changes nothing
     assert {dpaudit.audit_one_run(untied, inc, epsilon=1.0, seed=k).epsilon_lower_bound for k in range(4)} == {
         dpaudit.audit_one_run(untied, inc, epsilon=1.0, seed=0).epsilon_lower_bound}
+
+
+def test_the_one_run_summary_words_its_verdict_as_the_audits_do():
+    # "no violation found" in lower case here, "NO VIOLATION FOUND" in dpaudit audit's and dpaudit scores' summaries.
+    rng = np.random.default_rng(0)
+    inc = rng.integers(0, 2, 1000)
+    r = dpaudit.audit_one_run(inc + rng.laplace(0, 1, 1000), inc, epsilon=4.0, seed=1)
+    assert r.summary().startswith("verdict     NO VIOLATION FOUND: epsilon >= ")
