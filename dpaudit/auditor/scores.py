@@ -34,7 +34,10 @@ MIN_SCORES = 20
 
 
 def split_scores_at_random(scores: np.ndarray, fraction: float, rng: np.random.Generator):
-    """(selection part, certifying part) of one side's scores: a random ``fraction`` chooses, the rest certify."""
+    """(selection part, certifying part) of one side's scores: a random ``fraction`` chooses, the rest certify.
+
+    Each part keeps at least 10 scores (a threshold chosen on fewer, or certified on fewer, says nothing), so
+    a side of 20 to 33 scores is split 10 and the rest, whatever the fraction."""
     perm = rng.permutation(len(scores))
     k = min(max(int(round(fraction * len(scores))), 10), len(scores) - 10)
     return scores[perm[:k]], scores[perm[k:]]
@@ -58,7 +61,7 @@ def audit_scores(in_scores, out_scores, *, epsilon=None, delta=0.0, claim=None, 
     estimator : {"clopper-pearson", "gdp"}
         The certificate, as for :func:`dpaudit.audit`.
     selection_fraction : float
-        Share of each side that chooses the event; the rest certify it.
+        Share of each side that chooses the event; the rest certify it (each part at least 10 scores).
 
     Returns
     -------

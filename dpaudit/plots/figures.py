@@ -883,7 +883,8 @@ def plot_trajectory(results, *, size="one-column"):
         ax.axhline(eps, color=colour, ls=(0, (5, 2)), lw=0.9, zorder=2, label=label + whose)
     if hi / max(lo, 1.0) > 30:
         ax.set_xscale("log")
-    ax.set_ylim(0, top * 1.12 if top > 0 else 1.0)
+    # Below 0 by a little: a bound of 0 (nothing certified yet) is a whole marker, not half of one cut by the axis.
+    ax.set_ylim(-0.03 * (top if top > 0 else 1.0), top * 1.12 if top > 0 else 1.0)
     ax.set_xlabel("releases drawn per side (cumulative)")
     ax.set_ylabel(f"certified {EPS} lower bound")
     ntr = max(len(rows) for _, _, rows in series)
