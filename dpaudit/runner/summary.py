@@ -142,6 +142,18 @@ def _count(group: dict, key: str) -> str:
     return "-" if metric is None else str(int(round(metric["mean"] * metric["n"])))
 
 
+#: Per-trial fields that name the point a trial was compared at: a curve claim's trials may each have their own.
+POINT_FIELDS = ("claimed_epsilon", "claimed_delta")
+
+
+def _cell(metric: dict, key: str) -> str:
+    """A metric's table cell: its mean; for the claimed point, its range when the trials differ (a curve claim's
+    trials each report at their own delta, and a mean of claimed epsilons at different deltas is no claim)."""
+    if key in POINT_FIELDS and metric and metric.get("min") != metric.get("max"):
+        return f"{_fmt(metric['min'])} to {_fmt(metric['max'])}"
+    return _fmt(metric.get("mean"))
+
+
 def format_table(summary: dict, config: dict) -> str:
     """A plain-text table of the summary, one row per group."""
     kind = get_kind(summary["kind"], "attack.name")
@@ -193,8 +205,7 @@ def format_table(summary: dict, config: dict) -> str:
             if not g["n_trials"]:
                 continue
             row = [*[_fmt(g["sweep"][k]) for k in sweep_keys], str(g["n_trials"])]
-            row += [_count(g, k) if k in COUNT_METRICS else _fmt(g["metrics"].get(k, {}).get("mean"))
-                    for k in metric_names]
+            row += [_count(g, k) if k in COUNT_METRICS else _cell(g["metrics"].get(k, {}), k) for k in metric_names]
             if extra:
                 row.append(f"{g['rmse']:.4g} [{g['rmse_low']:.4g}, {g['rmse_high']:.4g}]")
             rows.append(row)

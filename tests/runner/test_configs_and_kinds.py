@@ -369,3 +369,21 @@ def test_a_one_run_trial_orders_tied_scores_from_its_own_seed(tmp_path):
                for r in runs]
     assert results[0] == results[1] and runs[0].summary == runs[1].summary
     assert len({r["epsilon_lower_bound"] for r in results[0]}) > 1  # the trials differ in how ties are broken
+
+
+def test_a_scores_tables_claimed_point_is_a_range_when_its_trials_differ(tmp_path):
+    # A curve claim's trials each report at their own delta: the table showed the mean of their claimed epsilons
+    # and deltas, a point of no claim.  Now the range; equal ones (a point claim) keep the one number.
+    cfg = {"name": "sc", "seed": 11, "trials": 3, "attack": {"name": "scores", "params": {
+        "in_scores": str(ROOT / "configs/data/mia_in.npy"), "out_scores": str(ROOT / "configs/data/mia_out.npy"),
+        "claim": "gdp:mu=0.5"}}}
+    outcome = run_experiment(cfg, out=tmp_path, **QUIET)
+    trials = [json.loads(line)["result"] for line in (outcome.directory / "trials.jsonl").read_text().splitlines()]
+    deltas = [t["claimed_delta"] for t in trials]
+    assert len(set(deltas)) > 1  # seed 11: the three splits report at three deltas
+    row = outcome.table.splitlines()[2]
+    assert f"{min(deltas):.4g} to {max(deltas):.4g}" in row
+    cfg["attack"]["params"].pop("claim")
+    cfg["attack"]["params"].update(epsilon=1.0, delta=1e-5)
+    row = run_experiment(cfg, out=tmp_path / "point", **QUIET).table.splitlines()[2]
+    assert " to " not in row and "1e-05" in row
