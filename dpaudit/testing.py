@@ -128,6 +128,7 @@ def assert_dp(
     ...
     AssertionError: gaussian_count violates its claim gdp:mu=0.5 (at delta=...
     """
+    __tracebackhide__ = True  # pytest shows the test's line and the message, not this function's source
     from .auditor import audit
     from .stats.bayes import format_confidence
 

@@ -31,6 +31,15 @@ def test_broken_claim_raises_with_the_report():
         assert_dp(noisy_count, [0, 1, 1], [0, 1], epsilon=0.25, samples=50_000, ideal=True, confidence=0.9999)
 
 
+def test_a_failure_points_at_the_test_not_at_assert_dp_source():
+    # pytest prints every frame of a failure: assert_dp's own frame once put its 120-line source and docstring
+    # between the maintainer's test line and the message. An assertion helper hides its frame (__tracebackhide__).
+    with pytest.raises(AssertionError) as info:
+        assert_dp(noisy_count, [0, 1, 1], [0, 1], epsilon=0.25, samples=20_000, ideal=True)
+    shown = [entry.name for entry in info.traceback.filter(info)]
+    assert shown == ["test_a_failure_points_at_the_test_not_at_assert_dp_source"]
+
+
 def test_float_leak_of_a_numpy_sampler_fails_by_default():
     # auto also reads the bits of the releases: loc + rng.laplace() takes bit patterns that depend on loc
     # (Mironov 2012); at 2e4 samples the float attack certifies far more than 1 on this pair.
