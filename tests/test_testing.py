@@ -72,5 +72,18 @@ def test_same_answer_every_run_without_a_seed_argument():
     assert a == b
 
 
+def _unseeded_count(dataset, size=None):
+    return float(np.sum(dataset)) + np.random.default_rng().laplace(0.0, 1.0, size=size)
+
+
+def test_the_first_line_of_an_unseeded_failure_does_not_promise_a_replay():
+    # pytest's short summary shows only the first line: "(seed 20181001)" there read as "rerun with this seed",
+    # but a target without rng draws its own noise (OpenDP's adapters do), so the failure may not come back.
+    with pytest.raises(AssertionError) as info:
+        assert_dp(_unseeded_count, [0, 1, 1], [0, 1], epsilon=0.25, samples=20_000, ideal=True)
+    first = str(info.value).splitlines()[0]
+    assert first.endswith("(seed 20181001; the target takes no rng, so a rerun draws other noise)")
+
+
 def test_reachable_from_the_package():
     assert dpaudit.testing.assert_dp is assert_dp
