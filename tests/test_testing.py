@@ -85,5 +85,17 @@ def test_the_first_line_of_an_unseeded_failure_does_not_promise_a_replay():
     assert first.endswith("(seed 20181001; the target takes no rng, so a rerun draws other noise)")
 
 
+def test_a_violation_on_a_pair_that_is_no_neighbour_says_so():
+    # [0, 1, 1, 1] against [0]: three records removed, so the count moves by 3 and Laplace(1) shows epsilon ~3
+    # (certified ~2.8 at 2e4) on a correct mechanism. `dpaudit audit` warns on stderr; from Python the failure
+    # said nothing, and a maintainer chased a bug that is the test's pair.
+    with pytest.raises(AssertionError) as info:
+        assert_dp(noisy_count, [0, 1, 1, 1], [0], epsilon=1.0, samples=20_000, ideal=True)
+    assert "the pair is not neighbouring under any relation" in str(info.value)
+    # a neighbouring pair of any relation (here linf: every answer moves by at most 1) gets no such note
+    report = dpaudit.audit(noisy_count, [0, 1, 1], [1, 0, 2], epsilon=1.0, samples=20_000, seed=1, ideal=True)
+    assert not any("neighbouring" in note for note in report.notes)
+
+
 def test_reachable_from_the_package():
     assert dpaudit.testing.assert_dp is assert_dp
