@@ -128,6 +128,7 @@ def assert_dp(
     ...
     AssertionError: gaussian_count violates its claim gdp:mu=0.5 (at delta=...
     """
+    __tracebackhide__ = True  # pytest shows the test's line and the message, not this function's source
     from .auditor import audit
     from .stats.bayes import format_confidence
 
@@ -142,8 +143,9 @@ def assert_dp(
             said = f"epsilon={epsilon:g}" + (f", delta={delta:g}" if delta else "")
         else:
             said = f"{report.claim} (at delta={report.claimed_delta:.3g}: epsilon={report.claimed_epsilon:.4g})"
+        replay = "" if report.seeded else "; the target takes no rng, so a rerun draws other noise"
         raise AssertionError(
             f"{name} violates its claim {said}: epsilon >= {report.epsilon_lower_bound:.4f} with "
-            f"{format_confidence(report.confidence)} confidence (seed {report.seed})\n{report.summary()}"
+            f"{format_confidence(report.confidence)} confidence (seed {report.seed}{replay})\n{report.summary()}"
         )
     return report

@@ -31,6 +31,15 @@ def test_broken_claim_raises_with_the_report():
         assert_dp(noisy_count, [0, 1, 1], [0, 1], epsilon=0.25, samples=50_000, ideal=True, confidence=0.9999)
 
 
+def test_a_failure_points_at_the_test_not_at_assert_dp_source():
+    # pytest prints every frame of a failure: assert_dp's own frame once put its 120-line source and docstring
+    # between the maintainer's test line and the message. An assertion helper hides its frame (__tracebackhide__).
+    with pytest.raises(AssertionError) as info:
+        assert_dp(noisy_count, [0, 1, 1], [0, 1], epsilon=0.25, samples=20_000, ideal=True)
+    shown = [entry.name for entry in info.traceback.filter(info)]
+    assert shown == ["test_a_failure_points_at_the_test_not_at_assert_dp_source"]
+
+
 def test_float_leak_of_a_numpy_sampler_fails_by_default():
     # auto also reads the bits of the releases: loc + rng.laplace() takes bit patterns that depend on loc
     # (Mironov 2012); at 2e4 samples the float attack certifies far more than 1 on this pair.
@@ -61,6 +70,31 @@ def test_same_answer_every_run_without_a_seed_argument():
     b = assert_dp(noisy_count, [1], [0], epsilon=1.0, samples=20_000, ideal=True).to_dict()
     a.pop("elapsed_seconds"), b.pop("elapsed_seconds")
     assert a == b
+
+
+def _unseeded_count(dataset, size=None):
+    return float(np.sum(dataset)) + np.random.default_rng().laplace(0.0, 1.0, size=size)
+
+
+def test_the_first_line_of_an_unseeded_failure_does_not_promise_a_replay():
+    # pytest's short summary shows only the first line: "(seed 20181001)" there read as "rerun with this seed",
+    # but a target without rng draws its own noise (OpenDP's adapters do), so the failure may not come back.
+    with pytest.raises(AssertionError) as info:
+        assert_dp(_unseeded_count, [0, 1, 1], [0, 1], epsilon=0.25, samples=20_000, ideal=True)
+    first = str(info.value).splitlines()[0]
+    assert first.endswith("(seed 20181001; the target takes no rng, so a rerun draws other noise)")
+
+
+def test_a_violation_on_a_pair_that_is_no_neighbour_says_so():
+    # [0, 1, 1, 1] against [0]: three records removed, so the count moves by 3 and Laplace(1) shows epsilon ~3
+    # (certified ~2.8 at 2e4) on a correct mechanism. `dpaudit audit` warns on stderr; from Python the failure
+    # said nothing, and a maintainer chased a bug that is the test's pair.
+    with pytest.raises(AssertionError) as info:
+        assert_dp(noisy_count, [0, 1, 1, 1], [0], epsilon=1.0, samples=20_000, ideal=True)
+    assert "the pair is not neighbouring under any relation" in str(info.value)
+    # a neighbouring pair of any relation (here linf: every answer moves by at most 1) gets no such note
+    report = dpaudit.audit(noisy_count, [0, 1, 1], [1, 0, 2], epsilon=1.0, samples=20_000, seed=1, ideal=True)
+    assert not any("neighbouring" in note for note in report.notes)
 
 
 def test_reachable_from_the_package():

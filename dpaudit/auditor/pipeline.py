@@ -134,6 +134,19 @@ def replaced_record_note(claim, dataset, neighbor) -> str | None:
             "audit the dataset with the record against the dataset without it")
 
 
+def non_neighbour_note(dataset, neighbor) -> str | None:
+    """A note when the pair is neighbouring under no relation (replace-one, add/remove or linf): a bound on it
+    may exceed the claim of a correct mechanism.  ``dpaudit audit`` warns on stderr; from Python (``assert_dp``)
+    the report was silent, so a failure on a mistyped pair read as a bug in the mechanism."""
+    from ..pairs import Relation, compare_pair
+
+    diff = compare_pair(dataset, neighbor)
+    if any(diff.is_neighbouring(rel) for rel in (Relation.REPLACE_ONE, Relation.ADD_REMOVE, Relation.LINF)):
+        return None
+    return (f"the pair is not neighbouring under any relation: {diff.describe()}; a bound on it may exceed the "
+            "claim without any violation (neighbours differ in one record, or in every answer by at most 1)")
+
+
 def _is_builtin(tgt) -> bool:
     """Built-in mechanisms: fast vectorised numpy whose arrays are cheaper to draw than to ship."""
     from ..mechanisms.base import BuiltinMechanism
@@ -646,7 +659,7 @@ def audit(
     finally:
         sampler.close()
     report = run.report(tgt, sampler.shape, **settings)
-    note = replaced_record_note(claim, *pair)
+    note = replaced_record_note(claim, *pair) or non_neighbour_note(*pair)
     return replace(report, notes=[*report.notes, note]) if note else report
 
 
