@@ -99,3 +99,13 @@ def test_a_violation_on_a_pair_that_is_no_neighbour_says_so():
 
 def test_reachable_from_the_package():
     assert dpaudit.testing.assert_dp is assert_dp
+
+
+def test_a_claim_above_the_ceiling_is_noted_as_uncheckable():
+    # A correct-looking pass above the ceiling is no evidence: 2,000 samples per side certify at most ~5.5, so a
+    # claim of 20 could not have been caught, and nothing said so (only report.ceiling).
+    import dpaudit
+
+    high = dpaudit.testing.assert_dp("laplace", epsilon=20.0, samples=2000, seed=1)
+    assert any("above the ceiling" in n and "no violation could have been found" in n for n in high.notes)
+    assert not any("ceiling" in n for n in dpaudit.audit("laplace", epsilon=1.0, samples=2000, seed=1).notes)

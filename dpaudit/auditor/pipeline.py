@@ -659,8 +659,18 @@ def audit(
     finally:
         sampler.close()
     report = run.report(tgt, sampler.shape, **settings)
-    note = replaced_record_note(claim, *pair) or non_neighbour_note(*pair)
-    return replace(report, notes=[*report.notes, note]) if note else report
+    notes = [n for n in (replaced_record_note(claim, *pair) or non_neighbour_note(*pair), ceiling_note(report)) if n]
+    return replace(report, notes=[*report.notes, *notes]) if notes else report
+
+
+def ceiling_note(report) -> str | None:
+    """A note when the claim is above what the audit's sample size could certify at all: its "no violation" is no
+    evidence (a classic Gaussian at epsilon 10, truly 14.7, passed ``assert_dp`` at a ceiling of 9.4, and nothing
+    said that no size of this order could have caught it).  The ceiling grows about as ``ln`` of the samples."""
+    if report.violation or not report.ceiling < report.claimed_epsilon:
+        return None
+    return (f"the claimed epsilon {report.claimed_epsilon:.4g} is above the ceiling {report.ceiling:.4g}, the most "
+            f"these samples could certify: no violation could have been found; the ceiling grows about as ln(samples)")
 
 
 def _deadline(time_budget, t_start: float) -> float | None:
