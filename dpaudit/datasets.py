@@ -285,12 +285,15 @@ def parse_dataset(text_or_path: Any, name: str = "--dataset") -> np.ndarray:
     dpaudit.exceptions.DatasetError: --neighbor: JSON literal: ragged array (rows of different lengths)
     """
     if not isinstance(text_or_path, (str, bytes, os.PathLike)):
-        if isinstance(text_or_path, (np.ndarray, list, tuple)) or hasattr(text_or_path, "__array__"):
+        if isinstance(text_or_path, (np.ndarray, list, tuple, range)) or hasattr(text_or_path, "__array__"):
             return _validate_dataset(text_or_path, name, "array")
     if isinstance(text_or_path, os.PathLike):
         text_or_path = os.fspath(text_or_path)
     if not isinstance(text_or_path, str):
-        raise DatasetError(f"{name}: expected a JSON array or a file path, got {type(text_or_path).__name__}")
+        # From Python a generator or a set once read as if a command line's argument were wrong.
+        hint = "; pass a list, e.g. list(...)" if hasattr(text_or_path, "__iter__") else ""
+        raise DatasetError(f"{name}: expected an array, a list, a JSON array or a file path, got "
+                           f"{type(text_or_path).__name__}{hint}")
     text = text_or_path.strip()
     if not text:
         raise DatasetError(f"{name}: empty argument (expected a JSON array or a .json/.npy/.csv file)")

@@ -269,3 +269,13 @@ def test_a_large_csv_of_scores_is_read_without_a_python_object_per_value(tmp_pat
         tracemalloc.stop()
     assert scores.tolist() == values.tolist()
     assert peak < 60 * n, f"{peak / n:.0f} bytes per score"
+
+
+def test_python_sequences_read_and_iterators_are_refused_with_a_hint():
+    # range(...) was refused as "expected a JSON array or a file path, got range", wording for the command line;
+    # a generator got the same, with no word of what to pass.
+    from dpaudit.datasets import load_scores
+
+    assert load_scores(range(30), name="IN").tolist() == [float(i) for i in range(30)]
+    with pytest.raises(DatasetError, match=r"IN: expected an array, a list, .* got generator; pass a list"):
+        load_scores((x for x in range(30)), name="IN")
