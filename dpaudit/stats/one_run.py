@@ -281,11 +281,14 @@ def counts_for_guesses(scores, included, guesses, *, one_sided: bool = False, ti
     if one_sided:
         right = inc[np.lexsort((ties, -s))]
     else:
-        center = _median(s)
-        # Halves never overflow: scores near the float maximum on both sides of the median are ordered by how far
-        # they are, not tied at inf; the whole distance stays the first key, so no ordering changes elsewhere.
-        with np.errstate(over="ignore"):
-            order = np.lexsort((ties, -np.abs(s / 2 - center / 2), -np.abs(s - center)))
+        with np.errstate(over="ignore"):  # scores near the float maximum: their sums and differences overflow
+            center = float(np.median(s))
+            if not math.isfinite(center):  # two middle scores summed to inf: every canary sat below it
+                center = 2.0 * float(np.median(s / 2))
+            distance = np.abs(s - center)
+            if not np.all(np.isfinite(distance)):  # tied at inf; halves keep their order (halving is exact)
+                distance = np.abs(s / 2 - center / 2)
+        order = np.lexsort((ties, -distance))
         # Scores at the median go to the thinner side (see guess_counts): all "included" made every 0 of
         # hard-label 0/1 scores with fewer 1s a wrong guess, and the bound depended on which label was rarer.
         ties_included = np.count_nonzero(s > center) <= np.count_nonzero(s < center)
@@ -293,22 +296,6 @@ def counts_for_guesses(scores, included, guesses, *, one_sided: bool = False, ti
         right = guessed[order] == inc[order]
     running = np.r_[0, np.cumsum(right)]
     return [(k, int(running[k])) for k in ks]
-
-
-def _median(s: np.ndarray) -> float:
-    """``np.median`` of finite scores without its overflow: two middle scores near the float maximum summed to
-    inf, and every canary then sat below the median.
-
-    >>> _median(np.array([1.7e308, 1.7e308, -1.0])), _median(np.array([3.0, 1.0, 2.0, 4.0]))
-    (1.7e+308, 2.5)
-    """
-    n = len(s)
-    if n % 2:
-        return float(np.partition(s, n // 2)[n // 2])
-    lo, hi = np.partition(s, [n // 2 - 1, n // 2])[n // 2 - 1:n // 2 + 1]
-    with np.errstate(over="ignore"):
-        mid = (lo + hi) / 2  # np.median's own arithmetic, so every other median is the same float
-    return float(mid) if np.isfinite(mid) else float(lo / 2 + hi / 2)
 
 
 def guess_grid(m: int, *, smallest: int = 10) -> list[int]:
