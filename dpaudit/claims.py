@@ -187,6 +187,15 @@ class Claim(ABC):
         return _out(np.maximum(a.max(axis=-1), 0.0), power)
 
     @property
+    def is_curve(self) -> bool:
+        """True for a curve of more than one point (a point claim's grid is its one point).
+
+        >>> parse_claim("gdp:mu=1").is_curve, parse_claim("eps:1,delta=1e-5").is_curve
+        (True, False)
+        """
+        return len(self.grid()[0]) > 1
+
+    @property
     def reference(self) -> tuple[float, float]:
         """``(epsilon, delta)`` shown when nothing is certified: the point itself, else the curve at 1e-5."""
         d = 1e-5

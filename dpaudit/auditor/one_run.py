@@ -146,7 +146,7 @@ def _tests(claim, delta, grid):
     ``beta`` at the observed W, which has probability at most ``beta``.  Only the numbers of guesses
     (different counts W) are Bonferroni-split.
     """
-    claimed = {d: float(claim.epsilon(d)) for d in (CURVE_DELTAS if len(claim.grid()[0]) > 1 else [delta])}
+    claimed = {d: float(claim.epsilon(d)) for d in (CURVE_DELTAS if claim.is_curve else [delta])}
     claimed = {d: e for d, e in claimed.items() if math.isfinite(e)}
     if not claimed:
         # A curve finite only above CURVE_DELTAS (a profile of large deltas) is point-tested at its first
@@ -189,7 +189,7 @@ def audit_one_run(scores, included, *, epsilon=None, delta=0.0, claim=None, gues
     entropy = seed_entropy(as_seed_sequence(seed))
     ties = tie_order(m, np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=(TIES_KEY,))))
     tests = _tests(claim_obj, claim_obj.finite_point[1], grid)
-    curve = len(claim_obj.grid()[0]) > 1
+    curve = claim_obj.is_curve
     # A curve is also tested whole (f-DP); the two families of tests split the failure probability (FDP_SHARE).
     split = (1.0 - confidence) / len(grid)
     fdp_share = split * FDP_SHARE

@@ -644,7 +644,7 @@ def audit(
     run = _Run(sampler, plan, tracker, attack=attack, ideal=bool(ideal), cert=cert, est=est, entropy=entropy,
                epsilon=epsilon, delta=delta, confidence=confidence, t_start=t_start,
                reason="fixed" if samples is not None else "budget", on_round=on_round,
-               curve=len(claim.grid()[0]) > 1)
+               curve=claim.is_curve)
     settings = dict(attack=attack, ideal=bool(ideal), est=est, confidence=confidence, entropy=entropy,
                     claim=None if claim_given is None else (claim_given if isinstance(claim_given, str) else
                                                             claim.spec),

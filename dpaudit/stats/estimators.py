@@ -140,7 +140,7 @@ class Estimator(ABC):
 
         ``claim`` is a :class:`~dpaudit.claims.Claim` when the entry point was given one.
         """
-        if self.point_only and claim is not None and len(claim.grid()[0]) > 1:
+        if self.point_only and claim is not None and claim.is_curve:
             raise ParameterValueError(f"estimator {self.name!r} certifies at one delta; it takes a point claim, "
                                       f"got claim {claim.spec!r}")
 
