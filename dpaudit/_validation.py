@@ -39,6 +39,7 @@ __all__ = [
     "check_plain",
     "did_you_mean",
     "number_text",
+    "underscore_hint",
 ]
 
 
@@ -82,8 +83,13 @@ _NUMBER_TEXT = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)
 _SPECIAL_TEXT = {sign + word for sign in ("", "+", "-") for word in ("inf", "infinity", "nan")}
 
 
-#: What a message about ``1_0`` adds after "must be a number" (:func:`number_text`).
-NO_UNDERSCORE = ", written without '_' (1_0 is not read as 10)"
+def underscore_hint(text: str) -> str:
+    """What a message about ``text`` adds after "must be a number" when it holds a ``_`` (:func:`number_text`).
+
+    >>> underscore_hint("1_0"), underscore_hint("x")
+    (", written without '_' (1_0 is not read as 10)", '')
+    """
+    return ", written without '_' (1_0 is not read as 10)" if "_" in text else ""
 
 
 def number_text(text: str) -> float:
@@ -91,7 +97,7 @@ def number_text(text: str) -> float:
 
     ``float()`` also reads ``1_0`` as 10 (Python's digit grouping) and non-ASCII digits; from a command line
     or a spec ``1_0`` is far more likely a typo of ``1.0`` than ten, so both raise ``ValueError``, whose
-    message says why (the caller names the argument; :data:`NO_UNDERSCORE` is the phrase for its message).
+    message says why (the caller names the argument; :func:`underscore_hint` is the phrase for its message).
     Surrounding whitespace is ignored, as ``float()`` does.
 
     >>> number_text("1e6"), number_text(" -.5 "), number_text("inf")

@@ -58,7 +58,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ._validation import NO_UNDERSCORE, check_delta, check_epsilon, check_int, check_real, number_text
+from ._validation import check_delta, check_epsilon, check_int, check_real, number_text, underscore_hint
 from .exceptions import ParameterTypeError, ParameterValueError
 from .privacy import Neighbouring, PrivacyClaim
 
@@ -423,7 +423,8 @@ def _note_if_slow(what: str):
     discretisation is quicker but is not kept: its epsilons came out below this one's at some deltas
     (noise 0.02: 903 instead of 939 at delta 1e-2), and a claim's curve must not get less conservative.
     The note is a progress line, said while the command runs and only where the progress bar is drawn (a
-    terminal, or ``DPAUDIT_PROGRESS=1``): where stderr is a log, an error stays the one line there.  The next run reads the disk cache at once.
+    terminal, or ``DPAUDIT_PROGRESS=1``): where stderr is a log, an error stays the one line there.  The next
+    run reads the disk cache at once.
     """
     def say():
         from ._progress import progress_wanted
@@ -696,8 +697,8 @@ def _number(spec: str, key: str, text: str) -> float:
     try:
         return number_text(text)
     except ValueError:
-        why = NO_UNDERSCORE if "_" in text else ""
-        raise ParameterValueError(f"claim {spec!r}: {key} must be a number{why}; got {text!r}") from None
+        raise ParameterValueError(f"claim {spec!r}: {key} must be a number{underscore_hint(text)}; got {text!r}"
+                                  ) from None
 
 
 def _named(text: str, fn, *args, **kw):

@@ -155,15 +155,14 @@ def _read_csv_rows(path: Path, where: str) -> np.ndarray:
         rows = [row for row in csv.reader(fh) if row and any(cell.strip() for cell in row)]
     if not rows:
         raise DatasetError(f"{where}: the dataset is empty")
-    is_number = _is_csv_number
     # A header: no number in it, or pandas' to_csv header of an unnamed index (",0" above "0,1.5"): its empty
     # first cell is no value of a record, and reading it as one named '' in row 1, not the index column.
     # Its other cells are column names: pandas' default 0, 1, 2, ... or names; a data row missing its first value
     # stays an error.
     names = [c.strip() for c in rows[0][1:]]
-    pandas_index = (len(rows[0]) > 1 and not rows[0][0].strip() and len(rows) > 1 and is_number(rows[1][0])
-                    and (names == [str(i) for i in range(len(names))] or not any(is_number(c) for c in names)))
-    if pandas_index or not any(is_number(c) for c in rows[0]):
+    pandas_index = (len(rows[0]) > 1 and not rows[0][0].strip() and len(rows) > 1 and _is_csv_number(rows[1][0])
+                    and (names == [str(i) for i in range(len(names))] or not any(_is_csv_number(c) for c in names)))
+    if pandas_index or not any(_is_csv_number(c) for c in rows[0]):
         header, rows = rows[0], rows[1:]  # a header row
         if not rows:
             line = ",".join(header)
@@ -177,7 +176,7 @@ def _read_csv_rows(path: Path, where: str) -> np.ndarray:
         try:
             out.append([_csv_number(c) for c in row])
         except ValueError:
-            bad = next(c for c in row if not is_number(c))
+            bad = next(c for c in row if not _is_csv_number(c))
             raise DatasetError(f"{where}: non-numeric value {bad!r} in row {lineno}") from None
     return np.array(out, dtype=float).reshape(len(out), width)
 

@@ -30,8 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from ._validation import check_bool, check_choice, check_int, check_real, check_str, number_text
-from ._validation import NO_UNDERSCORE
+from ._validation import check_bool, check_choice, check_int, check_real, check_str, number_text, underscore_hint
 from .exceptions import ParameterValueError
 from .privacy import Neighbouring
 
@@ -149,8 +148,8 @@ class Option:
             try:
                 value = number_text(text)
             except ValueError:
-                why = NO_UNDERSCORE if "_" in text else ""
-                raise ParameterValueError(f"argument {flag}: expected a number{why}; got {text!r}") from None
+                raise ParameterValueError(f"argument {flag}: expected a number{underscore_hint(text)}; got {text!r}"
+                                          ) from None
         elif self.type == "claim":
             from .exceptions import DPAuditError
 
@@ -174,9 +173,8 @@ def _int_text(text: str, flag: str) -> int:
     try:
         value = number_text(text)
     except ValueError:
-        why = NO_UNDERSCORE if "_" in text else ""
-        raise ParameterValueError(f"argument {flag}: expected an integer (1e6 is allowed){why}; got {text!r}"
-                                  ) from None
+        raise ParameterValueError(f"argument {flag}: expected an integer (1e6 is allowed){underscore_hint(text)}; "
+                                  f"got {text!r}") from None
     stripped = text.strip()
     if stripped.lstrip("+-").isdigit():
         return int(stripped)  # exact beyond 2**53, where the float is not
@@ -391,6 +389,7 @@ ONE_RUN_OPTIONS = OptionTable([
     Option("guesses", "int", None, low=1, flag="--guesses", metavar="K",
            help="guesses made, on the K scores farthest from the median: 'included' above it, 'excluded' below "
                 "(ties at the median on the thinner side), in the proportion the scores show (a curve claim's "
-                "f-DP test guesses 'included' on the K highest); default: m, m/2, m/4, ... down to 10, each at a Bonferroni share of the confidence"),
+                "f-DP test guesses 'included' on the K highest); default: m, m/2, m/4, ... down to 10, each at a "
+                "Bonferroni share of the confidence"),
 ], base=AUDIT_OPTIONS)
 
