@@ -527,19 +527,17 @@ def _dpsgd_grid(noise: float, rate: float, steps: int):
 
 
 def _store_grid(path: Path, grid) -> None:
-    """``grid`` saved whole at ``path`` (a temporary file renamed: a reader never sees half of it), or nothing."""
-    import tempfile
+    """``grid`` saved whole at ``path`` (:func:`~dpaudit.results.atomic_write_text`: a reader never sees half), or
+    nothing."""
+    import io
 
+    from .results import atomic_write_text
+
+    buffer = io.BytesIO()
+    np.savez(buffer, deltas=np.asarray(grid[0]), epsilons=np.asarray(grid[1]))
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                np.savez(fh, deltas=np.asarray(grid[0]), epsilons=np.asarray(grid[1]))
-            os.replace(tmp, path)
-        finally:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
+        atomic_write_text(path, buffer.getvalue())
     except OSError:
         pass
 

@@ -67,15 +67,16 @@ def json_safe(obj):
     return obj
 
 
-def atomic_write_text(path: "str | Path", text: str) -> None:
-    """Write ``text`` to ``path`` so that readers see the old file or the new one, never half.
+def atomic_write_text(path: "str | Path", text: "str | bytes") -> None:
+    """Write ``text`` (or bytes) to ``path`` so that readers see the old file or the new one, never half.
 
     Writes a temporary file in the same folder, fsyncs it and ``os.replace``s it.
     """
     path = Path(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        binary = isinstance(text, bytes)
+        with os.fdopen(fd, "wb" if binary else "w", **({} if binary else {"encoding": "utf-8"})) as fh:
             fh.write(text)
             fh.flush()
             os.fsync(fh.fileno())
