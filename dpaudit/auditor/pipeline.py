@@ -81,6 +81,9 @@ ESTIMATORS = ("clopper-pearson", "gdp")
 #: times as many (see ``choose_test``).
 SELECTION_TRUST = 2
 TRUST_FROM = 8
+#: A score audit certifies the other tail's best event too when it is worth this share of the chosen event's on the
+#: selection split (measured in docs/decisions/event-selection.md).
+TAIL_RATIO = 0.9
 
 #: Share of a test's failure probability the Poisson certificate uses (see ``_certify``).
 POISSON_SHARE = 0.5
@@ -170,9 +173,13 @@ class _Test:
     gdp_event: object = None
     profile_events: list = field(default_factory=list)
     roc_events: list = field(default_factory=list)
+    #: The other tail's best event, certified beside ``event`` at half the failure probability each
+    #: (:meth:`~dpaudit.stats.curves.CurveCertificate.choose_other_tail`); None: ``event`` alone.
+    alt_event: object = None
 
     def events(self):
-        return [e for e in (self.event, self.gdp_event, *self.profile_events, *self.roc_events) if e is not None]
+        return [e for e in (self.event, self.alt_event, self.gdp_event, *self.profile_events, *self.roc_events)
+                if e is not None]
 
 
 #: Rough relative cost of fitting each distinguisher on wide vectors (measured at 50,000 releases of
@@ -182,7 +189,7 @@ FIT_COST = {"mixed": 5, "binned-logistic": 4, "pattern-cells": 4, "density-ratio
 
 
 def choose_test(names, pool, *, cert=None, delta=None, confidence, full: bool, n_test: int = 0,
-                poisson: bool = True, threads: int = 1) -> _Test | None:
+                poisson: bool = True, threads: int = 1, tails: bool = False) -> _Test | None:
     """Fit each named distinguisher on the pool's first half, choose its event on the second, keep the best.
 
     Candidates are ranked by the bound their selection counts certify, with
@@ -204,7 +211,9 @@ def choose_test(names, pool, *, cert=None, delta=None, confidence, full: bool, n
     ``threads`` candidates are fitted at once (numpy and scikit-learn release the GIL in their
     heavy parts), the costliest first (:data:`FIT_COST`), each with one BLAS thread; each
     candidate's fit is deterministic and the best is taken in ``names`` order, so the choice
-    depends on neither.
+    depends on neither.  ``tails=True`` (one fixed-size round, no Poisson certificate: the score
+    audit) also keeps the other tail's best event when it is worth :data:`TAIL_RATIO` of the
+    chosen one's (``alt_event``; :func:`certify_round` certifies both).
     """
     if cert is None:
         from ..claims import PointClaim
@@ -243,6 +252,8 @@ def choose_test(names, pool, *, cert=None, delta=None, confidence, full: bool, n
         inequality, p_value = rates.poisson_value(test.event)
         if p_value > test.value:
             test.poisson = inequality
+    if tails and test.poisson is None:
+        test.alt_event = cert.choose_other_tail(rates, test.event, ratio=TAIL_RATIO)
     if full:
         test.gdp_event = rates.choose(gdp=True)
         test.profile_events = [rates.choose(delta=d) for d in DEFAULT_DELTAS]
@@ -443,6 +454,8 @@ def certify_round(r, samples, n_calibration, test, float_test, counts, pcounts, 
     # The stopping rules follow the event's interval bound on all held-out counts (it covers the
     # inequality a Poisson test certifies, so the two move together).
     tracked = ClopperPearsonEstimator().bound(counts[0], test.event, delta=delta, confidence=conf)
+    if test.alt_event is not None:
+        test, tracked = _better_tail(test, counts[0], cert, delta=delta, confidence=conf)
     main = tracked if test.poisson is None else _certify(test, counts[0], pcounts[0], delta=delta, confidence=conf)
     gdp = GaussianDPEstimator().bound(counts[0], test.gdp_event, delta=delta, confidence=conf)
     profile = profile_from_counts(counts[0], test.profile_events, DEFAULT_DELTAS, confidence=conf)
@@ -460,6 +473,17 @@ def certify_round(r, samples, n_calibration, test, float_test, counts, pcounts, 
     float_curve = cert.test(float_bound) if float_bound is not None else None
     return _Round(r, samples, n_calibration, counts[0].n0, conf, test, main, gdp, profile, roc, float_test,
                   float_bound, headline, counts, tracked, pcounts, curve, float_curve, ceiling)
+
+
+def _better_tail(test, counts, cert, *, delta, confidence):
+    """(the test with the better of its two events as ``event``, that event's bound): each event certified at
+    half the failure probability, so both bounds hold at once and the better (against the claim) may be kept."""
+    each = 1.0 - (1.0 - confidence) / 2
+    bounds = [ClopperPearsonEstimator().bound(counts, e, delta=delta, confidence=each)
+              for e in (test.event, test.alt_event)]
+    # Ranked as the rounds are (_retarget): by the margin over the claim, else by the share of it certified.
+    keep = max((0, 1), key=lambda i: (cert.test(bounds[i]).as_bound_against(1.0), -i))
+    return replace(test, event=(test.event, test.alt_event)[keep]), bounds[keep]
 
 
 def resolve_claim(claim, epsilon, delta, estimator):

@@ -3,7 +3,12 @@
 A membership-inference attack (or any test) gives one score per run with the
 target record IN and one per run with it OUT.  The scores are split at random
 on each side: one part chooses the threshold event (exactly as an audit's
-calibration data does), the other certifies it.  The certified counts never
+calibration data does), the other certifies it.  When the other tail's best
+event is nearly as good on the choosing part, both are certified at half the
+failure probability each and the better is kept: the two tails' counts are
+disjoint, so the better of two nearly independent bounds gains more than the
+halving costs (Gaussian scores: 90% of the truth on 90 of 100 seeds instead of
+82).  The certified counts never
 saw the choice, so the bound holds at the stated confidence whatever the
 scores are, however they were made (Nasr et al. 2023 and most MIA audits
 choose the threshold on the scores they certify with, which overstates the
@@ -89,7 +94,8 @@ def audit_scores(in_scores, out_scores, *, epsilon=None, delta=0.0, claim=None, 
     sel_in, held_in = split_scores_at_random(s_in, fraction, rng)
     sel_out, held_out = split_scores_at_random(s_out, fraction, rng)
     # The held-out sets have the sizes they were given, not Poisson sizes: no Poisson certificate.
-    test = choose_test(("threshold",), (sel_in, sel_out), cert=cert, confidence=confidence, full=True, poisson=False)
+    test = choose_test(("threshold",), (sel_in, sel_out), cert=cert, confidence=confidence, full=True, poisson=False,
+                       tails=True)
     thresholds = [e.threshold for e in test.events()]
     counts = [HeldOutCounts.from_scores(thresholds, test.scorer.score(held_in), test.scorer.score(held_out))]
     rd = certify_round(0, len(s_in), len(sel_in), test, None, counts, None, delta=delta, confidence=confidence,
@@ -100,6 +106,9 @@ def audit_scores(in_scores, out_scores, *, epsilon=None, delta=0.0, claim=None, 
                           drawn=len(s_in), max_samples=None, t_start=t_start)
     report = dataclasses.replace(report, samples_in=len(s_in), samples_out=len(s_out), n_test_in=len(held_in),
                                  n_test_out=len(held_out))
+    if rd.test.alt_event is not None:
+        report.notes.append("both tails' best events were certified, each at half the failure probability; the "
+                            "better against the claim is reported")
     if len(s_in) != len(s_out):
         report.notes.append(f"{len(s_in)} IN scores and {len(s_out)} OUT scores; {len(held_in)} and "
                             f"{len(held_out)} of them certify")

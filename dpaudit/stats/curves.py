@@ -71,10 +71,16 @@ def certified_curve(fpr_upper, fnr_upper, deltas) -> np.ndarray:
     return _curve(1.0 - fnr_upper, fpr_upper, np.asarray(deltas, dtype=float))
 
 
+def _inequalities(tpr_lo, fpr_hi, deltas):
+    """The event's two inequalities' bounds: ``P_1(E) <= e^eps P_0(E) + delta`` (the tail the event is) and
+    ``P_0(E^c) <= e^eps P_1(E^c) + delta`` (the other tail, read through the complement)."""
+    return log_ratio_bound(tpr_lo, fpr_hi, deltas), log_ratio_bound(1.0 - fpr_hi, 1.0 - tpr_lo, deltas)
+
+
 def _curve(tpr_lo, fpr_hi, deltas):
     # The same two inequalities, in the same arithmetic, as the point bound
     # (dpaudit.stats.bounds.epsilon_bounds_array), so that a one-point curve is that bound exactly.
-    return np.maximum(log_ratio_bound(tpr_lo, fpr_hi, deltas), log_ratio_bound(1.0 - fpr_hi, 1.0 - tpr_lo, deltas))
+    return np.maximum(*_inequalities(tpr_lo, fpr_hi, deltas))
 
 
 @dataclass(frozen=True)
@@ -304,6 +310,30 @@ class CurveCertificate:
 
     def choose(self, rates) -> ThresholdEvent:
         return pick_event(rates.candidates, *self.objective(rates))
+
+    def choose_other_tail(self, rates, event: ThresholdEvent, *, ratio: float) -> ThresholdEvent | None:
+        """The best event certified through another inequality than ``event``'s, or None.
+
+        Each event's value is the better of its two inequalities (:func:`_inequalities`), in either
+        orientation: four families, and in practice two tails (which side's releases are likelier,
+        in which end of the scores).  Where the other tail's best candidate is worth at least
+        ``ratio`` of ``event``'s on these calibration rates, certifying both at half the failure
+        probability each and keeping the larger gains more than the halving costs: the two tails'
+        held-out counts are disjoint, so their noise is nearly independent, where the chosen tail's
+        runner-up thresholds share theirs (docs/decisions/event-selection.md).  Calibration data only.
+        """
+        d, w = self._sel_deltas, self._weights
+        parts = [*_inequalities(rates.tpr_lo[:, None], rates.fpr_hi[:, None], d),
+                 *_inequalities(1.0 - rates.tpr_hi[:, None], 1.0 - rates.fpr_lo[:, None], d)]
+        values = [(p * w).max(axis=1) for p in parts]
+        i = rates._index(event)
+        own = 2 * event.reverse + int(values[2 * event.reverse + 1][i] > values[2 * event.reverse][i])
+        best, family, j = max((float(v[int(np.argmax(v))]), f, int(np.argmax(v)))
+                              for f, v in enumerate(values) if f != own)
+        other = ThresholdEvent(float(rates.candidates[j]), reverse=family >= 2)
+        if best <= 0 or best < ratio * float(values[own][i]) or other == event:
+            return None
+        return other
 
     def value(self, rates, event: ThresholdEvent) -> float:
         i = rates._index(event)
