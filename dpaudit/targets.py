@@ -269,8 +269,11 @@ class Target:
             )
         if arr.dtype.kind not in "biuf":
             # An array's repr cut at 60 characters ends mid-number; its dtype and first value say what came back.
-            what = (f"dtype {arr.dtype}, shape {arr.shape}, first value {arr.flat[0]!r:.40}" if arr.size > 1
-                    else f"{out!r:.60}")
+            # The first value as a Python object: numpy 2 spells a scalar np.complex128(1+1j), numpy 1 (1+1j).
+            first = arr.flat[0] if arr.size > 1 else out
+            first = first.item() if isinstance(first, np.generic) else first
+            what = (f"dtype {arr.dtype}, shape {arr.shape}, first value {first!r:.40}" if arr.size > 1
+                    else f"{first!r:.60}")
             raise TargetError(
                 f"target {self.name!r} returned a non-numeric value of type {type(out).__name__} ({what}) in {where}"
             )

@@ -120,8 +120,15 @@ def test_an_event_dp_accounting_computes_for_replace_one_only_says_so():
     # it has one, for replace-one neighbours, and a claim here is an add/remove curve.
     from dp_accounting import dp_event
 
+    if not hasattr(dp_event, "RandomizedResponseDpEvent"):  # dp-accounting 0.4.2 (our lower bound) has none
+        pytest.skip("this dp-accounting has no RandomizedResponseDpEvent (nor any replace-one-only PLD event)")
     with pytest.raises(ParameterValueError, match=r"ResponseDpEvent.* for add/remove neighbours.*replace-one"):
         as_claim(dp_event.RandomizedResponseDpEvent(0.5, 10))
+
+
+def test_an_event_dp_accounting_does_not_compute_says_only_that():
+    from dp_accounting import dp_event
+
     with pytest.raises(ParameterValueError, match=r"UnsupportedDpEvent\(\)$"):
         as_claim(dp_event.UnsupportedDpEvent())
 
