@@ -7,7 +7,7 @@ Install them in a venv of their own, torch first so that pip keeps the CPU build
     /tmp/venv_torch/bin/pip install torch        # a CPU build is enough (checked: torch 2.13.0+cpu)
     /tmp/venv_torch/bin/pip install opacus       # checked: opacus 1.6.0; `pip list` should still show your torch
     /tmp/venv_torch/bin/pip install -e .         # dpaudit, from the repository root
-    /tmp/venv_torch/bin/python experiments/training/opacus_audit.py --samples 5000
+    /tmp/venv_torch/bin/python experiments/training/opacus_audit.py --samples 5000 --out results/opacus
 
 Logistic regression on 200 synthetic records, Opacus DP-SGD at noise 2.385, Poisson rate 0.5, 4 steps, clip 1
 (the accountant's epsilon is 2 at delta 1e-5). Each audit claims the accountant's whole curve
@@ -124,6 +124,58 @@ def white_box_shuffled(dataset, rng=None):
     return train(dataset, int(rng.integers(2**63)), shuffle=True)[1][:, J]
 
 
+def _loss_one(theta, x, y):
+    return torch.nn.functional.binary_cross_entropy_with_logits(theta @ x, y)
+
+
+def vmap_train(dataset, runs, gen, *, clip=CLIP, variant="correct"):
+    """The same DP-SGD without Opacus, ``runs`` runs at once (a leading runs axis): per-example gradients by
+    ``torch.func.vmap(torch.func.grad(loss))``; the (runs, STEPS) changes of weight J and the final weights.
+
+    ``variant``: ``"batch-clip"`` clips the batch's summed gradient instead of each example's;
+    ``"noise-unscaled"`` adds N(0, sigma^2) instead of N(0, (sigma C)^2) (known-broken, ``docs/training.md``).
+    """
+    from torch.func import grad, vmap
+
+    per_example = vmap(vmap(grad(_loss_one), in_dims=(None, 0, 0)), in_dims=(0, None, None))
+    data = torch.as_tensor(dataset, dtype=torch.float32)
+    X, y = data[:, :-1], data[:, -1]
+    canary = y < 0
+    theta, steps = torch.zeros(runs, X.shape[1]), []
+    for _ in range(STEPS):
+        g = per_example(theta, X, y.clamp(min=0))                       # (runs, records, d)
+        g[:, canary] = clip * X[canary]                                 # gradient canaries: C e_j
+        g = g * (torch.rand(runs, len(X), generator=gen) < Q)[..., None]  # Poisson sampling
+        if variant == "batch-clip":
+            total = g.sum(1)
+            total = total * torch.clamp(clip / total.norm(dim=1, keepdim=True).clamp(min=1e-12), max=1.0)
+        else:
+            total = (g * torch.clamp(clip / g.norm(dim=2, keepdim=True).clamp(min=1e-12), max=1.0)).sum(1)
+        std = SIGMA if variant == "noise-unscaled" else SIGMA * clip
+        step = -LR * (total + std * torch.randn(total.shape, generator=gen)) / BATCH
+        theta = theta + step
+        steps.append(step[:, J])
+    return torch.stack(steps, 1), theta
+
+
+def vmap_release(variant="correct", clip=CLIP, white=True):
+    """A ``size=`` target over :func:`vmap_train`: n training runs per call, returned as a torch tensor."""
+    def release(dataset, size=None, rng=None):
+        gen = torch.Generator().manual_seed(int(rng.integers(2**63)))
+        steps, theta = vmap_train(dataset, 1 if size is None else size, gen, clip=clip, variant=variant)
+        out = steps if white else theta @ torch.as_tensor(INPUT_CANARY[:-1], dtype=torch.float32)
+        return out if size is not None else out[0]
+    return release
+
+
+def opposing_pair():
+    """An auditor's dataset for batch clipping (Nasr et al. 2021): 60 gradient records of -0.1 C and 140 zero
+    rows (no gradient), and with them a gradient canary of 100 C, which flips the clipped batch sum from -C to C."""
+    rows = np.zeros((N, D + 1))
+    rows[:60, J], rows[:60, -1] = -0.1, -1.0
+    return np.vstack([rows, np.r_[np.zeros(D - 1), 100.0, -1.0]]), rows
+
+
 def one_run_audit(canaries=1000, seed=0, white=True):
     """One training run with ``canaries`` canaries, each in its own unused feature and included with
     probability 1/2 (Steinke, Nasr and Jagielski 2023), against the accountant's curve."""
@@ -154,10 +206,11 @@ def membership_scores(n, seed=0):
 
 
 def _audit(name, target, canary, samples, n_jobs):
-    data = make_data()
+    """One many-run audit against the accountant's curve; ``canary`` None: the opposing pair."""
+    with_canary, data = opposing_pair() if canary is None else (np.vstack([make_data(), canary]), make_data())
     t0 = time.time()
-    report = dpaudit.audit(target, np.vstack([data, canary]), data, claim=CLAIM, samples=samples, seed=0,
-                           ideal=True, n_jobs=n_jobs)
+    report = dpaudit.audit(target, with_canary, data, claim=CLAIM, samples=samples, seed=0, ideal=True,
+                           n_jobs=n_jobs)
     row = {"audit": name, "verdict": report.verdict, "epsilon_lower_bound": report.epsilon_lower_bound,
            "claimed_epsilon": report.claimed_epsilon, "at_delta": report.claimed_delta,
            "seconds": round(time.time() - t0, 1)}
@@ -168,6 +221,8 @@ def _audit(name, target, canary, samples, n_jobs):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--samples", type=int, default=5000, help="training runs per side of each many-run audit")
+    ap.add_argument("--vmap-samples", type=int, default=30000,
+                    help="training runs per side of each audit of the plain-torch loop (0: none)")
     ap.add_argument("--scores", type=int, default=2000, help="black-box runs per side for `dpaudit scores`")
     ap.add_argument("--n-jobs", type=int, default=1)
     ap.add_argument("--out", default="results/opacus")
@@ -177,6 +232,14 @@ def main(argv=None):
     rows = [_audit("black box, input canary", black_box, INPUT_CANARY, a.samples, a.n_jobs),
             _audit("white box, gradient canary", white_box, GRAD_CANARY, a.samples, a.n_jobs),
             _audit("white box, noise unscaled (broken)", white_box_noise_unscaled, GRAD_CANARY, a.samples, a.n_jobs)]
+    if a.vmap_samples:
+        n = a.vmap_samples
+        rows += [_audit("vmap, white box", vmap_release(), GRAD_CANARY, n, 1),
+                 _audit("vmap, black box", vmap_release(white=False), INPUT_CANARY, n, 1),
+                 _audit("vmap, noise unscaled, clip 2 (broken)", vmap_release("noise-unscaled", clip=2.0),
+                        GRAD_CANARY, n, 1),
+                 _audit("vmap, batch clip, opposing records (broken)", vmap_release("batch-clip"), None, n, 1),
+                 _audit("vmap, correct, opposing records", vmap_release(), None, n, 1)]
     for white in (True, False):
         t0 = time.time()
         r = one_run_audit(white=white)
