@@ -31,7 +31,44 @@ import numpy as np
 
 from .exceptions import DatasetError
 
-__all__ = ["load_dataset", "load_scores", "parse_dataset", "expand_user"]
+__all__ = ["load_dataset", "load_scores", "parse_dataset", "expand_user", "as_numpy"]
+
+
+def as_numpy(value: Any) -> np.ndarray:
+    """``np.asarray(value)``; where numpy refuses an array library's object that has ``detach`` (a torch tensor
+    that requires grad, or one on a GPU), the same after ``value.detach()`` and ``.cpu()``, element by element in
+    a list or tuple.
+
+    Why: a training loop's natural release or score is such a tensor (``model(x)``), and numpy's refusal
+    ("Can't call numpy() on Tensor that requires grad") stopped audits of correct code; the numbers are the same.
+    torch is never imported. When even that fails, numpy's own exception is raised.
+
+    >>> class Held:                       # the form of a torch tensor that requires grad
+    ...     def __array__(self, dtype=None, copy=None):
+    ...         raise RuntimeError("Can't call numpy() on Tensor that requires grad")
+    ...     def detach(self):
+    ...         return np.float32(1.5)
+    >>> as_numpy(Held()), as_numpy([Held(), 2.0])
+    (array(1.5, dtype=float32), array([1.5, 2. ]))
+    """
+    try:
+        return np.asarray(value)
+    except Exception as exc:
+        if isinstance(value, (list, tuple)):
+            try:
+                parts = [as_numpy(v) for v in value]
+            except Exception:
+                raise exc from None
+            return np.asarray(parts)
+        detach = getattr(value, "detach", None)
+        if not callable(detach):
+            raise
+        try:
+            plain = detach()
+            cpu = getattr(plain, "cpu", None)
+            return np.asarray(cpu() if callable(cpu) else plain)
+        except Exception:
+            raise exc from None
 
 
 def _validate_dataset(obj: Any, name: str, source: str | None) -> np.ndarray:
@@ -39,9 +76,11 @@ def _validate_dataset(obj: Any, name: str, source: str | None) -> np.ndarray:
     if isinstance(obj, dict) or obj is None or isinstance(obj, (str, bytes)):
         raise DatasetError(f"{where}: expected an array of numbers, got {type(obj).__name__}")
     try:
-        arr = np.asarray(obj)
+        arr = as_numpy(obj)
     except ValueError:
         raise DatasetError(f"{where}: ragged array (rows of different lengths)") from None
+    except Exception as exc:  # an object whose __array__ raises (e.g. torch's bfloat16): say what and why
+        raise DatasetError(f"{where}: numpy cannot read the {type(obj).__name__} ({type(exc).__name__}: {exc})") from None
     if arr.dtype == object:
         for value in arr.ravel():
             if isinstance(value, (list, tuple)):

@@ -33,6 +33,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ._rng import RNGLike
+from .datasets import as_numpy
 from .datasets import expand_user as _expand
 from .datasets import parse_dataset  # noqa: F401  (re-exported: public name)
 from .exceptions import ParameterTypeError, ParameterValueError, TargetError, TargetTimeoutError, TimeBudgetSpent
@@ -257,7 +258,7 @@ class Target:
 
     def _as_numeric(self, out: Any, where: str) -> np.ndarray:
         try:
-            arr = np.asarray(out)
+            arr = as_numpy(out)
         except Exception as exc:  # e.g. ragged sequences
             raise TargetError(
                 f"target {self.name!r} returned a non-numeric value of type {type(out).__name__} in {where} ({exc})"

@@ -336,3 +336,51 @@ def test_empty_vector_audit_error_names_target():
 
     with pytest.raises(TargetError, match="returned an empty array"):
         dpaudit.audit(empty_per_call, [1.0], [0.0], epsilon=1.0, samples=1000, seed=0)
+
+
+# -- array libraries' objects numpy refuses -------------------------------------------------
+class GradTensor:
+    """The form of a torch tensor that requires grad: numpy refuses it, ``.detach()`` gives the numbers."""
+
+    def __init__(self, value):
+        self.value = np.asarray(value, dtype=np.float32)
+
+    def __array__(self, dtype=None, copy=None):
+        raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
+
+    def detach(self):
+        return self
+
+    def cpu(self):
+        return self.value
+
+
+class Unreadable:
+    """numpy refuses it and there is no detach (torch's bfloat16 is refused even detached)."""
+
+    def __array__(self, dtype=None, copy=None):
+        raise TypeError("Got unsupported ScalarType BFloat16")
+
+
+def test_a_release_that_requires_grad_is_read_by_its_numbers():
+    # A training loop's `model(x)` (a tensor that requires grad) once stopped the audit with
+    # "returned a non-numeric value of type Tensor (Can't call numpy() ...)"; the numbers are the same.
+    def scalar(data, rng=None):
+        return GradTensor(float(np.sum(data)) + rng.normal())
+
+    def batch(data, size=None, rng=None):
+        return GradTensor(np.sum(data) + rng.normal(size=(size, 2)))
+
+    def listed(data, rng=None):
+        return [GradTensor(float(np.sum(data))), GradTensor(rng.normal())]
+
+    assert Target(scalar).sample(D, 5, rng=0).shape == (5,)
+    assert Target(batch).sample(D, 5, rng=0).shape == (5, 2)
+    out = Target(listed).sample(D, 3, rng=0)
+    assert out.shape == (3, 2) and np.all(out[:, 0] == 2.0)
+
+
+def test_a_release_numpy_cannot_read_names_the_target_and_the_cause():
+    with pytest.raises(TargetError, match=r"target 'unreadable' returned a non-numeric value of type Unreadable "
+                                          r"in release 0 \(Got unsupported ScalarType BFloat16\)"):
+        Target(lambda data: Unreadable(), name="unreadable").sample(D, 2, rng=0)

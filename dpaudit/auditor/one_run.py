@@ -20,7 +20,7 @@ import numpy as np
 
 from .._rng import as_seed_sequence, seed_entropy
 from .._version import __version__
-from ..datasets import load_scores
+from ..datasets import as_numpy, load_scores
 from ..exceptions import DatasetError, ParameterTypeError, ParameterValueError, TargetError
 from ..params import ONE_RUN_OPTIONS
 from ..stats.bayes import format_confidence
@@ -491,7 +491,11 @@ def _canary_scores(score, model, canaries) -> np.ndarray:
     out = np.empty(len(canaries))
     for i, canary in enumerate(canaries):
         value = score(model, canary)
-        arr = np.asarray(value)
+        try:
+            arr = as_numpy(value)
+        except Exception as exc:
+            raise TargetError(f"score returned a {type(value).__name__} that numpy cannot read for canary {i} "
+                              f"({type(exc).__name__}: {exc}); expected one number") from None
         if arr.dtype.kind not in "biuf" or arr.size != 1:
             what = f"an array of shape {arr.shape}" if arr.ndim else f"{value!r:.60}"
             raise TargetError(f"score returned {what} for canary {i}; expected one number")
