@@ -80,7 +80,8 @@ def _validate_dataset(obj: Any, name: str, source: str | None) -> np.ndarray:
     except ValueError:
         raise DatasetError(f"{where}: ragged array (rows of different lengths)") from None
     except Exception as exc:  # an object whose __array__ raises (e.g. torch's bfloat16): say what and why
-        raise DatasetError(f"{where}: numpy cannot read the {type(obj).__name__} ({type(exc).__name__}: {exc})") from None
+        raise DatasetError(f"{where}: numpy cannot read the {type(obj).__name__} "
+                           f"({type(exc).__name__}: {exc})") from None
     if arr.dtype == object:
         for value in arr.ravel():
             if isinstance(value, (list, tuple)):

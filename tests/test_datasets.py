@@ -297,5 +297,6 @@ def test_a_dataset_numpy_refuses_until_detached_is_read_and_one_it_cannot_read_i
     from dpaudit.datasets import load_dataset
 
     assert load_dataset(GradTensor()).shape == (2, 2)
-    with pytest.raises(DatasetError, match=r"dataset: array: numpy cannot read the Unreadable \(TypeError: Got unsupported"):
+    with pytest.raises(DatasetError,
+                       match=r"dataset: array: numpy cannot read the Unreadable \(TypeError: Got unsupported"):
         load_dataset(Unreadable())
