@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
+from fractions import Fraction
 import json
 import textwrap
 import time
@@ -335,3 +337,21 @@ def test_empty_vector_audit_error_names_target():
 
     with pytest.raises(TargetError, match="returned an empty array"):
         dpaudit.audit(empty_per_call, [1.0], [0.0], epsilon=1.0, samples=1000, seed=0)
+
+
+@pytest.mark.parametrize("fn, expected", [
+    (lambda data: Fraction(3, 2), [1.5] * 4),
+    (lambda data: Decimal("2.5"), [2.5] * 4),
+    (lambda data: [Fraction(1, 4), 2], [[0.25, 2.0]] * 4),
+    (lambda data, *, size: [Fraction(1, 2)] * size, [0.5] * 4),
+])
+def test_fractions_and_decimals_are_real_numbers(fn, expected):
+    # An exact sampler (Canonne, Kamath and Steinke 2020) may release Fractions; they were refused as
+    # "a non-numeric value of type Fraction", though a Fraction is a real number.
+    out = Target(fn, name="t").sample(D, 4, rng=0)
+    assert np.asarray(out).dtype == np.float64 and np.asarray(out).tolist() == expected
+
+
+def test_a_nan_decimal_is_still_refused():
+    with pytest.raises(TargetError, match=r"returned NaN in release 0"):
+        Target(lambda data: Decimal("NaN"), name="t").sample(D, 3, rng=0)
