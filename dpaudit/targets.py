@@ -279,6 +279,7 @@ class Target:
                     else f"{out!r:.60}")
             raise TargetError(
                 f"target {self.name!r} returned a non-numeric value of type {type(out).__name__} ({what}) in {where}"
+                + (_NO_ANSWER if _holds_none(out) else "")
             )
         return arr
 
@@ -312,6 +313,21 @@ class Target:
                               f"{arr.shape}); a release must be a scalar or a non-empty 1-D array")
         self._check_finite(arr, start)
         return arr
+
+
+#: A mechanism that may answer nothing (propose-test-release's abort, the sparse vector's "below") is told how.
+_NO_ANSWER = " (code 'no answer' as a number the mechanism never releases otherwise, say -1)"
+
+
+def _holds_none(out: Any) -> bool:
+    """Whether ``out`` is None or a sequence or object array holding None (an abort returned as None)."""
+    if out is None:
+        return True
+    if isinstance(out, (list, tuple)):
+        return any(_holds_none(x) for x in out)
+    if isinstance(out, np.ndarray) and out.dtype.kind == "O":
+        return any(x is None for x in out.ravel().tolist())
+    return False
 
 
 def _has_wide_int(out: Any) -> bool:

@@ -355,3 +355,20 @@ def test_fractions_and_decimals_are_real_numbers(fn, expected):
 def test_a_nan_decimal_is_still_refused():
     with pytest.raises(TargetError, match=r"returned NaN in release 0"):
         Target(lambda data: Decimal("NaN"), name="t").sample(D, 3, rng=0)
+
+
+@pytest.mark.parametrize("fn, match", [
+    (lambda data: None, r"non-numeric value of type NoneType \(None\) in release 0 \(code 'no answer' as a number"),
+    (lambda data: [1.0, None], r"type list .* \(code 'no answer' as a number"),
+])
+def test_an_abort_returned_as_none_is_told_how_to_code_it(fn, match):
+    # A propose-test-release mechanism that returns None to abort was told only "non-numeric value of type
+    # NoneType": not what to release instead.
+    with pytest.raises(TargetError, match=match):
+        Target(fn, name="t").sample(D, 3, rng=0)
+
+
+def test_a_string_release_gets_no_abort_hint():
+    with pytest.raises(TargetError, match=r"type str \('yes'\) in release 0 on the dataset") as info:
+        Target(lambda data: "yes", name="t").sample(D, 3, rng=0)
+    assert "no answer" not in str(info.value)
