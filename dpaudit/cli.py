@@ -545,6 +545,8 @@ def _search_inputs(args) -> tuple:
     kw["relation"] = kw.get("relation") or _target_relation(target) or "replace-one"
     if not kw["high"] > kw["low"]:
         raise UsageError(f"argument --high: must be greater than --low ({kw['low']:g}); got {kw['high']:g}")
+    if kw["integer"] and math.floor(kw["high"]) < math.ceil(kw["low"]):
+        raise UsageError(f"argument --integer: [--low, --high] = [{kw['low']:g}, {kw['high']:g}] holds no integer")
     claim_keywords(kw, "search")
     if "samples" in kw and ("max_samples" in kw or "time_budget" in kw):
         raise UsageError("argument --samples: a fixed-size final audit takes no --max-samples or --time-budget")

@@ -19,10 +19,12 @@ a built-in mechanism name (``"laplace"``), or passed as a Python callable.
 
 from __future__ import annotations
 
+import decimal
 import hashlib
 import importlib
 import importlib.util
 import inspect
+import numbers
 import os
 import sys
 import threading
@@ -268,6 +270,10 @@ class Target:
                 f"target {self.name!r} returned an int that does not fit in 64 bits ({out!r:.60}) in {where}; "
                 "return a float (or an int between -2**63 and 2**64 - 1)"
             )
+        if arr.dtype.kind == "O" and _all_real(out):
+            # An exact sampler may release Fractions (Canonne, Kamath and Steinke 2020) or Decimals: real
+            # numbers, whose rounding to float is a fixed function of the value, so it cannot add a leak.
+            arr = np.asarray(out, dtype=float)
         if arr.dtype.kind not in "biuf":
             # An array's repr cut at 60 characters ends mid-number; its dtype and first value say what came back.
             # The first value as a Python object: numpy 2 spells a scalar np.complex128(1+1j), numpy 1 (1+1j).
@@ -277,6 +283,7 @@ class Target:
                     else f"{first!r:.60}")
             raise TargetError(
                 f"target {self.name!r} returned a non-numeric value of type {type(out).__name__} ({what}) in {where}"
+                + (_NO_ANSWER if _holds_none(out) else "")
             )
         return arr
 
@@ -312,6 +319,21 @@ class Target:
         return arr
 
 
+#: A mechanism that may answer nothing (propose-test-release's abort, the sparse vector's "below") is told how.
+_NO_ANSWER = " (code 'no answer' as a number the mechanism never releases otherwise, say -1)"
+
+
+def _holds_none(out: Any) -> bool:
+    """Whether ``out`` is None or a sequence or object array holding None (an abort returned as None)."""
+    if out is None:
+        return True
+    if isinstance(out, (list, tuple)):
+        return any(_holds_none(x) for x in out)
+    if isinstance(out, np.ndarray) and out.dtype.kind == "O":
+        return any(x is None for x in out.ravel().tolist())
+    return False
+
+
 def _has_wide_int(out: Any) -> bool:
     """Whether ``out`` (a release numpy could only store as objects) holds a Python int beyond 64 bits."""
     if isinstance(out, int) and not isinstance(out, bool):
@@ -321,6 +343,14 @@ def _has_wide_int(out: Any) -> bool:
     if isinstance(out, np.ndarray) and out.dtype.kind == "O":
         return any(_has_wide_int(x) for x in out.ravel().tolist())
     return False
+
+
+def _all_real(out: Any) -> bool:
+    """Whether ``out`` (a release numpy could only store as objects) is real numbers alone: Fractions, Decimals."""
+    if isinstance(out, (list, tuple)) or (isinstance(out, np.ndarray) and out.dtype.kind == "O"):
+        items = out.ravel().tolist() if isinstance(out, np.ndarray) else out
+        return len(items) > 0 and all(_all_real(x) for x in items)
+    return isinstance(out, (numbers.Real, decimal.Decimal))
 
 
 def _check_deadline(deadline: float | None) -> None:
@@ -353,7 +383,7 @@ def _restore_target(folders: tuple, fn: Callable, name: str) -> "Target":
 
 
 # ----------------------------------------------------------------------------- loading
-def _load_file_module(path: Path, spec_text: str) -> Any:
+def _load_file_module(path: Path, spec_text: str, failure: str = "") -> Any:
     digest = hashlib.sha1(str(path.resolve()).encode()).hexdigest()[:12]
     mod_name = f"_dpaudit_target_{path.stem}_{digest}"
     if mod_name in sys.modules:
@@ -369,11 +399,49 @@ def _load_file_module(path: Path, spec_text: str) -> Any:
     except Exception as exc:
         del sys.modules[mod_name]
         raise ParameterValueError(
-            f"target {spec_text!r}: executing {str(path)!r} failed: {type(exc).__name__}: {exc}"
+            f"target {spec_text!r}: executing {str(path)!r} failed: {type(exc).__name__}: {exc}{failure}"
         ) from exc
     for pickler in _cloudpickles():  # worker processes cannot import this module by name: pickle it by value
         pickler.register_pickle_by_value(module)
     return module
+
+
+def _package_module_name(path: Path) -> tuple[str, Path] | None:
+    """``("pkg.sub.mod", root)`` when the file lies in a package (its folder has ``__init__.py``), else None.
+
+    ``root`` is the first folder above that is not a package: put on ``sys.path``, it makes the file
+    importable by that name, so its relative imports (``from .util import f``) work.
+    """
+    path = path.resolve()
+    folder = path.parent
+    if not (folder / "__init__.py").is_file():
+        return None
+    parts = [] if path.stem == "__init__" else [path.stem]
+    while (folder / "__init__.py").is_file() and folder.parent != folder:
+        parts.insert(0, folder.name)
+        folder = folder.parent
+    if not parts or not all(part.isidentifier() for part in parts):
+        return None
+    return ".".join(parts), folder
+
+
+def _load_package_module(package: tuple[str, Path], path: Path) -> tuple[Any, str]:
+    """Import the file at ``path`` by its package name (a library's file imports its package relatively).
+
+    Returns ``(module, "")``, or ``(None, why)`` when that fails or the name resolves to another file
+    (an installed or already imported package of the same name keeps precedence): the caller then
+    runs the file on its own, as before, and names ``why`` if that fails too.
+    """
+    name, root = package
+    _extend_sys_path((str(root),))
+    try:
+        module = importlib.import_module(name)
+    except Exception as exc:
+        return None, f"; imported as module {name!r} (its folder is a package): {type(exc).__name__}: {exc}"
+    loaded = getattr(module, "__file__", None)
+    if loaded is None or Path(loaded).resolve() != path.resolve():
+        return None, f"; the module name {name!r} is taken by {loaded!r}"
+    return module, ""
 
 
 def _cloudpickles() -> list:
@@ -444,9 +512,14 @@ def load_target(spec: Any, **params: Any) -> Target:
         path = _expand(left)
         if not path.is_file():
             raise ParameterValueError(f"target {spec!r}: file not found: {left!r}")
-        module = _load_file_module(path, spec)
+        package = _package_module_name(path)
+        module, failure = _load_package_module(package, path) if package else (None, "")
+        if module is None:
+            module = _load_file_module(path, spec, failure)
+            folders: tuple = (str(path.resolve().parent),)
+        else:
+            folders = (str(package[1]),)
         where = f"file {left!r}"
-        folders: tuple = (str(path.resolve().parent),)
     else:
         folders = ()
         try:

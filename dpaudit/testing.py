@@ -132,6 +132,7 @@ def assert_dp(
     from .auditor import audit
     from .stats.bayes import format_confidence
 
+    _check_audit_options(audit_options, audit)
     given = {"claim": claim} if claim is not None else {"epsilon": epsilon, "delta": delta}
     if claim is not None and (epsilon is not None or delta):
         given.update(epsilon=epsilon, delta=delta)  # audit() names the conflict
@@ -149,3 +150,19 @@ def assert_dp(
             f"{format_confidence(report.confidence)} confidence (seed {report.seed}{replay})\n{report.summary()}"
         )
     return report
+
+
+def _check_audit_options(options: dict, audit: Any) -> None:
+    """A misspelt option names ``assert_dp``, the function the test called, not the ``audit`` behind it."""
+    import inspect
+
+    params = inspect.signature(audit).parameters
+    if any(q.kind is q.VAR_KEYWORD for q in params.values()):
+        return
+    known = set(params)
+    unknown = sorted(set(options) - known)
+    if unknown:
+        from ._validation import did_you_mean
+
+        raise TypeError(f"assert_dp() got an unexpected keyword argument {unknown[0]!r}"
+                        f"{did_you_mean(unknown[0], sorted(known))}")

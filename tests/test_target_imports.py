@@ -76,3 +76,36 @@ def test_file_target_imports_its_sibling_here_and_in_workers(tmp_path, vectorise
     assert np.asarray(load_target(spec).sample([1.0], 3, rng=0)).shape == (3,)
     two = _report(spec, 2, **kw)
     assert two == _report(spec, 1, **kw)
+
+
+@pytest.mark.parametrize("vectorised", [True, False])
+def test_file_of_a_package_imports_its_package_here_and_in_workers(tmp_path, vectorised):
+    # A library's mechanism file imports its package relatively (`from .util import f`); named by its path it
+    # was refused: "executing '.../mech.py' failed: ImportError: attempted relative import with no known parent
+    # package". It is now imported by its package name, the folder above the package going on sys.path.
+    pkg = _fresh("mylib")
+    (tmp_path / pkg / "mechs").mkdir(parents=True)
+    (tmp_path / pkg / "__init__.py").write_text("")
+    (tmp_path / pkg / "util.py").write_text("def shift(x):\n    return x + 0.0\n")
+    (tmp_path / pkg / "mechs" / "__init__.py").write_text("")
+    (tmp_path / pkg / "mechs" / "lap.py").write_text("from ..util import shift\n" + BODY.format(
+        size=", size=None" if vectorised else "", helper="shift(0.0) + ", sz=", size=size" if vectorised else ""))
+    _workers_started()
+    spec = f"{tmp_path / pkg / 'mechs' / 'lap.py'}:f"
+    target = load_target(spec)
+    assert target.fn.__module__ == f"{pkg}.mechs.lap" and target.search_path == (str(tmp_path.resolve()),)
+    kw = {"samples": 2000 if vectorised else 1200}
+    assert _report(spec, 2, **kw) == _report(spec, 1, **kw)
+
+
+def test_file_in_a_package_whose_name_is_taken_still_runs_on_its_own(tmp_path):
+    # `json` is already imported: the file json/mech.py (no relative imports) must load as a file, as before,
+    # not as the standard library's json.mech.
+    (tmp_path / "json").mkdir()
+    (tmp_path / "json" / "__init__.py").write_text("")
+    (tmp_path / "json" / "mech.py").write_text(BODY.format(size="", helper="", sz=""))
+    target = load_target(f"{tmp_path / 'json' / 'mech.py'}:f")
+    assert np.asarray(target.sample([1.0], 3, rng=0)).shape == (3,)
+    (tmp_path / "json" / "rel.py").write_text("from .nothing import g\n")
+    with pytest.raises(ParameterValueError, match=r"relative import .*; imported as module 'json.rel'"):
+        load_target(f"{tmp_path / 'json' / 'rel.py'}:g")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
+from fractions import Fraction
 import json
 import textwrap
 import time
@@ -384,3 +386,36 @@ def test_a_release_numpy_cannot_read_names_the_target_and_the_cause():
     with pytest.raises(TargetError, match=r"target 'unreadable' returned a non-numeric value of type Unreadable "
                                           r"in release 0 \(Got unsupported ScalarType BFloat16\)"):
         Target(lambda data: Unreadable(), name="unreadable").sample(D, 2, rng=0)
+@pytest.mark.parametrize("fn, expected", [
+    (lambda data: Fraction(3, 2), [1.5] * 4),
+    (lambda data: Decimal("2.5"), [2.5] * 4),
+    (lambda data: [Fraction(1, 4), 2], [[0.25, 2.0]] * 4),
+    (lambda data, *, size: [Fraction(1, 2)] * size, [0.5] * 4),
+])
+def test_fractions_and_decimals_are_real_numbers(fn, expected):
+    # An exact sampler (Canonne, Kamath and Steinke 2020) may release Fractions; they were refused as
+    # "a non-numeric value of type Fraction", though a Fraction is a real number.
+    out = Target(fn, name="t").sample(D, 4, rng=0)
+    assert np.asarray(out).dtype == np.float64 and np.asarray(out).tolist() == expected
+
+
+def test_a_nan_decimal_is_still_refused():
+    with pytest.raises(TargetError, match=r"returned NaN in release 0"):
+        Target(lambda data: Decimal("NaN"), name="t").sample(D, 3, rng=0)
+
+
+@pytest.mark.parametrize("fn, match", [
+    (lambda data: None, r"non-numeric value of type NoneType \(None\) in release 0 \(code 'no answer' as a number"),
+    (lambda data: [1.0, None], r"type list .* \(code 'no answer' as a number"),
+])
+def test_an_abort_returned_as_none_is_told_how_to_code_it(fn, match):
+    # A propose-test-release mechanism that returns None to abort was told only "non-numeric value of type
+    # NoneType": not what to release instead.
+    with pytest.raises(TargetError, match=match):
+        Target(fn, name="t").sample(D, 3, rng=0)
+
+
+def test_a_string_release_gets_no_abort_hint():
+    with pytest.raises(TargetError, match=r"type str \('yes'\) in release 0 on the dataset") as info:
+        Target(lambda data: "yes", name="t").sample(D, 3, rng=0)
+    assert "no answer" not in str(info.value)

@@ -109,3 +109,12 @@ def test_a_claim_above_the_ceiling_is_noted_as_uncheckable():
     high = dpaudit.testing.assert_dp("laplace", epsilon=20.0, samples=2000, seed=1)
     assert any("above the ceiling" in n and "no violation could have been found" in n for n in high.notes)
     assert not any("ceiling" in n for n in dpaudit.audit("laplace", epsilon=1.0, samples=2000, seed=1).notes)
+
+
+@pytest.mark.parametrize("option, hint", [("idael", "did you mean 'ideal'?"), ("bogus", "")])
+def test_a_misspelt_option_names_assert_dp(option, hint):
+    # The TypeError said "audit() got an unexpected keyword argument 'idael'", naming a function the test never
+    # called; it is raised before any release is drawn.
+    with pytest.raises(TypeError, match=rf"^assert_dp\(\) got an unexpected keyword argument '{option}'") as info:
+        assert_dp(noisy_count, [1], [0], epsilon=1.0, **{option: True})
+    assert hint in str(info.value)

@@ -150,3 +150,12 @@ def test_an_underscore_in_an_integer_flag_is_refused_and_scientific_notation_sti
 def test_infinity_and_nan_spellings_are_refused_in_claims(spec, needle, capsys):
     err = one_error(capsys, "audit", "laplace", "--claim", spec)
     assert needle in err
+
+
+def test_an_integer_domain_without_integers_names_its_arguments(tmp_path, capsys):
+    # `search --integer --low 0.5 --high 0.7` said "[low, high] = [0.5, 0.7] holds no integer", naming no argument.
+    path = tmp_path / "t.py"
+    path.write_text(LAP)
+    err = one_error(capsys, "search", f"{path}:lap_ok", "--epsilon", "1", "--size", "3", "--low", "0.5",
+                    "--high", "0.7", "--integer")
+    assert "argument --integer: [--low, --high] = [0.5, 0.7] holds no integer" in err

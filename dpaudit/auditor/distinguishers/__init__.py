@@ -113,7 +113,7 @@ for _name, (_factory, _line) in FLOAT_ATTACKS.items():
     register_attack(_name, _factory, outputs="float", description=_line)
 
 AUTO_CHOICES = {
-    "scalar": ("threshold",),
+    "scalar": ("threshold", "naive-bayes"),
     "discrete": ("likelihood-ratio", "threshold"),
     "discrete-vector": ("likelihood-ratio", "mean-difference", "naive-bayes", "sign-sum"),
     "vector": ("mean-difference", "naive-bayes", "density-ratio-sum", "coordinate", "sign-sum", "mixed",
@@ -130,7 +130,9 @@ WIDE_INNOVATIONS = 1024
 def auto_choices(kind: str, x: np.ndarray) -> tuple[str, ...]:
     """The distinguishers ``auto`` tries, chosen among on the selection split.
 
-    Scalars: the threshold.  Discrete releases: the likelihood ratio over
+    Scalars: the threshold, and the binned likelihood ratio (``naive-bayes`` on the one coordinate), whose
+    interval events see noise whose ratio peaks inside the range (Cauchy's, at -0.618) where every
+    tail falls short.  Discrete releases: the likelihood ratio over
     outcomes (whole rows for vectors) and the threshold or vector scores.
     Vectors: the mean difference (a linear leak), the best single coordinate
     (a leak in one coordinate's tail), the sign-sum (many small leaks that
@@ -206,7 +208,8 @@ def make_distinguisher(name: str) -> Distinguisher:
 
 def list_attacks() -> list[tuple[str, str]]:
     """(name, one line) for ``dpaudit list``."""
-    return [("auto", "by output, best on the selection split: scalar -> threshold; discrete -> likelihood-ratio "
+    return [("auto", "by output, best on the selection split: scalar -> threshold, naive-bayes; "
+                     "discrete -> likelihood-ratio "
                      "or threshold (rows: + mean-difference, naive-bayes, sign-sum); vector -> mean-difference, naive-bayes, "
                      "density-ratio-sum, coordinate, sign-sum, mixed, binned-logistic (+ pattern-cells with special values "
                      "and other numbers, "
