@@ -208,6 +208,8 @@ def _audit_inputs(args) -> tuple:
 
     if args.samples is None and round_lines_wanted(args.progress):
         kw["on_round"] = RoundLines()  # a log (nohup, CI): one line per round once the audit is long
+    elif round_lines_wanted(args.progress):
+        kw["progress"] = "lines"  # a fixed-size audit has one round: lines as its chunks finish, once it is long
     if (args.dataset is None) != (args.neighbor is None):
         missing = "--neighbor" if args.neighbor is None else "--dataset"
         raise UsageError(f"argument {missing}: give both --dataset and --neighbor, or neither (built-ins only)")

@@ -199,7 +199,7 @@ class Sampler:
     """
 
     def __init__(self, target, pair, *, entropy: int, chunk_size: int, n_jobs: int = 1,
-                 timeout: float | None = None, progress: bool = False, in_process: bool = False,
+                 timeout: float | None = None, progress: bool | str = False, in_process: bool = False,
                  executor: Executor | None = None, deadline: float | None = None, shape: tuple | None = None):
         self.target = target
         #: A ``time.time()`` after which no target call starts (a sequential audit's time budget).

@@ -74,3 +74,33 @@ def test_search_and_the_trial_bar_follow_dpaudit_progress(monkeypatch):
                   samples=2000, seed=1, ideal=True)
         assert ("search: " in stream.getvalue()) is drawn, (env, stream.getvalue())
         assert _progress(3, 0, None).disable is not drawn
+
+
+def test_lines_mode_writes_a_line_per_interval_once_the_work_is_long(monkeypatch):
+    # A fixed-size audit into a log said nothing until it ended (10,000 Opacus runs per side: ten minutes).
+    import dpaudit._executor as ex
+
+    clock = iter(float(t) for t in (0, 5, 11, 20, 45, 46))  # start, then one reading per result
+    monkeypatch.setattr("time.monotonic", lambda: next(clock))
+    out = io.StringIO()
+    assert ex._collect_with_lines(iter(range(5)), 6, "audit", "chunk", file=out) == [0, 1, 2, 3, 4]
+    lines = out.getvalue().splitlines()
+    # 5 s: quiet; 11 s: the first line; 20 s: within 30 s of it; 45 s: the next.
+    assert lines == ["progress: audit: 2 of 6 chunks done, 11 s, about 22 s left",
+                     "progress: audit: 4 of 6 chunks done, 45 s, about 22 s left"]
+
+
+def test_a_fixed_size_command_into_a_log_asks_for_lines(monkeypatch):
+    from dpaudit import cli
+
+    monkeypatch.delenv("DPAUDIT_PROGRESS", raising=False)
+    monkeypatch.setattr("sys.stderr", io.StringIO())
+    parser = cli._build_parser()
+    args = parser.parse_args(["audit", "laplace", "--epsilon", "1", "--samples", "1000"])
+    kw = cli._audit_inputs(args)[3]
+    assert kw["progress"] == "lines" and "on_round" not in kw
+    args = parser.parse_args(["audit", "laplace", "--epsilon", "1"])
+    kw = cli._audit_inputs(args)[3]
+    assert "progress" not in kw and "on_round" in kw
+    args = parser.parse_args(["audit", "laplace", "--epsilon", "1", "--samples", "1000", "--no-progress"])
+    assert cli._audit_inputs(args)[3]["progress"] is False

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from .._executor import Executor
+from .._executor import LINES, Executor
 from .._progress import RoundProgress, progress_wanted
 from .._rng import as_seed_sequence, seed_entropy
 from .._version import __version__
@@ -596,9 +596,10 @@ def audit(
         Releases per chunk; part of the reproducibility key with the seed.
     timeout : float, optional
         Seconds allowed per target call.
-    progress : bool, optional
+    progress : bool or "lines", optional
         Progress bars on stderr; default: when the audit is long and stderr is
-        a terminal, or ``DPAUDIT_PROGRESS`` says 1 (0: never).
+        a terminal, or ``DPAUDIT_PROGRESS`` says 1 (0: never).  ``"lines"``:
+        no bar, one plain line every 30 s once 10 s have passed (for a log).
     stop_when_converged : bool
         False: a sequential audit stops only on a violation or its budget,
         never as "converged" (:func:`dpaudit.search` when its screening
@@ -662,7 +663,7 @@ def audit(
         # DPAUDIT_PROGRESS=1/0 overrides the terminal test, as for every other bar.
         progress = progress_wanted(None) and (total_planned > 4 * chunk_size or not vectorised)
     sampler = Sampler(tgt, pair, entropy=entropy, chunk_size=chunk_size, n_jobs=all_cores(n_jobs), timeout=timeout,
-                      progress=bool(progress), in_process=_is_builtin(tgt),
+                      progress=progress if progress == LINES else bool(progress), in_process=_is_builtin(tgt),
                       executor=Executor(all_cores(n_jobs), backend, scheduler),
                       deadline=_deadline(time_budget, t_start), shape=probe.shape[1:])
     run = _Run(sampler, plan, tracker, attack=attack, ideal=bool(ideal), cert=cert, est=est, entropy=entropy,
