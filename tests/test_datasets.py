@@ -283,20 +283,11 @@ def test_python_sequences_read_and_iterators_are_refused_with_a_hint():
 
 def test_a_dataset_numpy_refuses_until_detached_is_read_and_one_it_cannot_read_is_named():
     # A torch tensor that requires grad, passed as the dataset, once raised numpy's RuntimeError untouched.
-    class GradTensor:
-        def __array__(self, dtype=None, copy=None):
-            raise RuntimeError("Can't call numpy() on Tensor that requires grad")
-
-        def detach(self):
-            return np.array([[1.0, 2.0], [3.0, 4.0]], dtype=np.float32)
-
-    class Unreadable:
-        def __array__(self, dtype=None, copy=None):
-            raise TypeError("Got unsupported ScalarType BFloat16")
+    from _array_likes import GradTensor, Unreadable
 
     from dpaudit.datasets import load_dataset
 
-    assert load_dataset(GradTensor()).shape == (2, 2)
+    assert load_dataset(GradTensor([[1.0, 2.0], [3.0, 4.0]])).shape == (2, 2)
     with pytest.raises(DatasetError,
                        match=r"dataset: array: numpy cannot read the Unreadable \(TypeError: Got unsupported"):
         load_dataset(Unreadable())

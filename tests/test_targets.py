@@ -14,6 +14,7 @@ import pytest
 from dpaudit.exceptions import DatasetError, ParameterValueError, TargetError, TargetTimeoutError
 from dpaudit.mechanisms import LaplaceMechanism
 from dpaudit.targets import Target, load_target, parse_dataset
+from _array_likes import GradTensor, Unreadable
 
 D = np.array([1.0, 0.0, 1.0])
 
@@ -341,29 +342,6 @@ def test_empty_vector_audit_error_names_target():
 
 
 # -- array libraries' objects numpy refuses -------------------------------------------------
-class GradTensor:
-    """The form of a torch tensor that requires grad: numpy refuses it, ``.detach()`` gives the numbers."""
-
-    def __init__(self, value):
-        self.value = np.asarray(value, dtype=np.float32)
-
-    def __array__(self, dtype=None, copy=None):
-        raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
-
-    def detach(self):
-        return self
-
-    def cpu(self):
-        return self.value
-
-
-class Unreadable:
-    """numpy refuses it and there is no detach (torch's bfloat16 is refused even detached)."""
-
-    def __array__(self, dtype=None, copy=None):
-        raise TypeError("Got unsupported ScalarType BFloat16")
-
-
 def test_a_release_that_requires_grad_is_read_by_its_numbers():
     # A training loop's `model(x)` (a tensor that requires grad) once stopped the audit with
     # "returned a non-numeric value of type Tensor (Can't call numpy() ...)"; the numbers are the same.

@@ -10,6 +10,7 @@ import pytest
 import dpaudit
 from dpaudit.exceptions import DatasetError, ParameterValueError
 from dpaudit.stats.one_run import counts_for_guesses
+from _array_likes import GradTensor, Unreadable
 
 
 def _rr_canaries(eps, m, seed):
@@ -372,26 +373,6 @@ def test_the_one_run_summary_words_its_verdict_as_the_audits_do():
     inc = rng.integers(0, 2, 1000)
     r = dpaudit.audit_one_run(inc + rng.laplace(0, 1, 1000), inc, epsilon=4.0, seed=1)
     assert r.summary().startswith("verdict     NO VIOLATION FOUND: epsilon >= ")
-
-
-class GradTensor:
-    """The form of a torch tensor that requires grad: numpy refuses it, ``.detach()`` gives the numbers."""
-
-    def __init__(self, value):
-        self.value = np.float32(value)
-
-    def __array__(self, dtype=None, copy=None):
-        raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
-
-    def detach(self):
-        return self.value
-
-
-class Unreadable:
-    """numpy refuses it and there is no detach (as torch's bfloat16 is refused)."""
-
-    def __array__(self, dtype=None, copy=None):
-        raise TypeError("Got unsupported ScalarType BFloat16")
 
 
 def test_the_harness_reads_a_score_that_requires_grad_and_names_one_numpy_cannot_read():
