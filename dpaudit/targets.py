@@ -263,8 +263,8 @@ class Target:
             arr = as_numpy(out)
         except Exception as exc:  # e.g. ragged sequences
             raise TargetError(
-                f"target {self.name!r} returned a non-numeric value of type {type(out).__name__} in {where} ({exc})"
-                + _parts_hint(out)
+                f"target {self.name!r} returned a non-numeric value of type {type(out).__name__} in {where} "
+                f"({_parts_hint(out) or exc})"
             ) from None
         if arr.dtype.kind == "O" and _has_wide_int(out):
             raise TargetError(
@@ -336,7 +336,7 @@ def _holds_none(out: Any) -> bool:
 
 
 def _parts_hint(out: Any) -> str:
-    """For a list or tuple of arrays of different shapes, their shapes and the fix; else "".
+    """For a list or tuple of arrays of different shapes, their shapes and the fix (said in numpy's stead); else "".
 
     Why: a training loop's ``return iterates, weights`` (shapes (T,) and (d,)) was refused with numpy's words
     alone ("inhomogeneous shape after 1 dimensions"), which name neither the parts nor what a release may be.
@@ -350,8 +350,8 @@ def _parts_hint(out: Any) -> str:
     if len(set(shapes)) < 2:
         return ""
     listed = ", ".join(str(shape) for shape in shapes) + (", ..." if len(out) > 4 else "")
-    return (f"; its {len(out)} parts have shapes {listed}: a release is one scalar or one 1-D array, so return "
-            "the part the audit is about, or join the parts into one 1-D array")
+    return (f"its {len(out)} parts have shapes {listed}; a release is one scalar or one 1-D array: return the "
+            "part the audit is about, or join the parts into one 1-D array")
 
 
 def _has_wide_int(out: Any) -> bool:

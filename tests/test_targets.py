@@ -456,8 +456,8 @@ def test_void_data_that_is_no_number_is_still_refused():
 def test_a_release_of_parts_of_different_shapes_names_their_shapes_and_the_fix():
     # `return iterates, weights` from a training loop (shapes (4,) and (6,)) was refused with numpy's
     # "inhomogeneous shape after 1 dimensions" alone, naming neither the parts nor what a release may be.
-    with pytest.raises(TargetError, match=r"returned a non-numeric value of type tuple in release 0 .*; its 2 parts "
-                                          r"have shapes \(4,\), \(6,\): a release is one scalar or one 1-D array"):
+    with pytest.raises(TargetError, match=r"returned a non-numeric value of type tuple in release 0 \(its 2 parts "
+                                          r"have shapes \(4,\), \(6,\); a release is one scalar or one 1-D array"):
         Target(lambda data: (np.zeros(4), np.ones(6)), name="pair").sample(D, 2, rng=0)
     with pytest.raises(TargetError) as info:                         # a ragged nested list is told the same
         Target(lambda data: [[1.0, 2.0], [3.0]], name="ragged").sample(D, 2, rng=0)
