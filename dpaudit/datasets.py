@@ -50,13 +50,28 @@ def as_numpy(value: Any) -> np.ndarray:
     ...         return np.float32(1.5)
     >>> as_numpy(Held()), as_numpy([Held(), 2.0])
     (array(1.5, dtype=float32), array([1.5, 2. ]))
+
+    A float type numpy has no kind for (JAX's and ml_dtypes' ``bfloat16``, ``float8_*``: dtype kind ``"V"``, no
+    fields) is read as float64, which holds each such value exactly: before, a JAX release in bfloat16 was refused
+    as "non-numeric" while the message showed its number. Void data that does not convert stays as it is.
     """
+    arr = _as_numpy(value)
+    if arr.dtype.kind == "V" and arr.dtype.fields is None:
+        for widen in (lambda: arr.astype(float), lambda: np.asarray(value, dtype=float)):
+            try:
+                return widen()
+            except Exception:
+                continue
+    return arr
+
+
+def _as_numpy(value: Any) -> np.ndarray:
     try:
         return np.asarray(value)
     except Exception as exc:
         if isinstance(value, (list, tuple)):
             try:
-                parts = [as_numpy(v) for v in value]
+                parts = [_as_numpy(v) for v in value]
             except Exception:
                 raise exc from None
             return np.asarray(parts)

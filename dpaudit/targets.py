@@ -263,7 +263,8 @@ class Target:
             arr = as_numpy(out)
         except Exception as exc:  # e.g. ragged sequences
             raise TargetError(
-                f"target {self.name!r} returned a non-numeric value of type {type(out).__name__} in {where} ({exc})"
+                f"target {self.name!r} returned a non-numeric value of type {type(out).__name__} in {where} "
+                f"({_parts_hint(out) or exc})"
             ) from None
         if arr.dtype.kind == "O" and _has_wide_int(out):
             raise TargetError(
@@ -332,6 +333,25 @@ def _holds_none(out: Any) -> bool:
     if isinstance(out, np.ndarray) and out.dtype.kind == "O":
         return any(x is None for x in out.ravel().tolist())
     return False
+
+
+def _parts_hint(out: Any) -> str:
+    """For a list or tuple of arrays of different shapes, their shapes and the fix (said in numpy's stead); else "".
+
+    Why: a training loop's ``return iterates, weights`` (shapes (T,) and (d,)) was refused with numpy's words
+    alone ("inhomogeneous shape after 1 dimensions"), which name neither the parts nor what a release may be.
+    """
+    if not isinstance(out, (list, tuple)) or len(out) < 2:
+        return ""
+    try:
+        shapes = [tuple(np.shape(part)) for part in out[:4]]
+    except Exception:
+        return ""
+    if len(set(shapes)) < 2:
+        return ""
+    listed = ", ".join(str(shape) for shape in shapes) + (", ..." if len(out) > 4 else "")
+    return (f"its {len(out)} parts have shapes {listed}; a release is one scalar or one 1-D array: return the "
+            "part the audit is about, or join the parts into one 1-D array")
 
 
 def _has_wide_int(out: Any) -> bool:

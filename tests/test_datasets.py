@@ -291,3 +291,19 @@ def test_a_dataset_numpy_refuses_until_detached_is_read_and_one_it_cannot_read_i
     with pytest.raises(DatasetError,
                        match=r"dataset: array: numpy cannot read the Unreadable \(TypeError: Got unsupported"):
         load_dataset(Unreadable())
+
+
+def test_scores_in_a_float_type_numpy_has_no_kind_for_are_read_as_numbers():
+    # JAX scores in bfloat16 passed to dpaudit.audit_scores were refused as "values are strings, not numbers
+    # (the first is 0.60546875); write them without quotes".
+    class Bfloat16Like:
+        def __init__(self, value):
+            self.value = np.asarray(value, dtype=np.float32)
+
+        def __array__(self, dtype=None, copy=None):
+            return np.zeros(self.value.shape, dtype="V2") if dtype is None else self.value.astype(dtype)
+
+    from dpaudit.datasets import load_scores
+
+    scores = load_scores(Bfloat16Like(np.linspace(0.0, 1.0, 40)), name="IN")
+    assert scores.dtype == np.float64 and scores.tolist() == np.linspace(0.0, 1.0, 40, dtype=np.float32).tolist()

@@ -397,3 +397,49 @@ def test_a_string_release_gets_no_abort_hint():
     with pytest.raises(TargetError, match=r"type str \('yes'\) in release 0 on the dataset") as info:
         Target(lambda data: "yes", name="t").sample(D, 3, rng=0)
     assert "no answer" not in str(info.value)
+
+
+class Bfloat16Like:
+    """The form of a JAX array in ``bfloat16`` (ml_dtypes' float type): numpy's own view of it has dtype kind
+    ``"V"`` (no fields), and asked for float it gives the numbers."""
+
+    def __init__(self, value):
+        self.value = np.asarray(value, dtype=np.float32)
+
+    def __array__(self, dtype=None, copy=None):
+        if dtype is None:
+            return np.zeros(self.value.shape, dtype="V2")
+        return self.value.astype(dtype)
+
+
+def test_a_release_in_a_float_type_numpy_has_no_kind_for_is_read_by_its_numbers():
+    # A JAX DP-SGD returning its iterates in bfloat16 was refused: "returned a non-numeric value of type
+    # ArrayImpl (dtype bfloat16, shape (4,), first value -0.00628...)", a number in the message itself.
+    def scalar(data, rng=None):
+        return Bfloat16Like(float(np.sum(data)) + 0.5)
+
+    def batch(data, size=None, rng=None):
+        return Bfloat16Like(np.full((size, 2), 1.5))
+
+    out = Target(scalar).sample(D, 3, rng=0)
+    assert out.dtype == np.float64 and out.tolist() == [2.5] * 3
+    assert Target(batch).sample(D, 4, rng=0).tolist() == [[1.5, 1.5]] * 4
+
+
+def test_void_data_that_is_no_number_is_still_refused():
+    with pytest.raises(TargetError, match=r"returned a non-numeric value of type ndarray \(dtype \|V2"):
+        Target(lambda data: np.zeros(2, dtype="V2"), name="void").sample(D, 2, rng=0)
+
+
+def test_a_release_of_parts_of_different_shapes_names_their_shapes_and_the_fix():
+    # `return iterates, weights` from a training loop (shapes (4,) and (6,)) was refused with numpy's
+    # "inhomogeneous shape after 1 dimensions" alone, naming neither the parts nor what a release may be.
+    with pytest.raises(TargetError, match=r"returned a non-numeric value of type tuple in release 0 \(its 2 parts "
+                                          r"have shapes \(4,\), \(6,\); a release is one scalar or one 1-D array"):
+        Target(lambda data: (np.zeros(4), np.ones(6)), name="pair").sample(D, 2, rng=0)
+    with pytest.raises(TargetError) as info:                         # a ragged nested list is told the same
+        Target(lambda data: [[1.0, 2.0], [3.0]], name="ragged").sample(D, 2, rng=0)
+    assert "its 2 parts have shapes (2,), (1,)" in str(info.value)
+    with pytest.raises(TargetError) as info:                         # numpy's words alone where no part has a shape
+        Target(lambda data: [object(), 1.0], name="odd").sample(D, 2, rng=0)
+    assert "parts have shapes" not in str(info.value)
