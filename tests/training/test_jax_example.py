@@ -7,23 +7,16 @@ runs per side (the second a ``size=`` target by vmap) and a one-run audit of 200
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import numpy as np
 import pytest
+from _examples import load_example
 
 pytest.importorskip("jax")
-
-EXAMPLE = Path(__file__).resolve().parents[2] / "experiments" / "training" / "jax_audit.py"
 
 
 @pytest.fixture(scope="module")
 def example():
-    spec = importlib.util.spec_from_file_location("jax_audit", EXAMPLE)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_example("training/jax_audit.py", "jax_audit")
 
 
 def test_the_jax_recipe_moves_the_canary_parameter_as_dpsgd_does(example):

@@ -6,24 +6,17 @@ About 40 s of CPU: 300 white-box training runs, an audit of 300 runs per side an
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import numpy as np
 import pytest
+from _examples import load_example
 
 pytest.importorskip("torch")
 pytest.importorskip("opacus")
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "experiments" / "training" / "opacus_audit.py"
-
 
 @pytest.fixture(scope="module")
 def example():
-    spec = importlib.util.spec_from_file_location("opacus_audit", EXAMPLE)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_example("training/opacus_audit.py", "opacus_audit")
 
 
 @pytest.mark.filterwarnings("ignore")      # opacus' and torch's own warnings (secure RNG, backward hooks)
