@@ -324,15 +324,24 @@ class Target:
 _NO_ANSWER = " (code 'no answer' as a number the mechanism never releases otherwise, say -1)"
 
 
+_EMPTY = object()  # what _leaves yields for an empty list, tuple or object array
+
+
+def _leaves(out: Any):
+    """The values inside ``out``, through nested lists, tuples and object arrays (``_EMPTY`` for an empty one)."""
+    if isinstance(out, (list, tuple)) or (isinstance(out, np.ndarray) and out.dtype.kind == "O"):
+        items = out.ravel().tolist() if isinstance(out, np.ndarray) else out
+        if not len(items):
+            yield _EMPTY
+        for x in items:
+            yield from _leaves(x)
+    else:
+        yield out
+
+
 def _holds_none(out: Any) -> bool:
     """Whether ``out`` is None or a sequence or object array holding None (an abort returned as None)."""
-    if out is None:
-        return True
-    if isinstance(out, (list, tuple)):
-        return any(_holds_none(x) for x in out)
-    if isinstance(out, np.ndarray) and out.dtype.kind == "O":
-        return any(x is None for x in out.ravel().tolist())
-    return False
+    return any(x is None for x in _leaves(out))
 
 
 def _parts_hint(out: Any) -> str:
@@ -367,10 +376,7 @@ def _has_wide_int(out: Any) -> bool:
 
 def _all_real(out: Any) -> bool:
     """Whether ``out`` (a release numpy could only store as objects) is real numbers alone: Fractions, Decimals."""
-    if isinstance(out, (list, tuple)) or (isinstance(out, np.ndarray) and out.dtype.kind == "O"):
-        items = out.ravel().tolist() if isinstance(out, np.ndarray) else out
-        return len(items) > 0 and all(_all_real(x) for x in items)
-    return isinstance(out, (numbers.Real, decimal.Decimal))
+    return all(isinstance(x, (numbers.Real, decimal.Decimal)) for x in _leaves(out))
 
 
 def _check_deadline(deadline: float | None) -> None:
