@@ -76,7 +76,10 @@ def _run_command(args: list[str]) -> dict:
     proc = subprocess.run([sys.executable, "-m", "dpaudit", *args], cwd=ROOT, capture_output=True, text=True)
     if proc.returncode not in (0, 1):
         return {"error": proc.stderr.strip().splitlines()[-1:], "exit": proc.returncode}
-    return {"exit": proc.returncode, "json": _clean(json.loads(proc.stdout))}
+    out = _clean(json.loads(proc.stdout))
+    if "--seed" not in args:  # an unseeded command (one-run) saves fresh entropy: not part of the result
+        out.pop("seed", None)
+    return {"exit": proc.returncode, "json": out}
 
 
 def _run_config(name: str) -> dict:

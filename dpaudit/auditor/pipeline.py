@@ -54,6 +54,7 @@ from ..stats.estimators import (
 )
 from ..stats.selection import calibration_counts, calibration_rates
 from ..stats.sequential import SequentialBound
+from ..stats.verdict import verdict_of
 from . import sequential
 from .distinguishers import FLOAT_ATTACKS, auto_choices, float_choices, make_distinguisher, output_kind
 from .report import AuditReport
@@ -867,7 +868,7 @@ def build_report(tgt, rounds, kind, shape, *, reason, attack, ideal, est, epsilo
     return AuditReport(
         epsilon_lower_bound=float(bound), claimed_epsilon=float(claimed_epsilon), claimed_delta=float(delta),
         confidence=confidence, samples=drawn, attack=best.test.name if attack == "auto" else attack, seed=entropy,
-        verdict="violation" if any(rd.violation() for rd in rounds) else "no violation found",
+        verdict=verdict_of(any(rd.violation() for rd in rounds)),
         ceiling=best.ceiling, estimator=est.name, target=str(tgt.name), seeded=bool(getattr(tgt, "seeded", True)),
         output_kind=kind, output_shape=list(shape or ()),
         event=best.test.event.describe(), threshold=best.test.event.threshold,

@@ -116,7 +116,7 @@ class AuditReport:
         return cls(**{k: v for k, v in d.items() if k in names})
 
     def __repr__(self) -> str:
-        return (f"AuditReport(verdict={self.verdict!r}, epsilon_lower_bound={self.epsilon_lower_bound:.4g}, "
+        return (f"AuditReport(verdict={str(self.verdict)!r}, epsilon_lower_bound={self.epsilon_lower_bound:.4g}, "
                 f"claimed_epsilon={self.claimed_epsilon!r}, claimed_delta={self.claimed_delta!r}, "
                 f"ceiling={self.ceiling:.3g}, attack={self.attack!r}, samples={self.samples}, "
                 f"confidence={self.confidence!r}, seed={self.seed})")

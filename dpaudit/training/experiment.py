@@ -13,6 +13,7 @@ import time
 import numpy as np
 
 from .. import audit
+from ..stats.verdict import verdict_of
 from .accounting import accountant_epsilon, noise_for_epsilon
 from .canaries import GradientCanary, audit_dataset, opposing_records, outlier_canary
 from .config import DPSGDConfig, Variant
@@ -163,7 +164,7 @@ def run_variants(*, samples: int = 200_000, seed: int = 0, progress=None, log=pr
         flagged = [k for k, a in audits.items() if a["verdict"] == "violation"]
         one = one_run_audit(config, seed=seed + 100 * i)
         rows.append({"variant": v.value, "claimed_epsilon": claim, "config": config.to_dict(), "audits": audits,
-                     "flagged_by": flagged, "verdict": "violation" if flagged else "no violation found",
+                     "flagged_by": flagged, "verdict": verdict_of(bool(flagged)),
                      "samples": samples, "one_run": one["epsilon_lower_bound"], "one_run_detail": one})
         log(f"{v.value:15s} claim {claim:.3f}: " + ", ".join(f"{k} {a['epsilon_lower_bound']:.2f}"
                                                             f"{'*' if a['verdict'] == 'violation' else ''}"
