@@ -29,6 +29,7 @@ from .figures import (
     plot_tracing,
     plot_trajectory,
 )
+from .points import ONE_POINT_FIGURES, check_point, sweep_points
 from .report import plot_report
 from .style import OKABE_ITO, WIDTHS, paper_style, save_figure
 
@@ -48,7 +49,8 @@ FIGURES = {
 }
 
 
-def draw_figures(directory: "str | Path", *, size: str | None = None, figures=None) -> list[Path]:
+def draw_figures(directory: "str | Path", *, size: str | None = None, figures=None, point: int | None = None
+                 ) -> list[Path]:
     """Redraw a results folder's figures (PDF and PNG) from its files alone.
 
     Parameters
@@ -59,6 +61,10 @@ def draw_figures(directory: "str | Path", *, size: str | None = None, figures=No
         Override the config's ``plot.size``.
     figures : list of str, optional
         Override the config's ``plot.figures``.
+    point : int, optional
+        The sweep point (from 1, as the figures number them) that the one-point figures (ROC, privacy
+        profile, trajectory) draw; overrides the config's ``plot.point``.  Default: the last (the
+        trajectory: every point).
 
     Returns
     -------
@@ -74,12 +80,14 @@ def draw_figures(directory: "str | Path", *, size: str | None = None, figures=No
     if size not in WIDTHS:
         raise ParameterValueError(f"--size must be one of {sorted(WIDTHS)}; got {size!r}")
     names = figures if figures is not None else plot_cfg.get("figures", [])
+    if point is not None:
+        check_point(point, len(sweep_points(results)))
     written: list[Path] = []
     for name in names:
         if name not in FIGURES:
             raise ParameterValueError(f"figure must be one of {sorted(FIGURES)}; got {name!r}")
         with paper_style():
-            fig = FIGURES[name](results, size=size)
+            fig = FIGURES[name](results, size=size, **({"point": point} if name in ONE_POINT_FIGURES else {}))
             if fig is not None:
                 written += save_figure(fig, Path(directory) / name, dpi=plot_cfg.get("dpi", 300))
     return written
