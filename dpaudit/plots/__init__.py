@@ -12,6 +12,7 @@ Figures (names usable in a config's ``plot.figures``):
 ``tracing``             tracing TPR at fixed FPR vs d, one curve per noise level
 ``rr_tradeoff``         randomized response error vs epsilon for several n
 ``trajectory``          a sequential audit's certified bound vs the releases drawn, per round
+``one_run``             a one-run audit's guess precision and certified bound vs the number of guesses
 
 :func:`plot_report` draws one audit (``AuditReport.plot()``).
 """
@@ -29,13 +30,14 @@ from .figures import (
     plot_tracing,
     plot_trajectory,
 )
+from .one_run import plot_one_run
 from .points import ONE_POINT_FIGURES, check_point, sweep_points
 from .report import plot_report
 from .style import OKABE_ITO, WIDTHS, paper_style, save_figure
 
 __all__ = ["FIGURES", "draw_figures", "OKABE_ITO", "WIDTHS"] + [
     "plot_epsilon_vs_claimed", "plot_roc", "plot_privacy_profile", "plot_reconstruction", "plot_tracing",
-    "plot_rr_tradeoff", "plot_trajectory", "plot_report",
+    "plot_rr_tradeoff", "plot_trajectory", "plot_one_run", "plot_report",
 ]
 
 FIGURES = {
@@ -46,6 +48,7 @@ FIGURES = {
     "tracing": plot_tracing,
     "rr_tradeoff": plot_rr_tradeoff,
     "trajectory": plot_trajectory,
+    "one_run": plot_one_run,
 }
 
 

@@ -495,7 +495,12 @@ def plot_privacy_profile(results, *, size="one-column", point=None):
     a dashed line.  The mechanism's exact epsilon(delta) is dotted when known
     (for a correct mechanism it is the claimed mechanism's own curve).
     """
-    chosen, point_note = _one_point(results, _groups(results), point)
+    groups = _groups(results)
+    wanted = point if point is not None else (results.config.get("plot") or {}).get("point")
+    if wanted is None and _one_claim(results, groups):  # the points differ only in what is audited: draw them all
+        chosen, point_note = groups, None
+    else:
+        chosen, point_note = _one_point(results, groups, point)
     series = []
     for g in chosen:
         ts = results.trials_at(g["point"], g["mechanism"])
@@ -519,7 +524,7 @@ def plot_privacy_profile(results, *, size="one-column", point=None):
     if len(pure) == 1:  # one pure claim shared by every mechanism: one grey line
         shared = pure.pop()
         draw_profile_claim(ax, shared, 0.0, color="0.35", delta_range=d_range)
-    kinds = set()
+    kinds, curves_drawn = set(), set()
     for i, (g, ts) in enumerate(series):
         st = _style_of(results, g["mechanism"], i)
         delta = np.asarray(ts[0]["result"]["privacy_profile"]["delta"], dtype=float)
@@ -529,13 +534,16 @@ def plot_privacy_profile(results, *, size="one-column", point=None):
             ax.fill_between(delta[keep], eps.min(0)[keep], eps.max(0)[keep], color=st["color"], alpha=0.2, lw=0)
         # Solid: in this figure dashes mean a claim and dots an exact curve.
         ax.plot(delta[keep], np.median(eps, 0)[keep], color=st["color"], marker=st["marker"], ls="-",
-                ms=3, lw=1.1, label=_series_label(g, paths, "certified lower bound"), zorder=3)
+                ms=3, lw=1.1, label=_series_label(g, paths, "certified lower bound") + (" \u2020" * bool(g.get("broken"))),
+                zorder=3)
         top = max(top, float(eps.max()))
         r = ts[0]["result"]
         claim_eps, claim_delta = r.get("claimed_epsilon"), r.get("claimed_delta") or 0.0
         curve = claim_curve_of(r)
-        if curve is not None:  # a claimed curve, drawn whole (dashed)
-            draw_curve_profile(ax, curve, color=st["color"], label=f"claimed curve ({short_spec(r.get('claim'))})")
+        if curve is not None:  # a claimed curve, drawn whole (dashed), once
+            if str(r.get("claim")) not in curves_drawn:
+                curves_drawn.add(str(r.get("claim")))
+                draw_curve_profile(ax, curve, color=st["color"], label=f"claimed curve ({short_spec(r.get('claim'))})")
             top = max(top, float(np.max(curve["claimed_epsilon"][(curve["delta"] >= d_range[0])
                                                                  & np.isfinite(curve["claimed_epsilon"])], initial=0.0)))
         elif _finite(claim_eps):
@@ -569,8 +577,28 @@ def plot_privacy_profile(results, *, size="one-column", point=None):
     conf = results_of[0]["privacy_profile"].get("confidence") or results_of[0].get("confidence")
     notes = [f"markers: lower bounds, simultaneous over {DELTA} at {_conf_text(conf)} confidence"
              + (f"; line: median, band: range over {ntr} trials" if ntr > 1 else ""), _samples_text(results_of)]
+    if any(g.get("broken") for g, _ in series):
+        notes.append("\u2020 known not to satisfy its claim")
     _point_title(ax, point_note)
     return _finish(fig, results, notes, size, ncol=2)
+
+
+def _one_claim(results, groups) -> bool:
+    """Whether every sweep point of ``groups`` audits one and the same claim (a curve, or epsilon and delta).
+
+    Then the points differ only in what is audited (configs/training.yaml: the correct loop and a broken
+    one against one accountant curve), and the profile draws them together.
+    """
+    if len({g["point"] for g in groups}) < 2:
+        return False
+    claims = set()
+    for g in groups:
+        for t in results.trials_at(g["point"], g["mechanism"]):
+            r = t["result"]
+            spec = r.get("claim")
+            claims.add(str(spec) if spec is not None else
+                       (round(float(r.get("claimed_epsilon") or 0.0), 6), float(r.get("claimed_delta") or 0.0)))
+    return len(claims) == 1
 
 
 # 4 ----------------------------------------------------------------------------------------------
@@ -606,15 +634,25 @@ def _asymmetric_error(below, above) -> np.ndarray:
     return np.vstack([np.asarray(below, dtype=float), np.asarray(above, dtype=float)])
 
 
-def _errbar_series(ax, rows, i, label):
+def _errbar_series(ax, rows, i, label, color=None):
     rows = sorted(rows, key=lambda r: r[0])
     st = series_style(i)
+    if color is not None:
+        st["color"] = color
     x = np.array([r[0] for r in rows], dtype=float)
     m = np.array([r[1]["mean"] for r in rows], dtype=float)
     lo = np.array([r[1]["ci_low"] for r in rows], dtype=float)
     hi = np.array([r[1]["ci_high"] for r in rows], dtype=float)
     ax.errorbar(x, m, yerr=_asymmetric_error(m - lo, hi - m), color=st["color"], marker=st["marker"],
                 ls=st["linestyle"], capsize=2, ms=4.5 if st["marker"] == "*" else 3.2, lw=1.0, label=label)
+
+
+def _shade(family: str, i: int, n: int) -> str:
+    """The i-th of n shades of a matplotlib sequential colour map, light (but visible on white) to dark."""
+    import matplotlib
+    from matplotlib.colors import to_hex
+
+    return to_hex(matplotlib.colormaps[family](0.45 + 0.5 * (i / max(n - 1, 1))))
 
 
 def _legend_above(ax, *, ncol: int, title: str | None = None):
@@ -655,11 +693,12 @@ def plot_reconstruction(results, *, size="one-column"):
         scale = float(p[nn]) / math.sqrt(p["n"])
         by_q.setdefault(p.get(qn) if qn else None, []).append((scale, m))
         by_noise.setdefault((round(scale, 6), float(p[nn])), []).append((float(p[qn]) if qn else float(p["n"]), m))
+    # Each panel's series are an ordered quantity, in a colour family of its own (queries blue, noise orange):
+    # continuing one palette across panels gave the most noise and the fewest queries the same colour.
     for i, (q, rows) in enumerate(sorted(by_q.items(), key=lambda kv: (kv[0] is None, kv[0] or 0))):
-        _errbar_series(ax_noise, rows, i, f"{qn} = {q:,}" if qn else None)
-    # The second panel's series continue the style sequence: a colour+marker means one thing per figure.
+        _errbar_series(ax_noise, rows, i, f"{qn} = {q:,}" if qn else None, color=_shade("Blues", i, len(by_q)))
     for i, ((s, raw), rows) in enumerate(sorted(by_noise.items())):
-        _errbar_series(ax_q, rows, len(by_q) + i, f"{sym} = {raw:g}")
+        _errbar_series(ax_q, rows, len(by_q) + i, f"{sym} = {raw:g}", color=_shade("Oranges", i, len(by_noise)))
     metric = pts[0][3].replace("_", " ")
     scales = [s for s, _ in by_noise if s > 0]
     if scales and max(scales) / min(scales) >= 10:  # a decade or more: evenly spaced on a log axis
