@@ -913,7 +913,13 @@ def plot_trajectory(results, *, size="one-column", point=None):
         stops = ", ".join(f"{r} {n}" if len(rows) > 1 else r for r, n in sorted(reasons.items()))
         # A search kind's groups have no mechanism: its target names the series.
         name = _series_label(g, paths) if g.get("mechanism") or paths else str(first.get("target") or "audit")
-        ax.plot([], [], color=st["color"], marker=st["marker"], ms=3, lw=1.1, label=f"{name} (stopped: {stops})")
+        own = []
+        if several_points and g.get("mechanism"):  # its own swept parameters tell its points apart
+            own = [f"{k.split('.')[-1]}={_fmt(v)}" for k, v in g["sweep"].items()
+                   if k.startswith(f"mechanisms.{g['mechanism']}.") or k.startswith("mechanisms.*.")]
+        ax.plot([], [], color=st["color"], marker=st["marker"], ms=3, lw=1.1,
+                label=f"{name} ({'; '.join([', '.join(own)] * bool(own) + [f'stopped: {stops}'])})")
+        name = f"{name} ({', '.join(own)})" if own else name
         eps, delta = first.get("claimed_epsilon"), first.get("claimed_delta") or 0.0
         if len(set(own_claims[i])) > 1:  # a curve claim: each trial's bound is at its own delta
             per_trial.append((st["color"], name, first.get("claim"), own_claims[i]))
@@ -936,7 +942,8 @@ def plot_trajectory(results, *, size="one-column", point=None):
             spec = short_spec(spec)
             sep = "\n" if size == "one-column" and len(spec) > 20 else " "
             label = f"claim {spec}{sep}({EPS} = {eps:.4g} at {DELTA} = {delta:.2g})"
-        whose = f": {', '.join(n for _, n in owners)}" if len(claims) > 1 else ""
+        # With several sweep points each series names its own parameters: the claim's value says whose it is.
+        whose = f": {', '.join(n for _, n in owners)}" if len(claims) > 1 and not several_points else ""
         ax.axhline(eps, color=colour, ls=(0, (5, 2)), lw=0.9, zorder=2, label=label + whose)
     if hi / max(lo, 1.0) > 30:
         ax.set_xscale("log")

@@ -145,3 +145,21 @@ def test_the_reconstruction_panels_do_not_share_a_colour(tmp_path):
     colours = [{c.lines[0].get_color() for c in ax.containers} for ax in fig.axes[:2]]
     assert len(colours[0]) == 3 and len(colours[1]) == 5
     assert not colours[0] & colours[1]  # a colour means queries in one panel and noise in the other: never both
+
+
+def test_a_mechanism_drawn_at_several_sweep_points_is_told_apart(tmp_path):
+    # An audit sweep over epsilon: "laplace (stopped: budget)" three times over, in one colour, named nothing.
+    records, groups = [], []
+    for p, eps in enumerate([0.5, 1.0, 2.0]):
+        sweep = {"mechanisms.laplace.params.epsilon": eps}
+        records.append({"index": p, "point": p, "repetition": 0, "mechanism": "laplace", "sweep": sweep, "result": {
+            "claimed_epsilon": eps, "claimed_delta": 0.0, "confidence": 0.95, "stopping_reason": "budget",
+            "trajectory": {"samples": [2000, 4000], "epsilon_lower_bound": [0.5 * eps, 0.8 * eps]}}})
+        groups.append({"point": p, "sweep": sweep, "mechanism": "laplace", "n_trials": 1})
+    cfg = {"name": "seq", "mechanisms": [{"label": "laplace", "mechanism": "laplace"}], "plot": {},
+           "sweep": {"mode": "zip", "parameters": {"mechanisms.laplace.params.epsilon": [0.5, 1.0, 2.0]}}}
+    fig = _draw("trajectory", _write(tmp_path, cfg, records, groups, ["mechanisms.laplace.params.epsilon"]))
+    labels = [t.get_text() for leg in fig.legends for t in leg.get_texts() if t.get_text().startswith("laplace")]
+    assert labels == [f"laplace (epsilon={e}; stopped: budget)" for e in ("0.5", "1", "2")]
+    colours = {line.get_color() for line in fig.axes[0].get_lines() if line.get_gid() == "trajectory"}
+    assert len(colours) == 3
