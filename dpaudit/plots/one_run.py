@@ -108,8 +108,11 @@ def plot_one_run(results, *, size="one-column"):
             ax_e.plot([], [], color=colour, ls=(0, (5, 2)), lw=0.9,
                       label=f"{label} ({EPS} = {claimed:.3g}, above the axis)")
     ax_p.axhline(0.5, color="0.5", ls=(0, (1, 1.5)), lw=0.8, label="chance")
+    ticks = sorted({int(row["guesses"]) for r in records for row in r["tests"]})
     for ax in (ax_p, ax_e):
         ax.set_xscale("log", base=2)
+        ax.set_xticks(ticks, [f"{t:,}" for t in ticks])  # the counts tried (m, m/2, ...), not powers of two
+        ax.minorticks_off()
         ax.set_xlabel("number of guesses r (the r highest-scored canaries)")
     ax_p.set_ylabel("share of guesses correct")
     ax_p.set_ylim(0.4, 1.02)
