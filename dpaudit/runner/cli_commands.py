@@ -30,6 +30,7 @@ PLOT_EXAMPLE = """\
 example:
   dpaudit plot results/quickstart
   dpaudit plot results/quickstart --size two-column
+  dpaudit plot results/quickstart --point 1 --figure roc   # the ROC of the first sweep point
 """
 
 
@@ -70,6 +71,9 @@ def add_plot_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--size", choices=["one-column", "two-column"], default=None, help="figure width (3.3 in or 6.9 in)")
     p.add_argument("--figure", dest="figures", action="append", default=None, metavar="NAME",
                    help="draw only this figure (repeatable)")
+    p.add_argument("--point", metavar="N", type=int, default=None,
+                   help="the sweep point (from 1) drawn by the roc, privacy_profile and trajectory figures "
+                        "(default: the last; the trajectory: every point)")
     p.set_defaults(func=cmd_plot)
     return p
 
@@ -126,7 +130,7 @@ def cmd_plot(args) -> int:
     """Redraw the plots of ``args.results``."""
     from ..plots import draw_figures
 
-    written = draw_figures(args.results, size=args.size, figures=args.figures)
+    written = draw_figures(args.results, size=args.size, figures=args.figures, point=getattr(args, "point", None))
     if not written:
         print(f"{args.results}: nothing to draw", file=sys.stderr)
     for path in written:
