@@ -265,6 +265,16 @@ class SamplerReport:
 
     __str__ = summary
 
+    @classmethod
+    def from_dict(cls, d: dict) -> SamplerReport:
+        """The report back from :meth:`to_dict` (or ``dpaudit sampler --json``)."""
+        tests = tuple(SamplerTest(t["name"], t["statistic"], t["expected"], t["p_value"], t["alpha"])
+                      for t in d["tests"])
+        return cls(d["n_records"], d["steps"], d["rate"], d["confidence"], tests, tuple(d["findings"]),
+                   d["measured_rate"], tuple(d["measured_rate_interval"]), d["measured_rate_max"],
+                   d["batch_size_mean"], d["batch_size_variance"], d["repeated_steps"], d["claim"], d["delta"],
+                   d["claimed_epsilon"], d["epsilon_at_measured_rate"], tuple(d["notes"]))
+
     def to_dict(self) -> dict:
         return {"verdict": self.verdict, "measured_rate_max": self.measured_rate_max, "findings": list(self.findings),
                 "rate": self.rate, "n_records": self.n_records, "steps": self.steps, "confidence": self.confidence,

@@ -18,7 +18,7 @@ from _cli import cli, one_line
 from dpaudit.claims import DPSGDClaim
 from dpaudit.exceptions import ParameterValueError
 from dpaudit.training import audit_sampler
-from dpaudit.training.sampler import TESTS, batch_counts
+from dpaudit.training.sampler import TESTS, SamplerReport, batch_counts
 
 N, STEPS, Q, B = 1000, 1500, 0.01, 10
 
@@ -112,6 +112,7 @@ def test_the_claim_is_read_at_the_measured_rate():
     assert rep.epsilon_at_measured_rate > rep.claimed_epsilon
     d = rep.to_dict()
     assert {"verdict", "measured_rate_max", "findings", "epsilon_at_measured_rate"} <= set(d)
+    assert SamplerReport.from_dict(json.loads(json.dumps(d))) == rep  # a JSON round trip
     assert "epsilon" in str(rep) and spec in rep.summary()
 
 
