@@ -131,6 +131,9 @@ def _build_parser() -> argparse.ArgumentParser:
 
     _add_search_parser(sub)
     _add_score_parsers(sub)
+    from .cli_sampler import add_sampler_parser
+
+    add_sampler_parser(sub)
 
     ls = sub.add_parser("list", help="list mechanisms, attacks and estimators",
                         description="List the built-in mechanisms (with their claims), attacks and estimators.",
