@@ -15,7 +15,7 @@ $(STAMP): pyproject.toml
 	@touch $(STAMP)
 
 demo: install
-	$(VENV)/bin/dpaudit run configs/quickstart.yaml --out results
+	$(VENV)/bin/dpaudit run configs/quickstart.yaml --out results --overwrite
 
 # make test leaves out the many-seed soundness runs and the few slow checks; make soundness runs them.
 # Two pytest-xdist workers: the suite is CPU-bound and the machines it runs on have two cores.

@@ -22,6 +22,7 @@ import yaml
 from .._executor import Backend, check_backend, dask_client, in_worker
 from ..exceptions import DPAuditError, ParameterValueError
 from ..results import CONFIG_FILE, SUMMARY_FILE, TRIALS_FILE, TrialLog, atomic_write_text, read_trials
+from ._folder import claim_folder, remove_stale_outputs
 from .schema import ExperimentConfig, dump_yaml, load_config, resolve_config
 from .summary import format_table, summarize, summary_json
 
@@ -159,6 +160,7 @@ def run_experiment(
     backend: "str | Backend" = "loky",
     scheduler: str | None = None,
     resume: bool = False,
+    overwrite: bool = False,
     progress: bool | None = None,
     draw: bool = True,
     echo: Callable[[str], None] | None = None,
@@ -179,7 +181,13 @@ def run_experiment(
     scheduler : str, optional
         A Dask scheduler address (``tcp://host:8786``); implies ``backend="dask"``.
     resume : bool
-        Keep finished trials of a previous run of the same config and run the rest.
+        Keep finished trials of a previous run of the same config and run the rest (its summary and plots, drawn
+        from fewer trials, are removed first and drawn again at the end).
+    overwrite : bool
+        Start again in a folder that holds an earlier run's results, after moving that folder to
+        ``out/<name>.previous`` (replacing an older copy there).  Without ``resume`` or ``overwrite``, such a
+        folder is refused (:class:`~dpaudit.exceptions.ParameterValueError`) before anything is written, so
+        finished trials are never lost.
     progress : bool, optional
         Show a progress bar on stderr; by default only when stderr is a terminal.
     draw : bool
@@ -206,6 +214,7 @@ def run_experiment(
     n_jobs = check_int(n_jobs, "--jobs", low=1)
     backend = check_backend(backend, scheduler, name="--backend")
     config, directory = prepare(config, out, resume)
+    claim_folder(directory, resume=resume, overwrite=overwrite, echo=echo)
     directory.mkdir(parents=True, exist_ok=True)
     atomic_write_text(directory / CONFIG_FILE, dump_yaml(config.resolved))
     summary_file = directory / SUMMARY_FILE
@@ -218,6 +227,8 @@ def run_experiment(
     tasks = [config.task(t) for t in pending]
     if resume and done:
         echo(f"resuming: {len(done)} of {len(trials)} trials already finished")
+    if resume and tasks:
+        remove_stale_outputs(directory, redraw=draw, echo=echo)
 
     with TrialLog(directory / TRIALS_FILE, fresh=not resume) as log, _progress(len(trials), len(trials) - len(pending), progress) as bar:
         if not tasks:
