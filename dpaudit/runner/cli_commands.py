@@ -26,6 +26,8 @@ Exit status: 0 done; 2 bad input (the config, a data file, a target that raises:
 trial when one failed); 3 internal error (a bug in dpaudit; DPAUDIT_DEBUG=1 shows the traceback);
 130 interrupted.  Trials finished before an error or Ctrl-C are kept: --resume runs the rest.
 A results folder that already holds trials is refused unless --resume or --overwrite is given.
+Progress: on a terminal a bar (trials done, time left); in a log, a line every 30 s once the run is past
+10 s (DPAUDIT_PROGRESS_EVERY=SECONDS sets the interval).
 """
 
 PLOT_EXAMPLE = """\
@@ -56,7 +58,7 @@ def add_run_parser(subparsers) -> argparse.ArgumentParser:
                    help="start again in a folder holding an earlier run; it is moved to DIR/<name>.previous first")
     p.add_argument("--no-plots", dest="plots", action="store_false", help="skip drawing the plots")
     p.add_argument("--progress", dest="progress", action="store_true", default=None,
-                   help="force the progress bar (default: only when stderr is a terminal)")
+                   help="force the progress bar (default: only when stderr is a terminal; in a log, a line every 30 s)")
     p.set_defaults(func=cmd_run)
     return p
 

@@ -103,13 +103,16 @@ def _dask(tasks: list, n_jobs: int, scheduler: str | None) -> Iterable[dict]:
             yield fut.result()
 
 
-def _progress(total: int, initial: int, enabled: bool | None):
+def _progress(total: int, initial: int, enabled: bool | None, desc: str = "trials"):
+    """A bar of trials done and the time left on a terminal (or when asked); in a log, :class:`LogLines`."""
     from tqdm.auto import tqdm
 
-    from .._progress import progress_wanted
+    from .._progress import LogLines, bar_size, progress_wanted, round_lines_wanted
 
+    if round_lines_wanted(enabled):
+        return LogLines(total, desc=desc, unit="trial", initial=initial)
     return tqdm(total=total, initial=initial, unit="trial", file=sys.stderr, disable=not progress_wanted(enabled),
-                dynamic_ncols=True, desc="trials")
+                desc=desc, **bar_size())
 
 
 def _first_difference(a: Any, b: Any, path: str = "") -> str:
@@ -189,7 +192,8 @@ def run_experiment(
         folder is refused (:class:`~dpaudit.exceptions.ParameterValueError`) before anything is written, so
         finished trials are never lost.
     progress : bool, optional
-        Show a progress bar on stderr; by default only when stderr is a terminal.
+        Show a progress bar on stderr (trials done, time left); by default only when stderr is a terminal, and
+        otherwise, once the run is past 10 s, a line every 30 s (``DPAUDIT_PROGRESS_EVERY`` sets both).
     draw : bool
         Draw the plots at the end.
     echo : callable, optional
@@ -230,7 +234,7 @@ def run_experiment(
     if resume and tasks:
         remove_stale_outputs(directory, redraw=draw, echo=echo)
 
-    with TrialLog(directory / TRIALS_FILE, fresh=not resume) as log, _progress(len(trials), len(trials) - len(pending), progress) as bar:
+    with TrialLog(directory / TRIALS_FILE, fresh=not resume) as log, _progress(len(trials), len(trials) - len(pending), progress, config.name) as bar:
         if not tasks:
             stream: Iterable[dict] = ()
         elif backend is Backend.DASK:
