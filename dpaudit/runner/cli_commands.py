@@ -103,7 +103,8 @@ def cmd_run(args) -> int:
     print(outcome.table)
     print()
     print(f"results: {outcome.directory}/")
-    print(f"  summary: {outcome.directory / 'summary.json'}")
+    print(f"  summary: {outcome.directory / 'summary.json'} (every statistic of every metric; the table shows "
+          "means over each row's trials)")
     print(f"  trials:  {outcome.directory / 'trials.jsonl'} ({outcome.trials_run} run, {outcome.trials_skipped} resumed)")
     for path in outcome.figures:
         print(f"  plot:    {path}")
