@@ -770,6 +770,7 @@ class _Run:
         """
         for r, step in enumerate(self.plan):
             t_round = time.perf_counter()
+            self.sampler.stage = f"round {r + 1} of {len(self.plan)}: " if len(self.plan) > 1 else ""
             try:
                 rd, same_event = self._round(r, step)
             except TimeBudgetSpent:
@@ -788,7 +789,9 @@ class _Run:
                                             epsilon_lower_bound=self.tracker.epsilon_lower_bound,
                                             claimed_epsilon=self.epsilon,
                                             elapsed_seconds=time.perf_counter() - self.t_start,
-                                            claimed_delta=self.delta if self.curve else None))
+                                            claimed_delta=self.delta if self.curve else None,
+                                            samples_planned=sum(p.n_calibration + p.n_test for p in self.plan),
+                                            time_budget=self.tracker.time_budget))
             if stop is not None:
                 self.reason = stop
                 return
