@@ -30,7 +30,7 @@ from .base import ExperimentKind, register_kind
 __all__ = ["build_mechanism", "BuiltMechanism", "seed_int", "audit_size", "check_claim"]
 
 #: The ``audit:`` keys: rows of dpaudit.audit's option table, with the YAML wording of the sample size.
-AUDIT_KEYS = ("samples", "max_samples", "time_budget", "attack", "ideal", "claim")
+AUDIT_KEYS = ("samples", "max_samples", "time_budget", "keep_drawing", "attack", "ideal", "claim")
 YAML_HELP = {
     "samples": {"help": "'auto' (or null): a sequential audit; an integer: a fixed-size audit of that many "
                         "releases per dataset"},
@@ -64,8 +64,8 @@ def audit_size(section: dict, path: str = "audit") -> dict:
     samples = section.get("samples")
     samples = None if samples in (None, "auto") else samples
     if samples is not None:
-        for key in ("max_samples", "time_budget"):
-            if section.get(key) is not None:
+        for key in ("max_samples", "time_budget", "keep_drawing"):
+            if section.get(key) not in (None, False):
                 raise ConfigError(f"{path}.{key}", f"a fixed-size audit (samples: {samples}) takes no {key}; set "
                                                    "samples: auto for a sequential one")
     return {"samples": samples, "max_samples": section.get("max_samples"), "time_budget": section.get("time_budget")}
@@ -210,6 +210,7 @@ def run_trial(config: dict, mechanism: dict, seed) -> dict:
         seed=seed_int(seed),
         attack=config["audit"]["attack"],
         ideal=config["audit"]["ideal"],
+        keep_drawing=bool(config["audit"].get("keep_drawing", False)),
         estimator=est["name"],
         n_jobs=1,
     )
