@@ -108,3 +108,21 @@ def test_keep_drawing_is_sound_200_seeds(name):
     print(f"{name}: {exceed}/200 above the true epsilon; bounds median {statistics.median(bounds):.4f}; "
           f"stops {sorted((r, reasons.count(r)) for r in set(reasons))}")
     assert exceed <= 10
+
+
+def test_search_passes_keep_drawing_to_its_final_audit(monkeypatch):
+    import dpaudit.pair_search as ps
+
+    with pytest.raises(ParameterValueError, match="keep_drawing are for a sequential one"):
+        dpaudit.search("laplace", epsilon=1, size=2, low=0, high=1, samples=1000, keep_drawing=True)
+    seen = {}
+    real = ps._final_audits
+
+    def spy(tgt, chosen, entropy, kwargs, reports):
+        seen.update(kwargs)
+        return real(tgt, chosen, entropy, kwargs, reports)
+
+    monkeypatch.setattr(ps, "_final_audits", spy)
+    r = dpaudit.search(laplace_count, epsilon=0.5, size=2, low=0, high=1, max_samples=8000, seed=1,
+                       keep_drawing=True, ideal=True)
+    assert seen["keep_drawing"] is True and r.audit.stopping_reason == "budget" and r.audit.samples == 8000
