@@ -244,12 +244,12 @@ def _floats(values) -> np.ndarray:
 def _common_curve_point(trials: list[dict]) -> dict | None:
     """One point of a claimed curve for trials that each report at their own delta, else None.
 
-    Each trial of a curve claim reports where its own margin is largest, so the trials of one group
+    Each trial of a curve claim reports at its own point (its witness, on a violation), so the trials of one group
     compare at different deltas; their bounds' median beside the first trial's claimed epsilon mixed
     deltas (a group whose every trial was a violation showed bounds below its claimed epsilon). Every
     trial carries its certified curve on the same grid deltas of the claim (``claim_curve``); the group
-    compares there, at the delta picked as one audit picks its own: the largest margin of the median
-    over the curve, else the largest ratio median / claimed.
+    compares there, at the delta of the largest margin of the median over the curve, else of the largest
+    ratio median / claimed.
     """
     curves = [t.get("claim_curve") for t in trials]
     if len({t.get("claimed_delta") for t in trials}) < 2 or not all(isinstance(c, dict) for c in curves):
