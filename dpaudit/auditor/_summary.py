@@ -19,7 +19,7 @@ from ..stats.bayes import format_confidence
 __all__ = ["summary_lines", "certified_event", "KEEP_DRAWING_HINT"]
 
 #: How to get a tighter bound after a sequential audit stopped on its first certain violation.
-KEEP_DRAWING_HINT = "--keep-drawing (Python: keep_drawing=True; YAML: keep_drawing: true)"
+KEEP_DRAWING_HINT = "--keep-drawing (keep_drawing=True)"
 
 _INDENT = "            "
 
@@ -76,9 +76,8 @@ def _sample_lines(r) -> list[str]:
     lines = [f"samples     {r.samples} per side in {r.rounds} round{'s' * (r.rounds != 1)} of a sequential audit "
              f"(budget {r.max_samples}); stopped: {r._stop_text()}"]
     if r.stopping_reason == "violation":
-        lines.append(f"{_INDENT}it stopped once the violation was certain, so the bound is what {r.samples} samples "
-                     f"certify, not an estimate of epsilon; {KEEP_DRAWING_HINT} draws on to the budget for a "
-                     "tighter one")
+        lines.append(f"{_INDENT}stopped once the violation was certain: the bound is what {r.samples} samples "
+                     f"certify, not an estimate; {KEEP_DRAWING_HINT} draws on to the budget for a tighter one")
     return lines
 
 
