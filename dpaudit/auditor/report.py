@@ -79,8 +79,9 @@ class AuditReport:
     elapsed_seconds: float = 0.0
     #: The claim as given (``--claim`` / ``claim=``), or None for ``epsilon``/``delta``.
     claim: str | None = None
-    #: None, or the certified point above the claimed curve where the margin is largest:
-    #: ``delta``, ``epsilon_lower_bound`` (certified there), ``claimed_epsilon`` (the curve's there), ``margin``...
+    #: None, or the witness of a violation (the crossed point of largest factor in delta, see
+    #: :meth:`dpaudit.stats.curves.CurveTest.witness_index`): ``delta``, ``epsilon_lower_bound`` (certified there),
+    #: ``claimed_epsilon`` (the curve's there), ``certified_delta``, ``delta_factor``, ``margin`` (the largest)...
     curve_violation: dict | None = None
     #: The claimed curve and the certified one on up to 40 of the claim's deltas (one point for a point claim).
     claim_curve: dict | None = None
