@@ -85,7 +85,7 @@ TABLE_ROWS = 25
 #: The options ``search`` checks itself against :data:`dpaudit.params.SEARCH_OPTIONS`.
 _CHECKED = ("epsilon", "delta", "confidence", "budget", "samples", "max_samples", "time_budget", "finalists",
             "screen_samples", "max_candidates", "attack", "ideal", "estimator", "n_jobs", "backend", "scheduler",
-            "timeout")
+            "timeout", "keep_drawing")
 
 
 def _audit_function():
@@ -577,6 +577,7 @@ def search(
     max_candidates=None,
     timeout=None,
     progress=None,
+    keep_drawing=False,
 ):
     """Search the declared input domain for the pair that leaks most, then audit it on fresh samples.
 
@@ -641,6 +642,9 @@ def search(
         Seconds allowed per target call.
     progress : bool, optional
         Print a line on stderr every few seconds (default: when stderr is a terminal).
+    keep_drawing : bool
+        The final audit draws on to its budget after certifying a violation, as
+        :func:`dpaudit.audit`'s ``keep_drawing``.
 
     Returns
     -------
@@ -672,7 +676,7 @@ def search(
     (1, True)
     """
     (epsilon, delta, confidence, budget, samples, max_samples, time_budget, finalists, screen_samples,
-     max_candidates, attack, ideal, estimator, n_jobs, backend, scheduler, timeout) = SEARCH_OPTIONS.check(
+     max_candidates, attack, ideal, estimator, n_jobs, backend, scheduler, timeout, keep_drawing) = SEARCH_OPTIONS.check(
         locals(), *_CHECKED)
     from .claims import as_claim
 
@@ -684,9 +688,9 @@ def search(
     from .stats.estimators import make_estimator
 
     make_estimator(estimator).check(delta=delta, claim=claim_obj)  # before the screening, not after it
-    if samples is not None and (max_samples is not None or time_budget is not None):
-        raise ParameterValueError("samples fixes the final audit's size; max_samples and time_budget are for a "
-                                  "sequential one (leave samples out)")
+    if samples is not None and (max_samples is not None or time_budget is not None or keep_drawing):
+        raise ParameterValueError("samples fixes the final audit's size; max_samples, time_budget and keep_drawing "
+                                  "are for a sequential one (leave samples out)")
     from .targets import load_target
 
     tgt = load_target(target)
@@ -714,7 +718,8 @@ def search(
     kwargs = dict(**final_claim, confidence=final_conf, attack=attack, ideal=ideal, estimator=estimator,
                   n_jobs=n_jobs, backend=backend, scheduler=scheduler, timeout=timeout,
                   **_final_size(samples, max_samples, time_budget,
-                                expect_violation=not early and chosen and chosen[0]["score"] > epsilon))
+                                expect_violation=not early and chosen and chosen[0]["score"] > epsilon),
+                  **({"keep_drawing": True} if keep_drawing else {}))
     report = functools.partial(_search_report, tgt, screen, domain=domain, confidence=confidence,
                                final_conf=final_conf, stopping=stopping, search_seconds=search_seconds, budget=budget,
                                seed=entropy)

@@ -334,6 +334,9 @@ AUDIT_OPTIONS = OptionTable([
                 "from `dpaudit list`"),
     Option("ideal", "bool", False, flag="--ideal",
            help="audit the mechanism as mathematics: no floating-point attacks"),
+    Option("keep_drawing", "bool", False, flag="--keep-drawing",
+           help="a sequential audit that certifies a violation draws on to its budget for a tighter bound, "
+                "where it would stop at once (still valid: every round's bound holds at once)"),
     Option("estimator", "choice", "clopper-pearson", choices=_estimator_choices, flag="--estimator",
            metavar="{clopper-pearson,gdp}",
            help="certificate: clopper-pearson (default, any mechanism) or gdp (assumes a Gaussian trade-off "
@@ -372,8 +375,8 @@ SEARCH_OPTIONS = OptionTable([
            help="pairs audited at the end, each at confidence 1-(1-C)/K"),
     Option("screen_samples", "int", None, low=40, help="releases per side per screened pair"),
     Option("max_candidates", "int", None, low=1, help="pairs screened at most"),
-    "samples", "max_samples", "time_budget", "confidence", "seed", "attack", "ideal", "estimator", "n_jobs",
-    "backend", "scheduler", "timeout",
+    "samples", "max_samples", "time_budget", "keep_drawing", "confidence", "seed", "attack", "ideal", "estimator",
+    "n_jobs", "backend", "scheduler", "timeout",
 ], base=AUDIT_OPTIONS)
 
 #: :func:`dpaudit.audit_scores`'s options: the claim and the certificate, as for an audit.

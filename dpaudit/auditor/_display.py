@@ -99,6 +99,18 @@ def _fmt(value: Any, spec: str = ".4g") -> str:
     return html.escape(str(value))
 
 
+def _test_rows(report: Any) -> list[tuple[str, str]]:
+    """One row per test (distribution, floating point), the summary's block as its lines: each test's own
+    bound, event, rates and ceiling, never one test's rates beside the other's bound."""
+    from ._summary import _test_blocks
+
+    rows = []
+    for name, _, lines in _test_blocks(report):
+        head, _, rest = lines[0].partition("  ")
+        rows.append((name, "<br>".join(html.escape(ln.strip()) for ln in [rest, *lines[1:]])))
+    return rows
+
+
 def report_html(report: Any) -> str:
     """A small HTML table of an :class:`~dpaudit.auditor.AuditReport` for Jupyter (``_repr_html_``)."""
     violation = report.verdict == "violation"
@@ -112,11 +124,8 @@ def report_html(report: Any) -> str:
         ("ceiling", f"{_fmt(report.ceiling)} (the most {report._held_out_text(',')} could certify)"),
         ("target", f"{html.escape(str(report.target))} ({'seeded' if report.seeded else 'unseeded'}; "
                    f"{html.escape(str(report.output_kind))} output)"),
-        ("attack", f"{html.escape(str(report.attack))} [{html.escape(str(report.estimator))}]; "
-                   f"event: <code>{html.escape(str(report.event))}</code>"),
-        ("rates", f"TPR {_fmt(report.tpr)} in [{_fmt(report.tpr_interval[0])}, {_fmt(report.tpr_interval[1])}], "
-                  f"FPR {_fmt(report.fpr)} in [{_fmt(report.fpr_interval[0])}, {_fmt(report.fpr_interval[1])}]"),
         ("meaning", html.escape(str(report.explanation))),
+        *_test_rows(report),
         ("seed", html.escape(str(report.seed))),
     ]
     rows += [("note", html.escape(str(n))) for n in getattr(report, "notes", [])]

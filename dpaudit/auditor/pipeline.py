@@ -94,7 +94,7 @@ _CAL, _TEST = (0,), (1,)  # seed phases of a fixed-size audit (fixed: a seed mus
 
 #: The options ``audit`` checks against :data:`dpaudit.params.AUDIT_OPTIONS` (its one set of rules).
 _CHECKED = ("epsilon", "delta", "confidence", "samples", "max_samples", "time_budget", "attack", "ideal", "n_jobs",
-            "backend", "scheduler", "calibration_fraction", "calibration_cap", "chunk_size", "timeout")
+            "backend", "scheduler", "calibration_fraction", "calibration_cap", "chunk_size", "timeout", "keep_drawing")
 
 
 def _cal_phase(r: int) -> tuple:
@@ -532,6 +532,7 @@ def audit(
     progress=None,
     stop_when_converged=True,
     on_round=None,
+    keep_drawing=False,
 ) -> AuditReport:
     """Audit a mechanism on one pair of neighbouring datasets.
 
@@ -610,6 +611,12 @@ def audit(
         :class:`~dpaudit._progress.RoundProgress` (round, samples, bound so
         far, seconds); ``dpaudit audit`` prints it as a line when stderr is
         not a terminal.  It only watches: what it does cannot change the report.
+    keep_drawing : bool
+        True: a sequential audit that certifies a violation draws on to its
+        budget (``max_samples`` or ``time_budget``) for a tighter bound,
+        where by default it stops at once; ``stopping_reason`` is then
+        "budget".  Valid either way: every planned round's bound holds at
+        once, and the largest of those drawn is reported.
 
     Returns
     -------
@@ -636,7 +643,7 @@ def audit(
     """
     t_start = time.perf_counter()
     (epsilon, delta, confidence, samples, max_samples, time_budget, attack, ideal, n_jobs, backend, scheduler,
-     calibration_fraction, calibration_cap, chunk_size, timeout) = AUDIT_OPTIONS.check(locals(), *_CHECKED)
+     calibration_fraction, calibration_cap, chunk_size, timeout, keep_drawing) = AUDIT_OPTIONS.check(locals(), *_CHECKED)
     claim_given = claim
     claim, cert, est = resolve_claim(claim, epsilon, delta, estimator)
     # The point the per-delta extras (GDP event, sequential planning) start from: the claim's
@@ -658,7 +665,7 @@ def audit(
     plan, tracker, max_samples = _plan(samples, max_samples, time_budget, vectorised=vectorised,
                                        calibration_fraction=calibration_fraction, calibration_cap=calibration_cap,
                                        epsilon=epsilon, delta=delta, confidence=confidence,
-                                       stop_when_converged=bool(stop_when_converged))
+                                       stop_when_converged=bool(stop_when_converged), keep_drawing=keep_drawing)
     total_planned = sum(p.n_calibration + p.n_test for p in plan)
     if progress is None:
         # DPAUDIT_PROGRESS=1/0 overrides the terminal test, as for every other bar.
@@ -714,12 +721,12 @@ def _no_round_in_budget(time_budget: float, step, target) -> str:
 
 
 def _plan(samples, max_samples, time_budget, *, vectorised, calibration_fraction, calibration_cap, epsilon, delta,
-          confidence, stop_when_converged=True):
+          confidence, stop_when_converged=True, keep_drawing=False):
     """(rounds, sequential tracker or None, sample budget): one round for a fixed audit, else a schedule."""
     if samples is not None:
-        if max_samples is not None or time_budget is not None:
-            raise ParameterValueError("samples fixes the audit's size; max_samples and time_budget are for "
-                                      "sequential audits (leave samples out)")
+        if max_samples is not None or time_budget is not None or keep_drawing:
+            raise ParameterValueError("samples fixes the audit's size; max_samples, time_budget and keep_drawing "
+                                      "are for sequential audits (leave samples out)")
         n_cal = min(max(int(round(samples * calibration_fraction)), 10), samples - 10, calibration_cap)
         return [sequential.RoundPlan(n_cal, samples - n_cal, _CAL, _TEST)], None, max_samples
     if max_samples is None:
@@ -728,7 +735,8 @@ def _plan(samples, max_samples, time_budget, *, vectorised, calibration_fraction
                                       calibration_cap=calibration_cap, cal_phase=_cal_phase, test_phase=_test_phase)
     # The statistics core owns the rounds' confidence and the stopping rules.
     tracker = SequentialBound(schedule=sched, epsilon=epsilon, delta=delta, confidence=confidence,
-                              time_budget=time_budget, stop_when_converged=stop_when_converged)
+                              time_budget=time_budget, stop_when_converged=stop_when_converged,
+                              stop_on_violation=not keep_drawing)
     return plan, tracker, max_samples
 
 
@@ -848,15 +856,21 @@ class _Run:
 
 def build_report(tgt, rounds, kind, shape, *, reason, attack, ideal, est, epsilon, claim, confidence, entropy, drawn,
                  max_samples, t_start, time_budget=None, interrupted=False) -> AuditReport:
-    """The :class:`AuditReport` of certified rounds: the strongest round, the decisive point of the claim, notes."""
-    # The round that certified most (the latest on ties) is the one reported.
-    best = max(reversed(rounds), key=lambda rd: rd.bound_against(epsilon))
-    main = best.main
+    """The :class:`AuditReport` of certified rounds: the decisive point of the claim, each test's strongest round, notes.
+
+    The distribution test's fields (event, counts, rates, GDP, profile, ROC, ceiling) all come from the round
+    whose distribution test certified most at the reported delta, the bound reported as
+    ``distribution_epsilon_lower_bound``; the float test's (``floating_point``) from its own strongest round.
+    """
     # The reported point: that of the test (any round, distribution or float) that came closest to the
-    # claim -- the largest margin over the curve when there is a violation (a point claim: its own point).
+    # claim -- the largest margin over the curve when there is a violation, reported at its witness
+    # (CurveTest.index; a point claim: its own point).
     decisive = max(reversed([t for rd in rounds for t in rd.tests()]), key=lambda t: t.as_bound_against(epsilon))
     delta, claimed_epsilon = decisive.delta, decisive.claimed_epsilon
-    dist_bound = max(rd.curve.certified_at(delta) for rd in rounds)
+    # The distribution test's round that certified most at that delta (the latest on ties) is the one described.
+    best = max(reversed(rounds), key=lambda rd: rd.curve.certified_at(delta))
+    main = best.main
+    dist_bound = best.curve.certified_at(delta)
     floating = _floating_section(rounds, delta)
     bound = decisive.epsilon_lower_bound
     post = posterior_interval(min(bound, 700.0), delta=delta)
@@ -909,7 +923,10 @@ def _floating_section(rounds, delta: float) -> dict | None:
         return None
     test, fb, curve = max(reversed(float_rounds), key=lambda f: f[2].certified_at(delta))
     return {"attack": test.name, "epsilon_lower_bound": curve.certified_at(delta), "event": test.event.describe(),
-            "tp": fb.tp, "fp": fb.fp, "n_test": fb.n0, "ceiling": fb.ceiling}
+            "tp": fb.tp, "fp": fb.fp, "n_test": fb.n0, "ceiling": fb.ceiling,
+            # what the summary's float block shows: the rest of the counts, the rates and the inequality certified
+            "fn": fb.fn, "tn": fb.tn, "tpr_interval": list(fb.tpr_interval()), "fpr_interval": list(fb.fpr_interval()),
+            "direction": f"{fb.direction}, {fb.event}", "certificate": fb.method}
 
 
 def _notes(tgt, est, main, floating, dist_bound: float, interrupted: bool = False, rounds: int = 1) -> list[str]:
@@ -921,10 +938,8 @@ def _notes(tgt, est, main, floating, dist_bound: float, interrupted: bool = Fals
     if est.caveat:
         notes.append(est.caveat)
     if floating is not None and floating["epsilon_lower_bound"] > dist_bound:
-        notes.append(f"floating point: the attack {floating['attack']!r} certifies epsilon >= "
-                     f"{floating['epsilon_lower_bound']:.4g} from which bit patterns the releases can take; the "
-                     f"distribution alone gives {dist_bound:.4g} (audit with ideal=True / --ideal to check the "
-                     "mathematics only)")
+        notes.append(f"the bound is the floating-point test's ({floating['attack']}), from which bit patterns the "
+                     "releases can take; audit with ideal=True / --ideal to check the mathematics only")
     if not getattr(tgt, "seeded", True):
         notes.append("the target takes no rng: its randomness is its own, so this audit is not reproducible")
     if main.epsilon_lower_bound >= main.ceiling - 1e-9 and est.name == "clopper-pearson":

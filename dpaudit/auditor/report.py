@@ -5,9 +5,8 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass, field, fields
 
-from ..stats.bayes import format_confidence
 from ._display import RocCurve, report_html
-from ._score_lines import score_metric_lines
+from ._summary import summary_lines
 
 __all__ = ["AuditReport", "TIMING_FIELDS"]
 
@@ -80,8 +79,9 @@ class AuditReport:
     elapsed_seconds: float = 0.0
     #: The claim as given (``--claim`` / ``claim=``), or None for ``epsilon``/``delta``.
     claim: str | None = None
-    #: None, or the certified point above the claimed curve where the margin is largest:
-    #: ``delta``, ``epsilon_lower_bound`` (certified there), ``claimed_epsilon`` (the curve's there), ``margin``...
+    #: None, or the witness of a violation (the crossed point of largest factor in delta, see
+    #: :meth:`dpaudit.stats.curves.CurveTest.witness_index`): ``delta``, ``epsilon_lower_bound`` (certified there),
+    #: ``claimed_epsilon`` (the curve's there), ``certified_delta``, ``delta_factor``, ``margin`` (the largest)...
     curve_violation: dict | None = None
     #: The claimed curve and the certified one on up to 40 of the claim's deltas (one point for a point claim).
     claim_curve: dict | None = None
@@ -164,54 +164,5 @@ class AuditReport:
         return "budget (the sample budget)"
 
     def summary(self) -> str:
-        """A few lines for people (the CLI prints them to stderr)."""
-        lines = [
-            f"target      {self.target} ({'seeded' if self.seeded else 'UNSEEDED: not reproducible'};"
-            f" {self.output_kind} output)",
-            f"verdict     {self.verdict.upper()}: epsilon >= {self.epsilon_lower_bound:.4f} with "
-            f"{format_confidence(self.confidence)} confidence; claimed epsilon = {self.claimed_epsilon:g}"
-            + (f", delta = {self.claimed_delta:g}" if self.claimed_delta else ""),
-        ]
-        if self.claim is not None:
-            where = ("largest margin over the curve" if self.curve_violation else
-                     "the point of the curve the audit came closest to")
-            lines.append(f"claim       {self.claim}: reported at delta = {self.claimed_delta:g} ({where})")
-        if self.violation:
-            lines.append(f"            the claim is exceeded by at least {self.epsilon_lower_bound - self.claimed_epsilon:.4f}"
-                         f" (a factor e^{self.epsilon_lower_bound - self.claimed_epsilon:.3f} ="
-                         f" {_safe_exp(self.epsilon_lower_bound - self.claimed_epsilon):.3g} in probability)")
-        if self.floating_point and self.floating_point["attack"] == self.attack:  # the float attack was asked for
-            lines.append(f"float       {self.attack} is the audit's attack: the bound above comes from the bit "
-                         "patterns the releases can take (audit with attack auto or --ideal for the distribution)")
-        elif self.floating_point:
-            fp = self.floating_point
-            lines.append(f"float       {fp['attack']}: epsilon >= {fp['epsilon_lower_bound']:.4f} from the bit patterns "
-                         f"the releases can take; the distribution alone gives "
-                         f"{self.distribution_epsilon_lower_bound:.4f}")
-        if self._sides_differ():
-            lines.append(f"samples     {self.samples_in} IN and {self.samples_out} OUT (fixed size)")
-        elif self.stopping_reason == "fixed":
-            lines.append(f"samples     {self.samples} per side (fixed size)")
-        else:
-            lines.append(f"samples     {self.samples} per side in {self.rounds} round{'s' * (self.rounds != 1)}"
-                         f" of a sequential audit (budget {self.max_samples}); stopped: {self._stop_text()}")
-        lines += [
-            f"ceiling     {self.ceiling:.3f} (the most {self._held_out_text()} could certify)",
-            f"attack      {self.attack} [{self.estimator}]; event: {self.event}",
-            f"rates       TPR {self.tpr:.5g} in [{self.tpr_interval[0]:.5g}, {self.tpr_interval[1]:.5g}], "
-            f"FPR {self.fpr:.5g} in [{self.fpr_interval[0]:.5g}, {self.fpr_interval[1]:.5g}] "
-            + (f"({self._held_out_text()})" if self.certificate != "poisson-conditional" else
-               f"({self.tp + self.fn} and {self.fp + self.tn} held-out samples, a Poisson number per side: "
-               "certified by the exact conditional test of their ratio)"),
-            f"GDP         mu >= {self.gdp_mu_lower_bound:.4f}",
-            f"meaning     {self.explanation}",
-        ]
-        lines += score_metric_lines(self)
-        lines += [f"note        {n}" for n in self.notes]
-        return "\n".join(lines)
-
-
-def _safe_exp(x: float) -> float:
-    import math
-
-    return math.exp(min(x, 700.0))
+        """A few lines for people (the CLI prints them to stderr): the verdict, then a block per test."""
+        return "\n".join(summary_lines(self))

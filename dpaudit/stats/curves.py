@@ -91,10 +91,14 @@ class CurveTest:
     ``deltas[j]``, all valid at once with probability ``confidence``;
     ``claimed[j]`` the claim's epsilon there.  The verdict is a violation
     when some certified epsilon exceeds the claimed one.  The *reported* point
-    (:attr:`index`) is where the margin ``certified - claimed`` is largest
-    when there is a violation; otherwise where the ratio ``certified /
-    claimed`` is largest (the point of the claim the audit came closest to),
-    or the claim's reference delta when nothing is certified.
+    (:attr:`index`) is, when there is a violation, the witness of
+    :meth:`witness_index`: the grid point where the delta the audit certifies
+    at the claim's epsilon exceeds the claim's delta by the largest factor (a
+    crossing a reader can check by eye); otherwise where the ratio
+    ``certified / claimed`` is largest (the point of the claim the audit came
+    closest to), or the claim's reference delta when nothing is certified.
+    Every point of the curve holds at once, so choosing which one to report
+    after the fact costs no validity.
     """
 
     claim: str
@@ -123,7 +127,7 @@ class CurveTest:
     @property
     def index(self) -> int:
         if self.violation:
-            return int(np.argmax(self.margins))
+            return self.witness_index()
         if np.any(self.certified > 0):
             ratio = self.certified / np.maximum(np.where(np.isfinite(self.claimed), self.claimed, np.inf), RATIO_FLOOR)
             return int(np.argmax(ratio))
@@ -140,6 +144,47 @@ class CurveTest:
     @property
     def claimed_epsilon(self) -> float:
         return float(self.claimed[self.index])
+
+    def certified_deltas(self, epsilons) -> np.ndarray:
+        """The delta certified at each of ``epsilons``: the mechanism is (epsilon, d)-DP for no d below it.
+
+        From the event's rates when known (the two inequalities read for delta at a fixed epsilon:
+        ``1 - FNR_hi - e^eps FPR_hi`` and ``1 - FPR_hi - e^eps FNR_hi``); else the largest grid delta whose
+        certified epsilon exceeds ``epsilon`` (the mechanism's delta there is above it).  0 where nothing is.
+        """
+        eps = np.asarray(epsilons, dtype=float)
+        if self.fpr_upper is not None:
+            scale = np.exp(np.minimum(eps, 700.0))
+            out = np.maximum(1.0 - self.fnr_upper - scale * self.fpr_upper, 1.0 - self.fpr_upper - scale * self.fnr_upper)
+        else:
+            above = self.certified[None, :] > eps.reshape(-1, 1)
+            out = np.max(np.where(above, self.deltas[None, :], 0.0), axis=1, initial=0.0).reshape(eps.shape)
+        return np.maximum(out, 0.0)
+
+    def witness_index(self) -> int:
+        """The grid point of a violation that is easiest to check: the largest factor in delta.
+
+        At each crossed point ``(claimed[j], deltas[j])`` the audit certifies a delta at the claim's
+        epsilon, ``certified_deltas(claimed[j])``, above ``deltas[j]``; the witness is the point where that
+        factor is largest (a claimed delta of 0 counts as an infinite factor), ties to the larger certified
+        delta: a crossing stated as "the claim allows delta d there, the audit certifies k times d", which no
+        reader takes for noise.  Raises ValueError when there is no violation.
+        """
+        crossed = np.flatnonzero(self.certified > self.claimed)
+        if crossed.size == 0:
+            raise ValueError("no violation: no grid point is crossed")
+        # A crossed point certifies more than its own delta by definition: the formula's rounding cannot say less.
+        got = np.maximum(self.certified_deltas(self.claimed[crossed]), self.deltas[crossed])
+        with np.errstate(divide="ignore", invalid="ignore"):
+            factor = np.where(self.deltas[crossed] > 0, got / self.deltas[crossed], np.inf)
+        best = max(range(crossed.size), key=lambda i: (factor[i], got[i], -i))
+        return int(crossed[best])
+
+    @property
+    def certified_delta(self) -> float:
+        """The delta certified at the reported point's claimed epsilon (see :meth:`certified_deltas`)."""
+        got = float(self.certified_deltas(self.claimed_epsilon)) if np.isfinite(self.claimed_epsilon) else 0.0
+        return max(got, self.delta) if self.violation else got
 
     def epsilon_lower_bound_at(self, delta):
         """The certified epsilon at any ``delta`` (from the rates when known, else the grid's, stepped down)."""
@@ -182,12 +227,20 @@ class CurveTest:
         return float(min(epsilon, max(0.0, epsilon * ratio)))
 
     def curve_violation(self) -> dict | None:
-        """``None``, or the reported point of a violation (what the JSON's ``curve_violation`` holds)."""
+        """``None``, or the reported point of a violation (what the JSON's ``curve_violation`` holds).
+
+        ``delta``, ``epsilon_lower_bound`` and ``claimed_epsilon`` are the witness's (:meth:`witness_index`);
+        ``certified_delta`` the delta certified at ``claimed_epsilon`` and ``delta_factor`` its ratio to
+        ``delta`` (None when ``delta`` is 0); ``margin`` the largest margin in epsilon over the whole grid.
+        """
         if not self.violation:
             return None
+        certified = self.certified_delta
         return {"delta": self.delta, "epsilon_lower_bound": self.epsilon_lower_bound,
                 "claimed_epsilon": self.claimed_epsilon, "margin": self.margin, "confidence": self.confidence,
-                "fpr_upper": self.fpr_upper, "fnr_upper": self.fnr_upper, "points_tested": len(self.deltas)}
+                "fpr_upper": self.fpr_upper, "fnr_upper": self.fnr_upper, "points_tested": len(self.deltas),
+                "certified_delta": certified,
+                "delta_factor": certified / self.delta if self.delta > 0 else None}
 
     def curve(self, n_points: int = 40) -> dict:
         """Up to ``n_points`` grid points (log-spaced in delta), for reports and figures."""

@@ -350,6 +350,12 @@ class SequentialBound:
         (for an audit that expects a violation, so that a rare leak is not
         judged on early rounds).  Stopping is the caller's choice: the bound
         holds at every round whatever the rule.
+    stop_on_violation : bool, default True
+        False: a violation does not stop the audit, which draws on to its
+        budget (sample or time) for a tighter bound; nor does "converged"
+        after a violation.  Valid for the same reason: each planned round's
+        bound has its share of the failure probability whether it is drawn
+        or not, and the largest of those drawn is reported.
     trajectory : tuple of RoundBound
         Rounds done so far (empty at the start).
 
@@ -377,6 +383,7 @@ class SequentialBound:
     max_anytime_cost: float = DEFAULT_MAX_ANYTIME_COST
     time_budget: float | None = None
     stop_when_converged: bool = True
+    stop_on_violation: bool = True
     trajectory: tuple = field(default=())
 
     def __post_init__(self):
@@ -606,17 +613,19 @@ class SequentialBound:
     def stopping_reason(self, *, elapsed_seconds=None, next_round_seconds=None) -> str | None:
         """Why to stop after the rounds so far, or None to draw the next round.
 
-        In order: ``"violation"`` (certified above the claim); ``"budget"``
+        In order: ``"violation"`` (certified above the claim; not with
+        ``stop_on_violation=False``, which also skips "converged" then); ``"budget"``
         when the last planned round is done; ``"converged"``
         (:meth:`converged`); ``"budget"`` when the time budget is spent
         (:meth:`budget_spent`).  Before any round: None, unless the time
         budget is already spent.
         """
-        if self.violation():
+        violation = self.violation()
+        if violation and self.stop_on_violation:
             return "violation"
         if self.trajectory and self.samples >= self.max_samples:
             return "budget"
-        if self.stop_when_converged and self.converged():
+        if self.stop_when_converged and not violation and self.converged():
             return "converged"
         if self.budget_spent(elapsed_seconds=elapsed_seconds, next_round_seconds=next_round_seconds):
             return "budget"
@@ -636,6 +645,7 @@ class SequentialBound:
             "max_anytime_cost": self.max_anytime_cost,
             "time_budget": self.time_budget,
             "stop_when_converged": self.stop_when_converged,
+            "stop_on_violation": self.stop_on_violation,
             "rounds": self.rounds,
             "samples": self.samples,
             "epsilon_lower_bound": self.epsilon_lower_bound,
@@ -648,6 +658,7 @@ class SequentialBound:
                    confidence=d["confidence"], directions=d["directions"], tolerance=d["tolerance"],
                    max_anytime_cost=d["max_anytime_cost"], time_budget=d["time_budget"],
                    stop_when_converged=d.get("stop_when_converged", True),
+                   stop_on_violation=d.get("stop_on_violation", True),
                    trajectory=tuple(RoundBound(**row) for row in d["trajectory"]))
 
     def to_json(self) -> str:

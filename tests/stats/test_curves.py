@@ -130,3 +130,37 @@ def test_bound_against_a_correct_curve_is_the_certified_value_not_the_claim():
     i = t.index
     assert t.as_bound_against(2.0) == pytest.approx(2.0 * t.certified[i] / t.claimed[i])
     assert t.as_bound_against(2.0) < 2.0
+
+
+def test_violation_is_reported_at_the_largest_factor_in_delta():
+    # Bounds per delta (a one-run audit's form): the claim is crossed at delta_a ~ 1e-6 by a hair, and the bound at
+    # delta_c ~ 1e-3 exceeds the claim's epsilon at delta_a, so at that epsilon the audit certifies delta >= delta_c:
+    # a factor ~1000 in delta, where the large crossing at delta_b ~ 0.1 certifies only its own delta (factor 1).
+    claim = parse_claim("gdp:mu=1")
+    gd, ge = claim.grid()
+    a, c, b = (int(np.argmin(np.abs(np.log(gd) - np.log(x)))) for x in (1e-6, 1e-3, 0.1))
+    bounds = np.zeros_like(gd)
+    bounds[a], bounds[c], bounds[b] = ge[a] + 0.01, ge[a] + 0.02, ge[b] + 0.5
+    t = curve_test(claim, deltas=gd, epsilon_lower_bounds=bounds, confidence=0.95)
+    assert t.violation and t.index == a and t.delta == gd[a]
+    cv = t.curve_violation()
+    assert cv["certified_delta"] == gd[c] and cv["delta_factor"] == pytest.approx(gd[c] / gd[a])
+    # the largest margin in epsilon is elsewhere (at delta_c), and stays the JSON's margin
+    assert cv["margin"] == pytest.approx(np.max(t.certified - t.claimed))
+    assert cv["margin"] > t.certified[a] - t.claimed[a]
+    # A claimed delta of 0 that is crossed is an infinite factor: reported there, its factor None in the JSON.
+    t0 = curve_test(parse_claim("eps:1"), deltas=[0.0], epsilon_lower_bounds=[1.5], confidence=0.95)
+    assert t0.index == 0 and t0.curve_violation()["delta_factor"] is None
+
+
+def test_witness_from_rates_is_a_point_of_the_certified_curve():
+    claim = parse_claim("gdp:mu=1")
+    t = curve_test(claim, fpr_upper=0.02, fnr_upper=0.6, confidence=0.9)
+    cv = t.curve_violation()
+    got = t.certified_deltas(t.claimed)
+    crossed = t.certified > t.claimed
+    assert cv["delta_factor"] == pytest.approx(np.max(np.where(crossed, got / t.deltas, 0.0)))
+    # epsilon = claimed there, delta just below the certified one: the certified curve lies above the claim's point.
+    assert certified_curve(0.02, 0.6, cv["certified_delta"] * (1 - 1e-9)) >= cv["claimed_epsilon"]
+    with pytest.raises(ValueError, match="no violation"):
+        curve_test(claim, fpr_upper=0.5, fnr_upper=0.5, confidence=0.9).witness_index()

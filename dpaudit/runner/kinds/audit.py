@@ -31,7 +31,7 @@ from .base import ExperimentKind, register_kind
 __all__ = ["build_mechanism", "BuiltMechanism", "seed_int", "audit_size", "check_claim"]
 
 #: The ``audit:`` keys: rows of dpaudit.audit's option table, with the YAML wording of the sample size.
-AUDIT_KEYS = ("samples", "max_samples", "time_budget", "attack", "ideal", "claim")
+AUDIT_KEYS = ("samples", "max_samples", "time_budget", "keep_drawing", "attack", "ideal", "claim")
 YAML_HELP = {
     "samples": {"help": "'auto' (or null): a sequential audit; an integer: a fixed-size audit of that many "
                         "releases per dataset"},
@@ -65,8 +65,8 @@ def audit_size(section: dict, path: str = "audit") -> dict:
     samples = section.get("samples")
     samples = None if samples in (None, "auto") else samples
     if samples is not None:
-        for key in ("max_samples", "time_budget"):
-            if section.get(key) is not None:
+        for key in ("max_samples", "time_budget", "keep_drawing"):
+            if section.get(key) not in (None, False):
                 raise ConfigError(f"{path}.{key}", f"a fixed-size audit (samples: {samples}) takes no {key}; set "
                                                    "samples: auto for a sequential one")
     return {"samples": samples, "max_samples": section.get("max_samples"), "time_budget": section.get("time_budget")}
@@ -211,6 +211,7 @@ def run_trial(config: dict, mechanism: dict, seed) -> dict:
         seed=seed_int(seed),
         attack=config["audit"]["attack"],
         ideal=config["audit"]["ideal"],
+        keep_drawing=bool(config["audit"].get("keep_drawing", False)),
         estimator=est["name"],
         n_jobs=1,
     )
@@ -244,12 +245,12 @@ def _floats(values) -> np.ndarray:
 def _common_curve_point(trials: list[dict]) -> dict | None:
     """One point of a claimed curve for trials that each report at their own delta, else None.
 
-    Each trial of a curve claim reports where its own margin is largest, so the trials of one group
+    Each trial of a curve claim reports at its own point (its witness, on a violation), so the trials of one group
     compare at different deltas; their bounds' median beside the first trial's claimed epsilon mixed
     deltas (a group whose every trial was a violation showed bounds below its claimed epsilon). Every
     trial carries its certified curve on the same grid deltas of the claim (``claim_curve``); the group
-    compares there, at the delta picked as one audit picks its own: the largest margin of the median
-    over the curve, else the largest ratio median / claimed.
+    compares there, at the delta of the largest margin of the median over the curve, else of the largest
+    ratio median / claimed.
     """
     curves = [t.get("claim_curve") for t in trials]
     if len({t.get("claimed_delta") for t in trials}) < 2 or not all(isinstance(c, dict) for c in curves):
