@@ -1,0 +1,294 @@
+"""One trace: run D on a recording tape, replay the neighbour coupled to it, align what the release shows.
+
+The steps of :func:`run_trace`:
+
+1. D is run with a :class:`~dpaudit.greybox.tape.Recorder`: the release ``r1`` and the trace.
+2. The neighbour is replayed with every draw keeping its noisy value
+   (:class:`~dpaudit.greybox.coupling.Coupling`).  Where its release still differs, the location was
+   added *outside* the primitive (``x + rng.laplace(0, b)``): the :class:`Probe` (each draw element of D
+   moved a little, one at a time) says which draw element feeds which release coordinate, with what
+   derivative, and the alignment shifts that element by the difference.  A second replay checks it.
+3. What remains is read as findings: draws that stop matching (control flow), a parameter other than a
+   location that moved (data-dependent noise), coordinates that still differ although every draw was
+   aligned (a leak outside the noise).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from .coupling import Coupling, Event, close
+from .tape import LOCATION_FAMILIES, Recorder, Replayer, TapedGenerator, taped_call
+
+__all__ = ["TraceResult", "Probe", "run_trace", "call_taped"]
+
+#: Draw elements probed at most per trace structure (one target call each).
+MAX_PROBED = 2000
+_CONTINUOUS = (*LOCATION_FAMILIES[:-1], "exponential", "uniform")
+_DISCRETE = ("discrete_laplace", "geometric", "integers", "poisson", "binomial")
+
+
+def call_taped(fn, data, tape, generator, name: str) -> np.ndarray:
+    """``fn(data, rng=...)`` with ``tape`` active; the release as a flat float array."""
+    from .hooks import library_hooks
+
+    gen = TapedGenerator(generator.bit_generator)
+    with library_hooks(), taped_call(tape, gen, name):
+        out = fn(np.array(data, copy=True), rng=gen)
+    return np.atleast_1d(np.asarray(out, dtype=float)).reshape(-1)
+
+
+@dataclass
+class Probe:
+    """Which release coordinates each draw element of one trace structure moves, and by what derivative.
+
+    ``feeds[(draw, element)] = {coordinate: derivative}`` (``nan`` for a categorical draw, whose move has
+    no size); ``complete`` is False when the structure had too many elements to probe.
+    """
+
+    feeds: dict = field(default_factory=dict)
+    complete: bool = True
+
+    @classmethod
+    def measure(cls, fn, data, draws, seed, name) -> "Probe":
+        elements = [(d, k) for d in draws if d.family not in ("seed", "permutation") for k in range(d.value.size)]
+        if len(elements) > MAX_PROBED:
+            return cls(complete=False)
+        base = call_taped(fn, data, Recorder(np.random.default_rng(seed)), np.random.default_rng(seed), name)
+        feeds = {}
+        for d, k in elements:
+            moved, step = _moved(d, k)
+            rec = Recorder(np.random.default_rng(seed), overrides={d.index: moved})
+            out = call_taped(fn, data, rec, rec.generator, name)
+            if out.shape != base.shape:
+                feeds[(d.index, k)] = {j: math.nan for j in range(base.size)}
+                continue
+            changed = np.flatnonzero(~close(out, base))
+            feeds[(d.index, k)] = {int(j): (math.nan if step is None else float((out[j] - base[j]) / step))
+                                   for j in changed}
+        return cls(feeds)
+
+    def coordinate_feeders(self, j: int) -> list:
+        return [(key, der[j]) for key, der in self.feeds.items() if j in der]
+
+
+def _moved(d, k):
+    """D's draw ``d`` with element ``k`` moved a little (continuous) or by one (discrete); and the step."""
+    v = d.value.astype(float).copy().reshape(-1)
+    fam = d.family
+    if fam == "categorical":
+        p = np.asarray(d.params["p"])
+        options = [i for i in range(1, len(p)) if p[(int(v[k]) + i) % len(p)] > 0]
+        if not options:
+            return d.value, None
+        v[k] = (int(v[k]) + options[0]) % len(p)
+        return v.reshape(d.shape).astype(d.value.dtype), None
+    if fam in _DISCRETE:
+        hi = d.params.get("high", d.params.get("n"))
+        step = -1.0 if hi is not None and v[k] + 1 > np.reshape(hi, -1)[k] else 1.0
+        v[k] += step
+        return v.reshape(d.shape).astype(d.value.dtype), step
+    scale = d.params.get("scale")
+    if scale is None and "high" in d.params:
+        scale = np.asarray(d.params["high"]) - np.asarray(d.params["low"])
+    size = float(np.reshape(scale, -1)[k]) if scale is not None else 1.0
+    step = 1e-6 * max(abs(size), 1e-9)
+    if fam == "uniform" and v[k] + step >= np.reshape(d.params["high"], -1)[k]:
+        step = -step
+    v[k] += step
+    return v.reshape(d.shape), step
+
+
+@dataclass
+class TraceResult:
+    """One trace's outcome: the events of the final coupling, findings (kind, detail, witness coordinates),
+    whether the release was reproduced, and whether the release determines the aligned draws."""
+
+    events: list
+    findings: list
+    aligned: bool
+    exact: bool
+    n_draws: int
+    hooked: bool
+    #: (draw, element) -> coordinates it feeds, for the sensitivity check's witness.
+    witness_of: dict = field(default_factory=dict)
+    why_not_exact: str = ""
+    #: How far the noise locations moved, in the release's units: L1 over Laplace-like draws, L2 over Gaussian
+    #: ones (draws a library hook declared excluded), and the elements that moved.
+    moved_l1: float = 0.0
+    moved_l2: float = 0.0
+    moved_elements: tuple = ()
+    #: Library hooks' own checks: (draw, how far the value entering it moved, its declared sensitivity).
+    hooked_moves: list = field(default_factory=list)
+
+
+def run_trace(fn, d1, d2, seed: np.random.SeedSequence, *, probes: dict, name: str) -> TraceResult:
+    """Run one trace of ``fn`` on the pair (see the module docstring); ``probes`` caches a Probe per structure."""
+    s_d, s_fallback = seed.spawn(2)
+    rec = Recorder(np.random.default_rng(s_d))
+    r1 = call_taped(fn, d1, rec, rec.generator, name)
+    trace = rec.draws
+    signature = tuple((d.method, d.shape) for d in trace)
+    probe = None
+
+    def get_probe():
+        if ("probe", signature) not in probes:
+            probes[("probe", signature)] = Probe.measure(fn, d1, trace, s_d, name)
+        return probes[("probe", signature)]
+
+    # The last alignment of this structure is the first guess: a shift that does not depend on the draws is
+    # then checked with one replay.
+    hint_extra, hint_dl = probes.get(("hint", signature), ({}, {}))
+    extra = {i: a.copy() for i, a in hint_extra.items()}
+    dl_elements = dict(hint_dl)
+    rep, r2 = _replay(fn, d2, trace, Coupling(extra), s_fallback, name)
+    for _ in range(4):  # Newton steps: a derivative measured by the probe is exact only to ~1e-10
+        if r2.shape != r1.shape or np.all(close(r1, r2)) or any(e.kind == "param" for e in rep.coupling_events):
+            break
+        probe = probe or get_probe()
+        more = _alignment(trace, probe, r1, r2, rep.divergence, dl_elements)
+        if not more:
+            break
+        for i, arr in more.items():
+            extra[i] = extra[i] + arr if i in extra else arr
+        rep, r2 = _replay(fn, d2, trace, Coupling(extra), s_fallback, name)
+    if r2.shape == r1.shape and np.all(close(r1, r2)) and rep.divergence is None:
+        probes[("hint", signature)] = (extra, dl_elements)
+    findings = []
+    if r2.shape != r1.shape:
+        findings.append(("control-flow" if rep.divergence else "leak-outside-noise",
+                         f"the release has shape {r1.shape} on D and {r2.shape} on the neighbour", None))
+    differ = [] if r2.shape != r1.shape else [int(j) for j in np.flatnonzero(~close(r1, r2))]
+    if rep.divergence is not None:
+        findings.append(("control-flow", rep.divergence[1], differ or None))
+    for e in rep.coupling_events:
+        if e.kind == "param":
+            rec_d = trace[e.draw]
+            findings.append(("data-dependent-noise", f"{rec_d.describe()}: the {e.param} depends on the data "
+                                                     f"({e.detail})", None))
+    if differ and rep.divergence is None and not any(e.kind == "param" for e in rep.coupling_events):
+        coords = ", ".join(str(j) for j in differ[:5]) + (", ..." if len(differ) > 5 else "")
+        findings.append(("leak-outside-noise",
+                         f"release coordinate{'s' * (len(differ) > 1)} {coords} differ{'s' * (len(differ) == 1)} "
+                         f"between D and the neighbour although every draw was aligned (D: "
+                         f"{_vals(r1, differ)}, neighbour: {_vals(r2, differ)}); the data reaches the release "
+                         "outside the noise, or the noise's location is added where it cannot be seen (pass it "
+                         "as loc= to the primitive)", differ))
+    events = [_as_discrete_laplace(e, dl_elements, trace) for e in rep.coupling_events]
+    hooked = any(d.meta.get("hooked") for d in trace)
+    aligned = not findings
+    exact, why = False, "the release was not reproduced"
+    if aligned:
+        probe = probe or get_probe()
+        exact, why = _determined(trace, probe, hooked)
+    witness_of = {}
+    if probe is not None:
+        witness_of = {key: sorted(der) for key, der in probe.feeds.items()}
+    l1 = l2 = 0.0
+    moved = []
+    for e in events:
+        if e.kind != "shift" or trace[e.draw].meta.get("hooked"):
+            continue
+        moved += [(e.draw, k) for k in e.elements]
+        if e.family in ("laplace", "discrete_laplace"):
+            l1 += float(np.sum(np.abs(e.shift)))
+        elif e.family == "normal":
+            l2 += float(np.sum(np.square(e.shift)))
+    return TraceResult(events, findings, aligned, exact, len(trace), hooked, witness_of, why, l1, math.sqrt(l2),
+                       tuple(moved), _hooked_moves(trace, rep.draws))
+
+
+def _hooked_moves(trace, draws) -> list:
+    out = []
+    for a, b in zip(trace, draws):
+        if a.meta.get("hooked") and b.meta.get("hooked") and a.method == b.method:
+            la, lb = np.asarray(a.meta["location"], dtype=float), np.asarray(b.meta["location"], dtype=float)
+            if la.shape == lb.shape and la.size:
+                out.append((a, float(np.max(np.abs(la - lb))), float(a.meta["sensitivity"])))
+    return out
+
+
+def _vals(r, idx) -> str:
+    shown = ", ".join(f"{r[j]:.6g}" for j in idx[:3])
+    return shown + (", ..." if len(idx) > 3 else "")
+
+
+def _replay(fn, d2, trace, coupling, seed, name):
+    rep = Replayer(trace, coupling, np.random.default_rng(seed))
+    r2 = call_taped(fn, d2, rep, rep.fallback, name)
+    rep.finish()
+    rep.coupling_events = coupling.events
+    return rep, r2
+
+
+def _alignment(trace, probe: Probe, r1, r2, divergence, dl_elements: dict) -> dict:
+    """``extra[draw] = shift array``: each differing coordinate moved back through one element that feeds it
+    alone with a nonzero derivative (a two-sided geometric's pair of draws: the one that moves upwards)."""
+    if not probe.complete:
+        return {}
+    limit = divergence[0] if divergence is not None else len(trace)
+    extra: dict = {}
+    for j in np.flatnonzero(~close(r1, r2)):
+        feeders = [(key, der) for key, der in probe.coordinate_feeders(int(j))
+                   if key[0] < limit and math.isfinite(der) and der != 0
+                   and trace[key[0]].family in (*LOCATION_FAMILIES, "exponential", "geometric")
+                   and len(probe.feeds[key]) == 1]
+        if not feeders:
+            continue
+        need = float(r1[j] - r2[j])
+        geo = [f for f in feeders if trace[f[0][0]].family == "geometric"]
+        if len(geo) == 2 and len(feeders) == 2 and {round(d) for _, d in geo} == {1, -1}:
+            (k1, _), (k2, _) = sorted(geo, key=lambda f: -f[1])  # the +1 element, then the -1 element
+            p1 = float(np.reshape(trace[k1[0]].params["prob"], -1)[k1[1]])
+            p2 = float(np.reshape(trace[k2[0]].params["prob"], -1)[k2[1]])
+            if math.isclose(p1, p2):
+                key, der = (k1, 1.0) if need > 0 else (k2, -1.0)
+                dl_elements[key] = -math.log1p(-p1)
+                _add(extra, trace, key, need / der)
+            continue
+        if len(feeders) == 1:
+            key, der = feeders[0]
+            _add(extra, trace, key, need / der)
+    return extra
+
+
+def _add(extra: dict, trace, key, amount: float) -> None:
+    d = trace[key[0]]
+    arr = extra.setdefault(d.index, np.zeros(d.value.size))
+    arr[key[1]] += amount
+
+
+def _as_discrete_laplace(e: Event, dl_elements: dict, trace) -> Event:
+    """A shift of one geometric of a two-sided pair is the pair's discrete Laplace moving (Inusah and
+    Kozubowski 2006: the difference of two i.i.d. geometrics is discrete Laplace)."""
+    if e.kind != "shift" or e.family != "geometric":
+        return e
+    keys = [(e.draw, k) for k in e.elements]
+    if not all(k in dl_elements for k in keys):
+        return e
+    return replace(e, family="discrete_laplace", scale=tuple(1.0 / dl_elements[k] for k in keys))
+
+
+def _determined(trace, probe: Probe, hooked: bool) -> tuple[bool, str]:
+    """Whether the release determines every aligned draw: then the pair's epsilon is the coupling's cost."""
+    if not probe.complete:
+        return False, f"more than {MAX_PROBED} draw elements: not probed"
+    seeds = [d for d in trace if d.family == "seed"]
+    if seeds and not hooked:
+        return False, f"{seeds[0].describe()} seeds randomness dpaudit does not see"
+    by_coord: dict = {}
+    for key, der in probe.feeds.items():
+        if not der:
+            return False, f"{trace[key[0]].describe()} does not show in the release"
+        if len(der) > 1:
+            return False, f"{trace[key[0]].describe()} feeds several release coordinates"
+        by_coord.setdefault(next(iter(der)), []).append(key)
+    for keys in by_coord.values():
+        if len(keys) == 2 and all(trace[k[0]].family == "geometric" for k in keys):
+            continue
+        if len(keys) > 1:
+            return False, "several draws add up in one release coordinate"
+    return True, ""
