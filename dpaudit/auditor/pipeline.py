@@ -531,6 +531,9 @@ def audit(
     progress=None,
     stop_when_converged=True,
     on_round=None,
+    grey_box=False,
+    traces=1000,
+    sensitivity=None,
 ) -> AuditReport:
     """Audit a mechanism on one pair of neighbouring datasets.
 
@@ -609,6 +612,17 @@ def audit(
         :class:`~dpaudit._progress.RoundProgress` (round, samples, bound so
         far, seconds); ``dpaudit audit`` prints it as a line when stderr is
         not a terminal.  It only watches: what it does cannot change the report.
+    grey_box : bool
+        Also audit grey-box (:mod:`dpaudit.greybox`): record the target's draws
+        from ``rng`` on ``dataset``, replay them coupled on ``neighbor``, and
+        report findings and an upper bound on the pair's epsilon
+        (``report.grey_box``); an exact upper bound above the claim is a
+        violation too (``violation_source``).  The target must take ``rng``.
+    traces : int
+        Traces of the grey-box analysis.
+    sensitivity : float, optional
+        Declared sensitivity the grey-box analysis checks the noise locations'
+        moves against (default: a built-in mechanism's own).
 
     Returns
     -------
@@ -633,6 +647,12 @@ def audit(
     >>> r.verdict, 0.9 < r.epsilon_lower_bound <= 1.0, r.stopping_reason
     ('no violation found', True, 'fixed')
     """
+    if AUDIT_OPTIONS["grey_box"].check(grey_box, "grey_box"):
+        options = {k: v for k, v in locals().items() if k not in ("target", "dataset", "neighbor", "grey_box",
+                                                                  "traces", "sensitivity")}
+        from ..greybox.audit import audit_grey_box
+
+        return audit_grey_box(audit, target, dataset, neighbor, traces=traces, sensitivity=sensitivity, **options)
     t_start = time.perf_counter()
     (epsilon, delta, confidence, samples, max_samples, time_budget, attack, ideal, n_jobs, backend, scheduler,
      calibration_fraction, calibration_cap, chunk_size, timeout) = AUDIT_OPTIONS.check(locals(), *_CHECKED)

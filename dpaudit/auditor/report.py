@@ -93,6 +93,10 @@ class AuditReport:
     #: True when the audit was interrupted (Ctrl-C) and reports the sequential rounds finished before it,
     #: with ``stopping_reason`` "budget": the bound holds as at any round.
     interrupted: bool = False
+    #: A grey-box audit's analysis (``grey_box=True``; :class:`dpaudit.greybox.GreyBoxResult` as a dict), else None.
+    grey_box: dict | None = None
+    #: "grey-box" (the exact upper bound exceeds the claim), "black-box" (a certified lower bound does), or None.
+    violation_source: str | None = None
 
     def __post_init__(self):
         if not isinstance(self.roc, RocCurve):
@@ -170,7 +174,7 @@ class AuditReport:
             where = ("largest margin over the curve" if self.curve_violation else
                      "the point of the curve the audit came closest to")
             lines.append(f"claim       {self.claim}: reported at delta = {self.claimed_delta:g} ({where})")
-        if self.violation:
+        if self.violation and self.epsilon_lower_bound > self.claimed_epsilon:
             lines.append(f"            the claim is exceeded by at least {self.epsilon_lower_bound - self.claimed_epsilon:.4f}"
                          f" (a factor e^{self.epsilon_lower_bound - self.claimed_epsilon:.3f} ="
                          f" {_safe_exp(self.epsilon_lower_bound - self.claimed_epsilon):.3g} in probability)")
@@ -201,6 +205,9 @@ class AuditReport:
             f"meaning     {self.explanation}",
         ]
         lines += [f"note        {n}" for n in self.notes]
+        from ..greybox.render import grey_box_lines
+
+        lines += grey_box_lines(self)
         return "\n".join(lines)
 
 

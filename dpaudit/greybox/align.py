@@ -27,8 +27,7 @@ __all__ = ["TraceResult", "Probe", "run_trace", "call_taped"]
 
 #: Draw elements probed at most per trace structure (one target call each).
 MAX_PROBED = 2000
-_CONTINUOUS = (*LOCATION_FAMILIES[:-1], "exponential", "uniform")
-_DISCRETE = ("discrete_laplace", "geometric", "integers", "poisson", "binomial")
+_DISCRETE = ("discrete_laplace", "discrete_gaussian", "geometric", "integers", "poisson", "binomial")
 
 
 def call_taped(fn, data, tape, generator, name: str) -> np.ndarray:
@@ -60,22 +59,35 @@ class Probe:
         base = call_taped(fn, data, Recorder(np.random.default_rng(seed)), np.random.default_rng(seed), name)
         feeds = {}
         for d, k in elements:
-            moved, step = _moved(d, k)
-            rec = Recorder(np.random.default_rng(seed), overrides={d.index: moved})
-            out = call_taped(fn, data, rec, rec.generator, name)
-            if out.shape != base.shape:
-                feeds[(d.index, k)] = {j: math.nan for j in range(base.size)}
-                continue
-            changed = np.flatnonzero(~close(out, base))
-            feeds[(d.index, k)] = {int(j): (math.nan if step is None else float((out[j] - base[j]) / step))
-                                   for j in changed}
+            # A small move first; when the release is rounded to a grid (a float-safe sampler), a move of a
+            # twentieth of the scale, whose derivative is that of the unrounded sum up to the grid.
+            for coarse in (False, True):
+                moved, step = _moved(d, k, coarse=coarse)
+                rec = Recorder(np.random.default_rng(seed), overrides={d.index: moved})
+                out = call_taped(fn, data, rec, rec.generator, name)
+                if out.shape != base.shape:
+                    feeds[(d.index, k)] = {j: math.nan for j in range(base.size)}
+                    break
+                changed = np.flatnonzero(~close(out, base))
+                feeds[(d.index, k)] = {int(j): (math.nan if step is None else
+                                                _snap_derivative(float((out[j] - base[j]) / step), coarse))
+                                       for j in changed}
+                if changed.size or step is None or d.family in _DISCRETE:
+                    break
         return cls(feeds)
 
     def coordinate_feeders(self, j: int) -> list:
         return [(key, der[j]) for key, der in self.feeds.items() if j in der]
 
 
-def _moved(d, k):
+def _snap_derivative(der: float, coarse: bool) -> float:
+    """A derivative measured across a rounding grid, read as the nearest whole number when it is within 20%."""
+    if coarse and round(der) != 0 and abs(der - round(der)) < 0.2 * abs(round(der)):
+        return float(round(der))
+    return der
+
+
+def _moved(d, k, coarse: bool = False):
     """D's draw ``d`` with element ``k`` moved a little (continuous) or by one (discrete); and the step."""
     v = d.value.astype(float).copy().reshape(-1)
     fam = d.family
@@ -95,7 +107,7 @@ def _moved(d, k):
     if scale is None and "high" in d.params:
         scale = np.asarray(d.params["high"]) - np.asarray(d.params["low"])
     size = float(np.reshape(scale, -1)[k]) if scale is not None else 1.0
-    step = 1e-6 * max(abs(size), 1e-9)
+    step = (0.05 if coarse else 1e-6) * max(abs(size), 1e-9)
     if fam == "uniform" and v[k] + step >= np.reshape(d.params["high"], -1)[k]:
         step = -step
     v[k] += step
@@ -193,12 +205,24 @@ def run_trace(fn, d1, d2, seed: np.random.SeedSequence, *, probes: dict, name: s
         if e.kind != "shift" or trace[e.draw].meta.get("hooked"):
             continue
         moved += [(e.draw, k) for k in e.elements]
+        # In the release's units: a draw that reaches the release scaled (a grid step) moves it scaled.
+        shift = np.abs(e.shift) * np.array([_gain(probe, e.draw, k) for k in e.elements])
         if e.family in ("laplace", "discrete_laplace"):
-            l1 += float(np.sum(np.abs(e.shift)))
+            l1 += float(np.sum(shift))
         elif e.family == "normal":
-            l2 += float(np.sum(np.square(e.shift)))
+            l2 += float(np.sum(np.square(shift)))
     return TraceResult(events, findings, aligned, exact, len(trace), hooked, witness_of, why, l1, math.sqrt(l2),
                        tuple(moved), _hooked_moves(trace, rep.draws))
+
+
+def _gain(probe, draw: int, k: int) -> float:
+    """|d release / d draw| of an element feeding one coordinate (1 when the probe does not say)."""
+    der = probe.feeds.get((draw, k), {}) if probe is not None else {}
+    if len(der) == 1:
+        a = abs(next(iter(der.values())))
+        if math.isfinite(a) and a > 0:
+            return a
+    return 1.0
 
 
 def _hooked_moves(trace, draws) -> list:

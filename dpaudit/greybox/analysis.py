@@ -21,7 +21,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from .align import run_trace
-from .coupling import CostUnknown, cost_key, pair_epsilon
+from .coupling import CostUnknown, cost_key, pair_epsilon, uses_pld
 from .tape import GreyBoxError
 
 __all__ = ["GreyBoxResult", "analyse", "FINDING_KINDS", "DEFAULT_TRACES"]
@@ -51,6 +51,8 @@ class GreyBoxResult:
     measured_sensitivity: dict = field(default_factory=dict)
     draws_per_trace: int = 0
     library_hooks: bool = False
+    #: True when the bound is a closed form (pure DP, or Gaussian shifts alone), False when a PLD composed it.
+    closed_form: bool = True
     seconds: float = 0.0
     #: Black-box audits of findings' witnesses (added by :func:`dpaudit.greybox.audit.audit_grey_box`).
     witness_audits: list = field(default_factory=list)
@@ -135,7 +137,7 @@ def analyse(fn, dataset, neighbor, *, traces: int = DEFAULT_TRACES, delta: float
         traces=traces, findings=findings, epsilon_upper_bound=None if upper is None else float(upper), exact=exact,
         bound=bound, claimed_delta=float(delta), explanation=explanation, declared_sensitivity=sensitivity,
         measured_sensitivity={"l1_laplace": l1, "l2_gaussian": l2}, draws_per_trace=n_draws,
-        library_hooks=hooked, seconds=round(time.perf_counter() - t0, 4))
+        library_hooks=hooked, closed_form=not any(uses_pld(k, delta) for k in costs), seconds=round(time.perf_counter() - t0, 4))
 
 
 def _note(found: dict, kind: str, detail: str, coords) -> None:

@@ -133,7 +133,7 @@ class Coupling:
             if moved.size:
                 self.events.append(Event(rec.index, "shift", rec.family, scale=tuple(np.reshape(s1, -1)[moved]),
                                          shift=tuple(flat[moved]), elements=tuple(moved)))
-        if rec.family == "discrete_laplace":
+        if rec.family in ("discrete_laplace", "discrete_gaussian"):
             value = np.round(value).astype(v1.dtype)
         value = np.asarray(value).astype(v1.dtype, copy=False)
         return value if value.ndim else value[()]
@@ -192,6 +192,8 @@ def _units(events: list[Event]) -> list[tuple]:
                     units.append(("gauss", abs(shift) / scale))
                 elif e.family == "discrete_laplace":
                     units.append(("dlap", 1.0 / scale, int(round(abs(shift)))))
+                elif e.family == "discrete_gaussian":
+                    units.append(("dgauss", scale, int(round(abs(shift)))))
                 else:
                     raise CostUnknown(f"a shifted {e.family} draw (no privacy loss distribution for it)")
         else:
@@ -206,6 +208,11 @@ def cost_key(events: list[Event]) -> tuple:
         out.append(tuple(round(x, 8) if isinstance(x, float) else
                          tuple(round(y, 12) for y in x) if isinstance(x, tuple) else x for x in u))
     return tuple(sorted(out))
+
+
+def uses_pld(key: tuple, delta: float) -> bool:
+    """Whether :func:`pair_epsilon` composes a PLD (pessimistic by its discretisation) rather than a closed form."""
+    return delta > 0 and not all(u[0] == "gauss" for u in key)
 
 
 def pair_epsilon(key: tuple, delta: float) -> float:
@@ -235,6 +242,10 @@ def pair_epsilon(key: tuple, delta: float) -> float:
             if u[2] == 0:
                 continue
             d = pld.from_discrete_laplace_mechanism(u[1], sensitivity=u[2])
+        elif u[0] == "dgauss":
+            if u[2] == 0:
+                continue
+            d = pld.from_discrete_gaussian_mechanism(u[1], sensitivity=u[2])
         else:
             d = _pmf_pld(u[1], u[2])
         parts.append(d.self_compose(n) if n > 1 else d)
@@ -258,8 +269,8 @@ def _pure(key: tuple) -> float:
     """Pure DP: the worst log-ratio of independent units adds up (each is attained on an event of positive mass)."""
     fwd = bwd = 0.0
     for u in key:
-        if u[0] == "gauss":
-            if u[1] > 0:
+        if u[0] in ("gauss", "dgauss"):
+            if u[-1] > 0:
                 return math.inf
         elif u[0] == "laplace":
             fwd += u[1]

@@ -36,7 +36,7 @@ class GreyBoxError(ParameterValueError):
 
 
 #: Families whose first parameter is a location and second a scale: a moved location is a shift of the noise.
-LOCATION_FAMILIES = ("laplace", "normal", "gumbel", "logistic", "discrete_laplace")
+LOCATION_FAMILIES = ("laplace", "normal", "gumbel", "logistic", "discrete_laplace", "discrete_gaussian")
 #: ``integers`` over at least this many values is a seed for another generator: coupled as the same value.
 SEED_RANGE = 2**31
 
@@ -104,7 +104,8 @@ class Recorder(Tape):
         if i in self.overrides:
             value = np.asarray(self.overrides[i]).astype(np.asarray(value).dtype).reshape(np.shape(value))
             value = value if np.ndim(value) else value[()]
-        self.draws.append(Draw(i, method, family, _broadcast(params, np.shape(value)), np.asarray(value), state,
+        # A copy: the target may add to the array it is given in place (``z += loc``).
+        self.draws.append(Draw(i, method, family, _broadcast(params, np.shape(value)), np.array(value), state,
                                dict(meta or {}), labels))
         return value
 
@@ -146,7 +147,7 @@ class Replayer(Tape):
                     params = params_b
         if value is None:
             value = sample(self.fallback)
-        self.draws.append(Draw(i, method, family, _broadcast(params, np.shape(value)), np.asarray(value), None,
+        self.draws.append(Draw(i, method, family, _broadcast(params, np.shape(value)), np.array(value), None,
                                dict(meta or {}), labels))
         return value
 
@@ -209,6 +210,14 @@ class TapedGenerator(np.random.Generator):
 
     def _go(self, method, family, params, shape, sample, labels=None):
         return _tape().draw(method, family, params, shape, sample, labels=labels)
+
+    def primitive(self, method: str, family: str, params: dict, size, sample):
+        """Tape a composite sampler as one draw: ``sample(generator)`` draws it (with a plain Generator).
+
+        For library code whose sampler is a loop of simpler draws (dpaudit's exact discrete Laplace is a
+        rejection sampler): taped as its family, its loop would read as control flow.
+        """
+        return self._go(method, family, params, _shape_of(size), sample)
 
     # Location families: the location is a parameter the coupling can shift.
     def laplace(self, loc=0.0, scale=1.0, size=None):
