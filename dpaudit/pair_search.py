@@ -577,6 +577,9 @@ def search(
     max_candidates=None,
     timeout=None,
     progress=None,
+    grey_box=False,
+    traces=1000,
+    sensitivity=None,
 ):
     """Search the declared input domain for the pair that leaks most, then audit it on fresh samples.
 
@@ -641,6 +644,9 @@ def search(
         Seconds allowed per target call.
     progress : bool, optional
         Print a line on stderr every few seconds (default: when stderr is a terminal).
+    grey_box, traces, sensitivity
+        The final audits are grey-box audits too, as :func:`dpaudit.audit`'s
+        (the screening is black-box).
 
     Returns
     -------
@@ -713,6 +719,7 @@ def search(
     final_conf = 1.0 - (1.0 - confidence) / len(chosen)
     kwargs = dict(**final_claim, confidence=final_conf, attack=attack, ideal=ideal, estimator=estimator,
                   n_jobs=n_jobs, backend=backend, scheduler=scheduler, timeout=timeout,
+                  **({"grey_box": True, "traces": traces, "sensitivity": sensitivity} if grey_box else {}),
                   **_final_size(samples, max_samples, time_budget,
                                 expect_violation=not early and chosen and chosen[0]["score"] > epsilon))
     report = functools.partial(_search_report, tgt, screen, domain=domain, confidence=confidence,

@@ -381,7 +381,7 @@ SEARCH_OPTIONS = OptionTable([
     Option("screen_samples", "int", None, low=40, help="releases per side per screened pair"),
     Option("max_candidates", "int", None, low=1, help="pairs screened at most"),
     "samples", "max_samples", "time_budget", "confidence", "seed", "attack", "ideal", "estimator", "n_jobs",
-    "backend", "scheduler", "timeout",
+    "backend", "scheduler", "timeout", "grey_box", "traces", "sensitivity",
 ], base=AUDIT_OPTIONS)
 
 #: :func:`dpaudit.audit_scores`'s options: the claim and the certificate, as for an audit.

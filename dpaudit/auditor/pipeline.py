@@ -652,7 +652,8 @@ def audit(
                                                                   "traces", "sensitivity")}
         from ..greybox.audit import audit_grey_box
 
-        return audit_grey_box(audit, target, dataset, neighbor, traces=traces, sensitivity=sensitivity, **options)
+        return audit_grey_box(audit, target, dataset, neighbor, resolve_pair=_resolve_pair, traces=traces,
+                              sensitivity=sensitivity, **options)
     t_start = time.perf_counter()
     (epsilon, delta, confidence, samples, max_samples, time_budget, attack, ideal, n_jobs, backend, scheduler,
      calibration_fraction, calibration_cap, chunk_size, timeout) = AUDIT_OPTIONS.check(locals(), *_CHECKED)

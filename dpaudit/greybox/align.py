@@ -228,7 +228,8 @@ def _gain(probe, draw: int, k: int) -> float:
 def _hooked_moves(trace, draws) -> list:
     out = []
     for a, b in zip(trace, draws):
-        if a.meta.get("hooked") and b.meta.get("hooked") and a.method == b.method:
+        if a.meta.get("hooked") and b.meta.get("hooked") and a.method == b.method \
+                and a.meta.get("sensitivity") is not None and not isinstance(a.meta["location"], str):
             la, lb = np.asarray(a.meta["location"], dtype=float), np.asarray(b.meta["location"], dtype=float)
             if la.shape == lb.shape and la.size:
                 out.append((a, float(np.max(np.abs(la - lb))), float(a.meta["sensitivity"])))

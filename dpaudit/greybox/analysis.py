@@ -21,7 +21,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from .align import run_trace
-from .coupling import CostUnknown, cost_key, pair_epsilon, uses_pld
+from .coupling import CostUnknown, cost_key, pair_epsilon, uses_pld, worst_units
 from .tape import GreyBoxError
 
 __all__ = ["GreyBoxResult", "analyse", "FINDING_KINDS", "DEFAULT_TRACES"]
@@ -29,6 +29,8 @@ __all__ = ["GreyBoxResult", "analyse", "FINDING_KINDS", "DEFAULT_TRACES"]
 FINDING_KINDS = ("control-flow", "data-dependent-noise", "sensitivity", "leak-outside-noise")
 #: Traces of a grey-box audit unless ``traces`` says otherwise.
 DEFAULT_TRACES = 1000
+#: Distinct alignment costs evaluated at most (per-trace values, when the costs differ between traces).
+MAX_COSTS = 20
 
 
 @dataclass(frozen=True)
@@ -90,7 +92,6 @@ def analyse(fn, dataset, neighbor, *, traces: int = DEFAULT_TRACES, delta: float
     probes: dict = {}
     found: dict = {}
     costs: dict = {}
-    eps_cache: dict = {}
     no_bound = ""
     all_exact, n_draws, hooked = True, 0, False
     l1 = l2 = 0.0
@@ -108,15 +109,19 @@ def analyse(fn, dataset, neighbor, *, traces: int = DEFAULT_TRACES, delta: float
             no_bound = no_bound or "a trace could not be aligned (see the findings)"
             continue
         try:
-            key = cost_key(tr.events)
+            key, units = cost_key(tr.events)
         except CostUnknown as exc:
             no_bound = no_bound or f"no privacy loss distribution for {exc}"
             continue
-        costs[key] = costs.get(key, 0) + 1
-        if key not in eps_cache:
-            eps_cache[key] = pair_epsilon(key, delta)
+        costs[key] = units if key not in costs else worst_units(costs[key], units)
     findings = [{"kind": k, "detail": v["detail"], "coordinates": v["coordinates"], "traces": v["traces"]}
                 for k in FINDING_KINDS for v in found.get(k, [])]
+    if len(costs) > MAX_COSTS:  # per-trace values only: the largest shifts first, and not all of them
+        ranked = sorted(costs, key=lambda k: -sum(abs(x) for u in costs[k] for x in u[1:] if isinstance(x, float)))
+        costs_shown = {k: costs[k] for k in ranked[:MAX_COSTS]}
+    else:
+        costs_shown = costs
+    eps_cache = {key: pair_epsilon(units, delta) for key, units in costs_shown.items()}
     upper = bound = None
     if no_bound:
         explanation = f"no upper bound: {no_bound}"

@@ -56,13 +56,14 @@ class VectorisedProjection(Projection):
         return picked[:, 0] if len(self.coordinates) == 1 else picked
 
 
-def audit_grey_box(run_audit, target, dataset=None, neighbor=None, *, traces=1000, sensitivity=None, **options):
+def audit_grey_box(run_audit, target, dataset=None, neighbor=None, *, resolve_pair, traces=1000, sensitivity=None,
+                   **options):
     """``run_audit(target, dataset, neighbor, **options)`` (:func:`dpaudit.audit`) with the grey-box analysis.
 
-    Returns the black-box report (the one certifying most, when a witness was audited too) with
-    ``grey_box`` (the analysis, as a dict) and ``violation_source`` filled in.
+    ``resolve_pair(target, dataset, neighbor)`` loads the pair (the audit's own rule: a built-in's stress pair
+    when both are omitted).  Returns the black-box report (the one certifying most, when a witness was audited
+    too) with ``grey_box`` (the analysis, as a dict) and ``violation_source`` filled in.
     """
-    from ..auditor.pipeline import _resolve_pair
     from ..targets import load_target
 
     traces, sensitivity = AUDIT_OPTIONS.check({"traces": traces, "sensitivity": sensitivity}, "traces",
@@ -75,7 +76,7 @@ def audit_grey_box(run_audit, target, dataset=None, neighbor=None, *, traces=100
     epsilon, delta, confidence = AUDIT_OPTIONS.check(options, "epsilon", "delta", "confidence")
     tgt = load_target(target)
     check_rng(tgt)
-    d1, d2 = _resolve_pair(tgt, dataset, neighbor)
+    d1, d2 = resolve_pair(tgt, dataset, neighbor)
     seed = options.get("seed")
     seed = seed_entropy(as_seed_sequence(seed)) if seed is None else seed
     declared = sensitivity if sensitivity is not None else _builtin_sensitivity(tgt)

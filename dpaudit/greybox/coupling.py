@@ -25,7 +25,7 @@ import numpy as np
 
 from .tape import LOCATION_FAMILIES, Draw
 
-__all__ = ["Coupling", "Event", "pair_epsilon", "gaussian_epsilon", "CostUnknown", "close", "cost_key"]
+__all__ = ["Coupling", "Event", "pair_epsilon", "gaussian_epsilon", "CostUnknown", "close", "cost_key", "worst_units"]
 
 _REL = 1e-9
 
@@ -201,13 +201,21 @@ def _units(events: list[Event]) -> list[tuple]:
     return units
 
 
-def cost_key(events: list[Event]) -> tuple:
-    """A hashable summary of the units, rounded so that float noise in a shift does not split equal traces."""
-    out = []
-    for u in _units(events):
-        out.append(tuple(round(x, 8) if isinstance(x, float) else
-                         tuple(round(y, 12) for y in x) if isinstance(x, tuple) else x for x in u))
-    return tuple(sorted(out))
+def _rounded(u: tuple) -> tuple:
+    return tuple(round(x, 8) if isinstance(x, float) else tuple(round(y, 12) for y in x) if isinstance(x, tuple)
+                 else x for x in u)
+
+
+def cost_key(events: list[Event]) -> tuple[tuple, tuple]:
+    """``(key, units)``: the units rounded (so that float noise in a shift does not split equal traces) and
+    sorted, and the units themselves in the same order (whose elementwise largest the bound is computed from)."""
+    pairs = sorted(((_rounded(u), u) for u in _units(events)), key=lambda p: p[0])
+    return tuple(p[0] for p in pairs), tuple(p[1] for p in pairs)
+
+
+def worst_units(a: tuple, b: tuple) -> tuple:
+    """Two unit lists of the same key, each float taken at the larger of the two (a bound over both)."""
+    return tuple(tuple(max(x, y) if isinstance(x, float) else x for x, y in zip(u, v)) for u, v in zip(a, b))
 
 
 def uses_pld(key: tuple, delta: float) -> bool:
@@ -217,6 +225,7 @@ def uses_pld(key: tuple, delta: float) -> bool:
 
 def pair_epsilon(key: tuple, delta: float) -> float:
     """The privacy loss at ``delta`` of the independent units in ``key`` (from :func:`cost_key`), both directions."""
+    key = tuple(sorted(key, key=_rounded))
     if not key:
         return 0.0
     if delta == 0.0:

@@ -65,7 +65,7 @@ def _hooked(original):
         family, params, labels = declare(self, value)
         location = list(np.asarray(self.utility, dtype=float)) if name == "Exponential" else value
         meta = {"hooked": True, "epsilon": self.epsilon, "delta": getattr(self, "delta", 0.0),
-                "sensitivity": float(self.sensitivity), "location": location}
+                "sensitivity": getattr(self, "sensitivity", None), "location": location}
 
         def sample(_generator):
             out = original(self) if name == "Exponential" else original(self, value)
