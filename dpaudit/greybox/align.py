@@ -81,8 +81,9 @@ class Probe:
 
 
 def _snap_derivative(der: float, coarse: bool) -> float:
-    """A derivative measured across a rounding grid, read as the nearest whole number when it is within 20%."""
-    if coarse and round(der) != 0 and abs(der - round(der)) < 0.2 * abs(round(der)):
+    """A derivative read as the nearest whole number when it is within 1e-6 of it (a finite difference of an
+    added draw is 1 up to rounding), or within 20% across a rounding grid (a float-safe sampler's release)."""
+    if round(der) != 0 and abs(der - round(der)) < (0.2 if coarse else 1e-6) * abs(round(der)):
         return float(round(der))
     return der
 
