@@ -96,3 +96,11 @@ def test_the_command_line_refuses_a_target_without_rng(capsys, tmp_path):
     code, out, err = cli(capsys, *["audit", f"{path}:release", "--dataset", "[1]", "--neighbor", "[0]", "--epsilon", "1",
                               "--grey-box", "--samples", "100"])
     assert code == 2 and out == "" and "takes no rng keyword" in one_line(err)
+
+
+def test_the_guide_example_runs(tmp_path, monkeypatch):
+    from test_docs_examples import run_blocks
+
+    monkeypatch.chdir(tmp_path)
+    (space,) = run_blocks("docs/grey_box.md", tmp_path)
+    assert space["report"].violation_source == "grey-box" and space["gb"]["exact"]
