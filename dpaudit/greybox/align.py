@@ -158,6 +158,12 @@ def run_trace(fn, d1, d2, seed: np.random.SeedSequence, *, probes: dict, name: s
     extra = {i: a.copy() for i, a in hint_extra.items()}
     dl_elements = dict(hint_dl)
     rep, r2 = _replay(fn, d2, trace, Coupling(extra), s_fallback, name)
+    # Locations added outside the primitive, seen as the draws' first additions: the noisy values coincide
+    # when the noise moves by their change, whether or not this trace's release happens to without it.
+    tracked = _tracked_shifts(trace, getattr(rec, "locations", {}), getattr(rep, "locations", {}), rep.divergence)
+    if any(i not in extra or not np.allclose(extra[i], v, rtol=0, atol=0) for i, v in tracked.items()):
+        extra.update(tracked)
+        rep, r2 = _replay(fn, d2, trace, Coupling(extra), s_fallback, name)
     for _ in range(4):  # Newton steps: a derivative measured by the probe is exact only to ~1e-10
         if r2.shape != r1.shape or np.all(close(r1, r2)) or any(e.kind == "param" for e in rep.coupling_events):
             break
@@ -279,6 +285,21 @@ def _alignment(trace, probe: Probe, r1, r2, divergence, dl_elements: dict) -> di
             key, der = feeders[0]
             _add(extra, trace, key, need / der)
     return extra
+
+
+def _tracked_shifts(trace, locs1: dict, locs2: dict, divergence) -> dict:
+    """``extra[draw]``: the noise shift ``loc1 - loc2`` of each draw whose outside location both runs recorded."""
+    limit = divergence[0] if divergence is not None else len(trace)
+    out = {}
+    for i, loc1 in locs1.items():
+        loc2 = locs2.get(i)
+        if i >= limit or loc2 is None or loc2.shape != loc1.shape or trace[i].shape != loc1.shape:
+            continue
+        shift = (loc1 - loc2).reshape(-1)
+        if trace[i].family in _DISCRETE and not np.allclose(shift, np.round(shift)):
+            continue
+        out[i] = np.round(shift) if trace[i].family in _DISCRETE else shift
+    return out
 
 
 def _add(extra: dict, trace, key, amount: float) -> None:

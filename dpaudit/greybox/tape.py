@@ -28,7 +28,7 @@ import numpy as np
 from ..exceptions import ParameterValueError
 
 __all__ = ["Draw", "Tape", "Recorder", "Replayer", "TapedGenerator", "GreyBoxError", "LOCATION_FAMILIES",
-           "SEED_RANGE", "taped_call"]
+           "SEED_RANGE", "SHIFTABLE", "taped_call"]
 
 
 class GreyBoxError(ParameterValueError):
@@ -37,6 +37,8 @@ class GreyBoxError(ParameterValueError):
 
 #: Families whose first parameter is a location and second a scale: a moved location is a shift of the noise.
 LOCATION_FAMILIES = ("laplace", "normal", "gumbel", "logistic", "discrete_laplace", "discrete_gaussian")
+#: Families whose draws the alignment may shift (and whose outside location is tracked).
+SHIFTABLE = (*LOCATION_FAMILIES, "exponential", "geometric")
 #: ``integers`` over at least this many values is a seed for another generator: coupled as the same value.
 SEED_RANGE = 2**31
 
@@ -81,7 +83,18 @@ def _short(v: Any) -> str:
 
 
 class Tape:
-    """Where draws go during one target call."""
+    """Where draws go during one target call.
+
+    :attr:`locations` maps a draw's index to its *outside* location, when the target added one to the draw
+    as its first operation on it (:mod:`dpaudit.greybox.track`).
+    """
+
+    locations: dict
+
+    def locate(self, index: int, loc: np.ndarray) -> None:
+        if not hasattr(self, "locations"):
+            self.locations = {}
+        self.locations.setdefault(index, np.array(loc, dtype=float))
 
     def draw(self, method: str, family: str, params: dict, shape: tuple, sample: Callable[[np.random.Generator],
              Any], *, meta: dict | None = None, labels: Any = None) -> Any:  # pragma: no cover - abstract
@@ -209,7 +222,13 @@ class TapedGenerator(np.random.Generator):
     """
 
     def _go(self, method, family, params, shape, sample, labels=None):
-        return _tape().draw(method, family, params, shape, sample, labels=labels)
+        tape = _tape()
+        value = tape.draw(method, family, params, shape, sample, labels=labels)
+        if family in SHIFTABLE:
+            from .track import track
+
+            return track(value, tape, len(tape.draws) - 1)
+        return value
 
     def primitive(self, method: str, family: str, params: dict, size, sample):
         """Tape a composite sampler as one draw: ``sample(generator)`` draws it (with a plain Generator).

@@ -70,6 +70,11 @@ def report_noisy_max(data, rng=None):
     return int(np.argmax(rng.laplace(loc=counts(data), scale=2.0 / EPSILON)))
 
 
+def report_noisy_max_outside(data, rng=None):
+    """The same, the location added outside the primitive (seen as the noise's first addition)."""
+    return int(np.argmax(counts(data) + rng.laplace(0.0, 2.0 / EPSILON, size=4)))
+
+
 def em_probabilities(data):
     w = np.exp(EPSILON * counts(data) / 2.0)
     return w / w.sum()
@@ -142,6 +147,9 @@ CORRECT = {
     "report_noisy_max": (report_noisy_max, PAIR_D, PAIR_D2, 0.0,
                          log_ratio_epsilon(rnm_probabilities(counts(PAIR_D), 2 / EPSILON),
                                            rnm_probabilities(counts(PAIR_D2), 2 / EPSILON)), False),
+    "report_noisy_max_outside": (report_noisy_max_outside, PAIR_D, PAIR_D2, 0.0,
+                                 log_ratio_epsilon(rnm_probabilities(counts(PAIR_D), 2 / EPSILON),
+                                                   rnm_probabilities(counts(PAIR_D2), 2 / EPSILON)), False),
     "exponential_mechanism": (exponential_mechanism, PAIR_D, PAIR_D2, 0.0,
                               log_ratio_epsilon(em_probabilities(PAIR_D), em_probabilities(PAIR_D2)), True),
 }

@@ -125,3 +125,11 @@ def test_shifts_that_depend_on_the_draws_are_reported_per_trace_not_as_a_bound()
 
     r = analyse(above_threshold, [1.0], [0.0], traces=200, seed=6)
     assert r.bound == "per-trace" and not r.exact and r.epsilon_upper_bound == 1.0
+
+
+def test_a_location_added_outside_the_primitive_is_seen_through_an_argmax():
+    # argmax(q + noise): a small move of the noise changes nothing in the release, so only the noise's first
+    # addition tells where the location is; every trace then aligns with the same shift (0.5 = 1 / scale 2)
+    r = analyse(M.report_noisy_max_outside, M.PAIR_D, M.PAIR_D2, traces=100, seed=7)
+    assert r.findings == [] and r.bound == "bound" and not r.exact
+    assert math.isclose(r.epsilon_upper_bound, 0.5)
