@@ -194,8 +194,8 @@ def run_trace(fn, d1, d2, seed: np.random.SeedSequence, *, probes: dict, name: s
                          f"release coordinate{'s' * (len(differ) > 1)} {coords} differ{'s' * (len(differ) == 1)} "
                          f"between D and the neighbour although every draw was aligned (D: "
                          f"{_vals(r1, differ)}, neighbour: {_vals(r2, differ)}); the data reaches the release "
-                         "outside the noise, or the noise's location is added where it cannot be seen (pass it "
-                         "as loc= to the primitive)", differ))
+                         "outside the noise, or the noise's location is added where it cannot be seen (add it to "
+                         "the draw first, or pass it as loc= to the primitive)", differ))
     events = [_as_discrete_laplace(e, dl_elements, trace) for e in rep.coupling_events]
     hooked = any(d.meta.get("hooked") for d in trace)
     aligned = not findings
