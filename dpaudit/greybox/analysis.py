@@ -20,6 +20,7 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
+from .._progress import progress_bar
 from .align import run_trace
 from .coupling import CostUnknown, cost_key, pair_epsilon, uses_pld, worst_units
 from .tape import GreyBoxError
@@ -75,8 +76,10 @@ class GreyBoxResult:
 
 def analyse(fn, dataset, neighbor, *, traces: int = DEFAULT_TRACES, delta: float = 0.0,
             sensitivity: float | None = None, seed: int | np.random.SeedSequence = 0,
-            name: str = "target") -> GreyBoxResult:
+            name: str = "target", progress: bool | None = False) -> GreyBoxResult:
     """Run ``traces`` traces of ``fn`` (called ``fn(data, rng=...)``) on the pair and summarise them.
+
+    ``progress``: a bar on stderr (None: when stderr is a terminal), counted in traces.
 
     Examples
     --------
@@ -96,8 +99,10 @@ def analyse(fn, dataset, neighbor, *, traces: int = DEFAULT_TRACES, delta: float
     all_exact, n_draws, hooked = True, 0, False
     l1 = l2 = 0.0
     why_not_exact = ""
+    bar = progress_bar(total=traces, desc="grey-box traces", enabled=progress)
     for i, child in enumerate(root.spawn(traces)):
         tr = run_trace(fn, dataset, neighbor, child, probes=probes, name=name)
+        bar.update(1)
         n_draws, hooked = max(n_draws, tr.n_draws), hooked or tr.hooked
         for kind, detail, coords in tr.findings:
             _note(found, kind, detail, coords)
@@ -114,6 +119,7 @@ def analyse(fn, dataset, neighbor, *, traces: int = DEFAULT_TRACES, delta: float
             no_bound = no_bound or f"no privacy loss distribution for {exc}"
             continue
         costs[key] = units if key not in costs else worst_units(costs[key], units)
+    bar.close()
     findings = [{"kind": k, "detail": v["detail"], "coordinates": v["coordinates"], "traces": v["traces"]}
                 for k in FINDING_KINDS for v in found.get(k, [])]
     if len(costs) > MAX_COSTS:  # per-trace values only: the largest shifts first, and not all of them

@@ -81,7 +81,8 @@ def audit_grey_box(run_audit, target, dataset=None, neighbor=None, *, resolve_pa
     seed = seed_entropy(as_seed_sequence(seed)) if seed is None else seed
     declared = sensitivity if sensitivity is not None else _builtin_sensitivity(tgt)
     result = analyse(_call_with_rng(tgt), d1, d2, traces=traces, delta=delta, sensitivity=declared,
-                     seed=np.random.SeedSequence([int(seed), 46]), name=str(tgt.name))
+                     seed=np.random.SeedSequence([int(seed), 46]), name=str(tgt.name),
+                     progress=None if options.get("progress") is None else options.get("progress") is True)
     size = np.atleast_1d(np.asarray(tgt(d1, rng=np.random.default_rng(0)), dtype=float)).size
     witnesses = _witnesses(result.findings, size)
     share = (1 - confidence) / (1 + len(witnesses))
