@@ -238,23 +238,6 @@ class TapedGenerator(np.random.Generator):
         """
         return self._go(method, family, params, _shape_of(size), sample)
 
-    # Location families: the location is a parameter the coupling can shift.
-    def laplace(self, loc=0.0, scale=1.0, size=None):
-        return self._go("laplace", "laplace", {"loc": loc, "scale": scale}, _shape_of(size, loc, scale),
-                        lambda g: np.random.Generator.laplace(g, loc, scale, size))
-
-    def normal(self, loc=0.0, scale=1.0, size=None):
-        return self._go("normal", "normal", {"loc": loc, "scale": scale}, _shape_of(size, loc, scale),
-                        lambda g: np.random.Generator.normal(g, loc, scale, size))
-
-    def gumbel(self, loc=0.0, scale=1.0, size=None):
-        return self._go("gumbel", "gumbel", {"loc": loc, "scale": scale}, _shape_of(size, loc, scale),
-                        lambda g: np.random.Generator.gumbel(g, loc, scale, size))
-
-    def logistic(self, loc=0.0, scale=1.0, size=None):
-        return self._go("logistic", "logistic", {"loc": loc, "scale": scale}, _shape_of(size, loc, scale),
-                        lambda g: np.random.Generator.logistic(g, loc, scale, size))
-
     def standard_normal(self, size=None, dtype=np.float64, out=None):
         _no_out(out, "standard_normal")
         return self._go("standard_normal", "normal", {"loc": 0.0, "scale": 1.0}, _shape_of(size),
@@ -329,6 +312,21 @@ class TapedGenerator(np.random.Generator):
 
     def __reduce__(self):
         raise GreyBoxError("the target pickles its rng (a worker process?): draws there would escape the record")
+
+
+def _location_method(name: str):
+    """numpy's ``name(loc, scale, size)``, taped: the location is a parameter the coupling can shift."""
+    def method(self, loc=0.0, scale=1.0, size=None):
+        return self._go(name, name, {"loc": loc, "scale": scale}, _shape_of(size, loc, scale),
+                        lambda g: getattr(np.random.Generator, name)(g, loc, scale, size))
+
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = f"numpy's ``Generator.{name}``, taped."
+    return method
+
+
+for _name in ("laplace", "normal", "gumbel", "logistic"):
+    setattr(TapedGenerator, _name, _location_method(_name))
 
 
 def _no_out(out, name: str) -> None:
