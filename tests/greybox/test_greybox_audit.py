@@ -104,3 +104,14 @@ def test_the_guide_example_runs(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     (space,) = run_blocks("docs/grey_box.md", tmp_path)
     assert space["report"].violation_source == "grey-box" and space["gb"]["exact"]
+
+
+def test_yaml_audit_grey_box_runs_each_trial_grey_box(tmp_path):
+    from dpaudit.runner import run_experiment
+
+    cfg = {"name": "tiny_grey", "seed": 5, "trials": 1, "mechanisms": [{"mechanism": "laplace"}],
+           "audit": {"samples": 20_000, "grey_box": True, "traces": 20, "ideal": True}}
+    out = run_experiment(cfg, out=tmp_path, echo=lambda s: None, progress=False, draw=False)
+    (trial,) = [json.loads(line) for line in (out.directory / "trials.jsonl").read_text().splitlines()]
+    gb = trial["result"]["grey_box"]
+    assert gb["traces"] == 20 and gb["exact"] and math.isclose(gb["epsilon_upper_bound"], 1.0)
