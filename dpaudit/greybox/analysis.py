@@ -99,6 +99,7 @@ def analyse(fn, dataset, neighbor, *, traces: int = DEFAULT_TRACES, delta: float
     all_exact, n_draws, hooked = True, 0, False
     l1 = l2 = 0.0
     why_not_exact = ""
+    _check_closed(fn, dataset, root, name)
     bar = progress_bar(total=traces, desc="grey-box traces", enabled=progress)
     for i, child in enumerate(root.spawn(traces)):
         tr = run_trace(fn, dataset, neighbor, child, probes=probes, name=name)
@@ -151,6 +152,27 @@ def analyse(fn, dataset, neighbor, *, traces: int = DEFAULT_TRACES, delta: float
         library_hooks=hooked, closed_form=not any(uses_pld(k, delta) for k in costs), seconds=round(time.perf_counter() - t0, 4))
 
 
+def _check_closed(fn, dataset, root: np.random.SeedSequence, name: str) -> None:
+    """Refuse a target whose randomness is not all in the record: two runs on the same recorded draws that
+    release different values, or draws that are only seeds for another generator (numba's, a library's)."""
+    from .align import call_taped
+    from .coupling import close
+    from .tape import Recorder
+
+    seed = np.random.SeedSequence(root.entropy, spawn_key=(*root.spawn_key, 2**31))
+    runs = []
+    for _ in range(2):
+        rec = Recorder(np.random.default_rng(seed))
+        runs.append((call_taped(fn, dataset, rec, rec.generator, name), rec.draws))
+    (a, draws), (b, _) = runs
+    if a.shape != b.shape or not np.all(close(a, b)):
+        raise GreyBoxError(f"target {name!r} released different values from the same recorded draws: it draws "
+                           "randomness outside the rng it is handed, which cannot be recorded, so no grey-box audit")
+    if draws and all(d.family == "seed" for d in draws) and not any(d.meta.get("hooked") for d in draws):
+        raise GreyBoxError(f"target {name!r} draws only seeds from its rng ({draws[0].describe()}): its noise comes "
+                           "from another generator, which cannot be recorded, so no grey-box audit")
+
+
 def _note(found: dict, kind: str, detail: str, coords) -> None:
     """Keep the first detail of each (kind, witness); count the traces that showed it."""
     entries = found.setdefault(kind, [])
@@ -188,5 +210,6 @@ def _coords(tr, elements) -> list | None:
 def check_rng(target) -> None:
     """A grey-box audit needs the target to draw from what dpaudit hands it."""
     if not getattr(target, "accepts_rng", False):
-        raise GreyBoxError(f"grey_box: target {target.name!r} takes no rng keyword, so its randomness cannot be "
-                           "recorded and replayed (audit it without grey_box / --grey-box for a black-box audit)")
+        native = " (OpenDP draws its noise in its native library)" if str(target.name).startswith("opendp.") else ""
+        raise GreyBoxError(f"grey_box: target {target.name!r} takes no rng keyword{native}, so its randomness cannot "
+                           "be recorded and replayed (audit it without grey_box / --grey-box for a black-box audit)")

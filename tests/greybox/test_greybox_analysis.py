@@ -133,3 +133,16 @@ def test_a_location_added_outside_the_primitive_is_seen_through_an_argmax():
     r = analyse(M.report_noisy_max_outside, M.PAIR_D, M.PAIR_D2, traces=100, seed=7)
     assert r.findings == [] and r.bound == "bound" and not r.exact
     assert math.isclose(r.epsilon_upper_bound, 0.5)
+
+
+def test_randomness_outside_the_rng_is_refused():
+    def own_generator(data, rng):  # fresh entropy on every call: nothing of it is in the record
+        return float(np.sum(data)) + np.random.default_rng().laplace()
+
+    def seeds_another(data, rng):  # the rng only seeds a generator dpaudit does not see
+        return float(np.sum(data)) + np.random.default_rng(int(rng.integers(2**32))).laplace()
+
+    with pytest.raises(GreyBoxError, match="outside the rng"):
+        analyse(own_generator, [1.0], [0.0], traces=2, seed=0)
+    with pytest.raises(GreyBoxError, match="only seeds"):
+        analyse(seeds_another, [1.0], [0.0], traces=2, seed=0)
