@@ -15,7 +15,6 @@ be aligned there is no bound (None).
 from __future__ import annotations
 
 import math
-import time
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
@@ -56,7 +55,6 @@ class GreyBoxResult:
     library_hooks: bool = False
     #: True when the bound is a closed form (pure DP, or Gaussian shifts alone), False when a PLD composed it.
     closed_form: bool = True
-    seconds: float = 0.0
     #: Black-box audits of findings' witnesses (added by :func:`dpaudit.greybox.audit.audit_grey_box`).
     witness_audits: list = field(default_factory=list)
 
@@ -90,7 +88,6 @@ def analyse(fn, dataset, neighbor, *, traces: int = DEFAULT_TRACES, delta: float
     >>> r.epsilon_upper_bound, r.exact, r.bound, r.findings
     (1.0, True, 'bound', [])
     """
-    t0 = time.perf_counter()
     root = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
     probes: dict = {}
     found: dict = {}
@@ -149,7 +146,7 @@ def analyse(fn, dataset, neighbor, *, traces: int = DEFAULT_TRACES, delta: float
         traces=traces, findings=findings, epsilon_upper_bound=None if upper is None else float(upper), exact=exact,
         bound=bound, claimed_delta=float(delta), explanation=explanation, declared_sensitivity=sensitivity,
         measured_sensitivity={"l1_laplace": l1, "l2_gaussian": l2}, draws_per_trace=n_draws,
-        library_hooks=hooked, closed_form=not any(uses_pld(k, delta) for k in costs), seconds=round(time.perf_counter() - t0, 4))
+        library_hooks=hooked, closed_form=not any(uses_pld(k, delta) for k in costs))
 
 
 def _check_closed(fn, dataset, root: np.random.SeedSequence, name: str) -> None:

@@ -115,3 +115,12 @@ def test_yaml_audit_grey_box_runs_each_trial_grey_box(tmp_path):
     (trial,) = [json.loads(line) for line in (out.directory / "trials.jsonl").read_text().splitlines()]
     gb = trial["result"]["grey_box"]
     assert gb["traces"] == 20 and gb["exact"] and math.isclose(gb["epsilon_upper_bound"], 1.0)
+
+
+def test_the_same_seed_gives_the_same_grey_box_json_for_every_jobs():
+    kw = dict(epsilon=1.0, grey_box=True, traces=30, samples=20_000, ideal=True, seed=9)
+    one = dpaudit.audit(M.laplace_sum_105, [1.05], [0.0], n_jobs=1, **kw).to_dict()
+    two = dpaudit.audit(M.laplace_sum_105, [1.05], [0.0], n_jobs=2, **kw).to_dict()
+    for d in (one, two):
+        d.pop("elapsed_seconds")
+    assert one == two
