@@ -149,10 +149,14 @@ def assert_dp(
         replay = "" if report.seeded else "; the target takes no rng, so a rerun draws other noise"
         found = (f"epsilon >= {report.epsilon_lower_bound:.4f} with {format_confidence(report.confidence)} "
                  "confidence" if report.violation_source != "grey-box" else
-                 f"its exact epsilon on this pair is {report.grey_box['epsilon_upper_bound']:.4f} (grey-box)")
+                 f"its exact epsilon on this pair is {_exact_value(report.grey_box)} (grey-box)")
         raise AssertionError(f"{name} violates its claim {said}: {found} (seed {report.seed}{replay})\n"
                              f"{report.summary()}")
     return report
+
+
+def _exact_value(grey_box: dict) -> str:
+    return "inf" if grey_box.get("infinite") else f"{grey_box['epsilon_upper_bound']:.4f}"
 
 
 def _check_audit_options(options: dict, audit: Any) -> None:

@@ -59,15 +59,18 @@ class GreyBoxResult:
     witness_audits: list = field(default_factory=list)
 
     def to_dict(self) -> dict:
+        """The JSON form: an infinite upper bound (Gaussian noise at delta 0) is null with ``"infinite": true``."""
         out = asdict(self)
-        if out["epsilon_upper_bound"] is not None and not math.isfinite(out["epsilon_upper_bound"]):
-            out["epsilon_upper_bound"] = "inf"
+        upper = out["epsilon_upper_bound"]
+        out["infinite"] = upper is not None and not math.isfinite(upper)
+        if out["infinite"]:
+            out["epsilon_upper_bound"] = None
         return out
 
     @classmethod
     def from_dict(cls, d: dict) -> "GreyBoxResult":
         d = dict(d)
-        if d.get("epsilon_upper_bound") == "inf":
+        if d.pop("infinite", False):
             d["epsilon_upper_bound"] = math.inf
         return cls(**d)
 

@@ -13,7 +13,7 @@ def bracket_text(lower: float, upper, exact: bool, bound) -> str:
     """``"0.99 <= epsilon <= 1.00 on this pair"`` (``=`` when exact; no upper side without a bound)."""
     if upper is None:
         return f"{lower:.4g} <= epsilon on this pair (no grey-box upper bound)"
-    up = "inf" if upper == "inf" or upper == float("inf") else f"{float(upper):.4g}"
+    up = "inf" if upper == float("inf") else f"{float(upper):.4g}"
     if exact:
         return f"{lower:.4g} <= epsilon = {up} on this pair (exact)"
     if bound == "per-trace":
@@ -26,7 +26,8 @@ def grey_box_lines(report) -> list[str]:
     gb = getattr(report, "grey_box", None)
     if not gb:
         return []
-    lines = [f"grey-box    {bracket_text(report.epsilon_lower_bound, gb.get('epsilon_upper_bound'), gb.get('exact'), gb.get('bound'))}"
+    upper = float("inf") if gb.get("infinite") else gb.get("epsilon_upper_bound")
+    lines = [f"grey-box    {bracket_text(report.epsilon_lower_bound, upper, gb.get('exact'), gb.get('bound'))}"
              f" at delta = {gb.get('claimed_delta', 0):g}; {gb.get('traces')} traces"]
     if report.violation and report.violation_source:
         lines.append(f"            violation from the {report.violation_source} "
