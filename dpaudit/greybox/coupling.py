@@ -78,7 +78,7 @@ class Coupling:
         if fam == "seed":
             return _same(rec)
         if fam == "permutation":
-            return _same(rec) if rec.params == params or _equal(rec.params, params) else None
+            return _same(rec) if _equal(rec.params, params) else None
         if fam in LOCATION_FAMILIES:
             return self._location(rec, params, extra)
         if fam == "categorical":

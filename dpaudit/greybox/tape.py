@@ -304,7 +304,10 @@ class TapedGenerator(np.random.Generator):
 
     def shuffle(self, x, axis=0):
         perm = self.permutation(np.shape(x)[axis])
-        x[...] = np.take(np.asarray(x).copy(), perm, axis=axis)
+        if isinstance(x, np.ndarray):
+            x[...] = np.take(x.copy(), perm, axis=axis)
+        else:
+            x[:] = [x[int(i)] for i in perm]
 
     def spawn(self, n_children):
         raise GreyBoxError("the target calls rng.spawn(): child generators draw outside the record, so a "
