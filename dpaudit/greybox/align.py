@@ -54,6 +54,7 @@ class Probe:
     @classmethod
     def measure(cls, fn, data, draws, seed, name) -> "Probe":
         elements = [(d, k) for d in draws if d.family not in ("seed", "permutation") for k in range(d.value.size)]
+        elements += [(d, 0) for d in draws if d.family == "permutation" and d.value.size >= 2]
         if len(elements) > MAX_PROBED:
             return cls(complete=False)
         base = call_taped(fn, data, Recorder(np.random.default_rng(seed)), np.random.default_rng(seed), name)
@@ -92,6 +93,9 @@ def _moved(d, k, coarse: bool = False):
     """D's draw ``d`` with element ``k`` moved a little (continuous) or by one (discrete); and the step."""
     v = d.value.astype(float).copy().reshape(-1)
     fam = d.family
+    if fam == "permutation":  # two entries swapped: does the order reach the release at all?
+        v[[0, 1]] = v[[1, 0]]
+        return v.reshape(d.shape).astype(d.value.dtype), None
     if fam == "categorical":
         p = np.asarray(d.params["p"])
         options = [i for i in range(1, len(p)) if p[(int(v[k]) + i) % len(p)] > 0]
@@ -328,6 +332,10 @@ def _determined(trace, probe: Probe, hooked: bool) -> tuple[bool, str]:
         return False, f"{seeds[0].describe()} seeds randomness dpaudit does not see"
     by_coord: dict = {}
     for key, der in probe.feeds.items():
+        if trace[key[0]].family == "permutation":
+            if der:  # the same order on both sides: the release mixes what the shifted draws show
+                return False, f"{trace[key[0]].describe()} reaches the release"
+            continue
         if not der:
             return False, f"{trace[key[0]].describe()} does not show in the release"
         if len(der) > 1:
