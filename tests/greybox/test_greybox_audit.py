@@ -13,7 +13,7 @@ import dpaudit
 from dpaudit.greybox import GreyBoxError
 from dpaudit.testing import assert_dp
 
-FAST = dict(samples=20_000, ideal=True, traces=200)
+FAST = dict(samples=4_000, ideal=True, traces=100)
 
 
 def test_an_exact_upper_bound_above_the_claim_is_a_grey_box_violation():
@@ -21,7 +21,7 @@ def test_an_exact_upper_bound_above_the_claim_is_a_grey_box_violation():
     assert r.verdict == "violation" and r.violation_source == "grey-box"
     assert r.epsilon_lower_bound < 1.0  # the black-box bound of this size does not see it
     gb = r.grey_box
-    assert gb["exact"] and math.isclose(gb["epsilon_upper_bound"], 1.05) and gb["traces"] == 200
+    assert gb["exact"] and math.isclose(gb["epsilon_upper_bound"], 1.05) and gb["traces"] == 100
     assert [f["kind"] for f in gb["findings"]] == ["sensitivity"]
     text = r.summary()
     assert "<= epsilon = 1.05 on this pair (exact)" in text and "violation from the grey-box exact value" in text
@@ -81,7 +81,7 @@ def test_assert_dp_fails_on_the_exact_value():
 def test_the_command_line_reports_the_bracket_in_json(capsys):
     target = f"{M.__file__}:laplace_sum_105"
     code, out, err = cli(capsys, *["audit", target, "--dataset", "[1.05]", "--neighbor", "[0]", "--epsilon", "1",
-                              "--grey-box", "--traces", "100", "--sensitivity", "1", "--samples", "20000", "--ideal",
+                              "--grey-box", "--traces", "100", "--sensitivity", "1", "--samples", "4000", "--ideal",
                               "--seed", "1", "--json"])
     assert code == 1
     d = json.loads(out)
@@ -110,13 +110,14 @@ def test_yaml_audit_grey_box_runs_each_trial_grey_box(tmp_path):
     from dpaudit.runner import run_experiment
 
     cfg = {"name": "tiny_grey", "seed": 5, "trials": 1, "mechanisms": [{"mechanism": "laplace"}],
-           "audit": {"samples": 20_000, "grey_box": True, "traces": 20, "ideal": True}}
+           "audit": {"samples": 4_000, "grey_box": True, "traces": 20, "ideal": True}}
     out = run_experiment(cfg, out=tmp_path, echo=lambda s: None, progress=False, draw=False)
     (trial,) = [json.loads(line) for line in (out.directory / "trials.jsonl").read_text().splitlines()]
     gb = trial["result"]["grey_box"]
     assert gb["traces"] == 20 and gb["exact"] and math.isclose(gb["epsilon_upper_bound"], 1.0)
 
 
+@pytest.mark.slow
 def test_the_same_seed_gives_the_same_grey_box_json_for_every_jobs():
     kw = dict(epsilon=1.0, grey_box=True, traces=30, samples=20_000, ideal=True, seed=9)
     one = dpaudit.audit(M.laplace_sum_105, [1.05], [0.0], n_jobs=1, **kw).to_dict()
