@@ -199,7 +199,7 @@ def run_trace(fn, d1, d2, seed: np.random.SeedSequence, *, probes: dict, name: s
                          f"between D and the neighbour although every draw was aligned (D: "
                          f"{_vals(r1, differ)}, neighbour: {_vals(r2, differ)}); the data reaches the release "
                          "outside the noise, or the noise's location is added where it cannot be seen (add it to "
-                         "the draw first, or pass it as loc= to the primitive)", differ))
+                         "the draw first, or pass it as loc= to the primitive)" + _uniform_hint(trace), differ))
     events = [_as_discrete_laplace(e, dl_elements, trace) for e in rep.coupling_events]
     hooked = any(d.meta.get("hooked") for d in trace)
     aligned = not findings
@@ -245,6 +245,15 @@ def _hooked_moves(trace, draws) -> list:
             if la.shape == lb.shape and la.size:
                 out.append((a, float(np.max(np.abs(la - lb))), float(a.meta["sensitivity"])))
     return out
+
+
+def _uniform_hint(trace) -> str:
+    """When the trace has raw uniform draws: a coin compared with a data-dependent probability looks like a leak."""
+    uniform = [d for d in trace if d.family == "uniform"]
+    if not uniform:
+        return ""
+    return (f", or a uniform draw ({uniform[0].describe()}) is compared with a probability that depends on the data, "
+            "which the coupling cannot align (draw such coins with rng.binomial or rng.choice(p=...))")
 
 
 def _vals(r, idx) -> str:
