@@ -21,7 +21,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from .coupling import Coupling, Event, close
-from .tape import LOCATION_FAMILIES, Recorder, Replayer, TapedGenerator, taped_call
+from .tape import LOCATION_FAMILIES, SHIFTABLE, Recorder, Replayer, TapedGenerator, taped_call
 
 __all__ = ["TraceResult", "Probe", "run_trace", "call_taped"]
 
@@ -52,7 +52,7 @@ class Probe:
     complete: bool = True
 
     @classmethod
-    def measure(cls, fn, data, draws, seed, name) -> "Probe":
+    def measure(cls, fn, data, draws, seed, name, thresholds: dict | None = None) -> "Probe":
         elements = [(d, k) for d in draws if d.family not in ("seed", "permutation") for k in range(d.value.size)]
         elements += [(d, 0) for d in draws if d.family == "permutation" and d.value.size >= 2]
         if len(elements) > MAX_PROBED:
@@ -63,7 +63,7 @@ class Probe:
             # A small move first; when the release is rounded to a grid (a float-safe sampler), a move of a
             # twentieth of the scale, whose derivative is that of the unrounded sum up to the grid.
             for coarse in (False, True):
-                moved, step = _moved(d, k, coarse=coarse)
+                moved, step = _moved(d, k, coarse=coarse, threshold=(thresholds or {}).get(d.index))
                 rec = Recorder(np.random.default_rng(seed), overrides={d.index: moved})
                 out = call_taped(fn, data, rec, rec.generator, name)
                 if out.shape != base.shape:
@@ -89,10 +89,17 @@ def _snap_derivative(der: float, coarse: bool) -> float:
     return der
 
 
-def _moved(d, k, coarse: bool = False):
-    """D's draw ``d`` with element ``k`` moved a little (continuous) or by one (discrete); and the step."""
+def _moved(d, k, coarse: bool = False, threshold=None):
+    """D's draw ``d`` with element ``k`` moved a little (continuous) or by one (discrete); and the step.
+
+    A coin (a uniform compared with ``threshold``) is moved across it: its outcome is what can show."""
     v = d.value.astype(float).copy().reshape(-1)
     fam = d.family
+    if fam == "uniform" and threshold is not None:
+        t = float(threshold.reshape(-1)[k])
+        low, high = float(np.reshape(d.params["low"], -1)[k]), float(np.reshape(d.params["high"], -1)[k])
+        v[k] = (max(t, low) + high) / 2 if v[k] < t else (low + min(t, high)) / 2
+        return v.reshape(d.shape).astype(d.value.dtype), None
     if fam == "permutation":  # two entries swapped: does the order reach the release at all?
         v[[0, 1]] = v[[1, 0]]
         return v.reshape(d.shape).astype(d.value.dtype), None
@@ -143,43 +150,89 @@ class TraceResult:
 
 
 def run_trace(fn, d1, d2, seed: np.random.SeedSequence, *, probes: dict, name: str) -> TraceResult:
-    """Run one trace of ``fn`` on the pair (see the module docstring); ``probes`` caches a Probe per structure."""
+    """Run one trace of ``fn`` on the pair (see the module docstring); ``probes`` caches, per trace structure,
+    the probe and the last alignment (the first guess of the next trace)."""
     s_d, s_fallback = seed.spawn(2)
     rec = Recorder(np.random.default_rng(s_d))
     r1 = call_taped(fn, d1, rec, rec.generator, name)
-    trace = rec.draws
-    signature = tuple((d.method, d.shape) for d in trace)
-    probe = None
+    al = _Aligner(fn, d1, d2, rec, r1, probes, s_d, s_fallback, name)
+    al.align()
+    findings = _findings(rec.draws, al.rep, r1, al.r2)
+    events = [_as_discrete_laplace(e, al.dl_elements, rec.draws) for e in al.rep.coupling_events]
+    hooked = any(d.meta.get("hooked") for d in rec.draws)
+    exact, why = False, "the release was not reproduced"
+    if not findings:
+        exact, why = _determined(rec.draws, al.get_probe(), hooked)
+    probe = al.probe
+    witness_of = {key: sorted(der) for key, der in probe.feeds.items()} if probe is not None else {}
+    l1, l2, moved = _moves(events, rec.draws, probe)
+    return TraceResult(events, findings, not findings, exact, len(rec.draws), hooked, witness_of, why, l1, l2,
+                       moved, _hooked_moves(rec.draws, al.rep.draws))
 
-    def get_probe():
-        if ("probe", signature) not in probes:
-            probes[("probe", signature)] = Probe.measure(fn, d1, trace, s_d, name)
-        return probes[("probe", signature)]
 
-    # The last alignment of this structure is the first guess: a shift that does not depend on the draws is
-    # then checked with one replay.
-    hint_extra, hint_dl = probes.get(("hint", signature), ({}, {}))
-    extra = {i: a.copy() for i, a in hint_extra.items()}
-    dl_elements = dict(hint_dl)
-    rep, r2 = _replay(fn, d2, trace, Coupling(extra), s_fallback, name)
-    # Locations added outside the primitive, seen as the draws' first additions: the noisy values coincide
-    # when the noise moves by their change, whether or not this trace's release happens to without it.
-    tracked = _tracked_shifts(trace, getattr(rec, "locations", {}), getattr(rep, "locations", {}), rep.divergence)
-    if any(i not in extra or not np.allclose(extra[i], v, rtol=0, atol=0) for i, v in tracked.items()):
-        extra.update(tracked)
-        rep, r2 = _replay(fn, d2, trace, Coupling(extra), s_fallback, name)
-    for _ in range(4):  # Newton steps: a derivative measured by the probe is exact only to ~1e-10
-        if r2.shape != r1.shape or np.all(close(r1, r2)) or any(e.kind == "param" for e in rep.coupling_events):
-            break
-        probe = probe or get_probe()
-        more = _alignment(trace, probe, r1, r2, rep.divergence, dl_elements)
-        if not more:
-            break
-        for i, arr in more.items():
-            extra[i] = extra[i] + arr if i in extra else arr
-        rep, r2 = _replay(fn, d2, trace, Coupling(extra), s_fallback, name)
-    if r2.shape == r1.shape and np.all(close(r1, r2)) and rep.divergence is None:
-        probes[("hint", signature)] = (extra, dl_elements)
+class _Aligner:
+    """The neighbour's replays of one trace, each coupling closer to D's release (see :func:`run_trace`)."""
+
+    def __init__(self, fn, d1, d2, rec, r1, probes, s_d, s_fallback, name):
+        self.fn, self.d1, self.d2, self.rec, self.r1, self.probes = fn, d1, d2, rec, r1, probes
+        self.s_d, self.s_fallback, self.name = s_d, s_fallback, name
+        self.trace = rec.draws
+        self.signature = tuple((d.method, d.shape) for d in self.trace)
+        self.t1s = getattr(rec, "thresholds", {})
+        self.probe = None
+        # The last alignment of this structure is the first guess: a shift that does not depend on the draws
+        # is then checked with one replay.
+        extra, dl, flips = probes.get(("hint", self.signature), ({}, {}, {}))
+        self.extra = {i: a.copy() for i, a in extra.items()}
+        self.dl_elements, self.flips = dict(dl), {i: a.copy() for i, a in flips.items()}
+        self.rep = self.r2 = None
+
+    def get_probe(self) -> Probe:
+        key = ("probe", self.signature)
+        if key not in self.probes:
+            self.probes[key] = Probe.measure(self.fn, self.d1, self.trace, self.s_d, self.name, thresholds=self.t1s)
+        self.probe = self.probes[key]
+        return self.probe
+
+    def replay(self) -> None:
+        t2s = getattr(self.rep, "thresholds", {}) if self.rep is not None else {}
+        limit = self.rep.divergence[0] if self.rep is not None and self.rep.divergence is not None else len(self.trace)
+        coins = _coins(self.trace, self.t1s, t2s, limit, self.flips)
+        self.rep, self.r2 = _replay(self.fn, self.d2, self.trace, Coupling(self.extra, coins), self.s_fallback,
+                                    self.name)
+
+    def differs(self) -> bool:
+        return self.r2.shape == self.r1.shape and not np.all(close(self.r1, self.r2))
+
+    def align(self) -> None:
+        self.replay()
+        if self.t1s and getattr(self.rep, "thresholds", None):  # coins: the neighbour's thresholds now known
+            self.replay()
+            if self.differs() and _flip_coins(self.trace, self.get_probe(), self.t1s, self.r1, self.r2, self.flips):
+                self.replay()
+        # Locations added outside the primitive, seen as the draws' first additions: the noisy values coincide
+        # when the noise moves by their change, whether or not this trace's release happens to without it.
+        tracked = _tracked_shifts(self.trace, getattr(self.rec, "locations", {}),
+                                  getattr(self.rep, "locations", {}), self.rep.divergence)
+        if any(i not in self.extra or not np.array_equal(self.extra[i], v) for i, v in tracked.items()):
+            self.extra.update(tracked)
+            self.replay()
+        for _ in range(4):  # Newton steps: a derivative measured by the probe is exact only to ~1e-10
+            if not self.differs() or any(e.kind == "param" for e in self.rep.coupling_events):
+                break
+            more = _alignment(self.trace, self.get_probe(), self.r1, self.r2, self.rep.divergence,
+                              self.dl_elements)
+            if not more:
+                break
+            for i, arr in more.items():
+                self.extra[i] = self.extra[i] + arr if i in self.extra else arr
+            self.replay()
+        if self.r2.shape == self.r1.shape and not self.differs() and self.rep.divergence is None:
+            self.probes[("hint", self.signature)] = (self.extra, self.dl_elements, self.flips)
+
+
+def _findings(trace, rep, r1, r2) -> list:
+    """(kind, detail, witness coordinates) of what the final replay could not absorb."""
     findings = []
     if r2.shape != r1.shape:
         findings.append(("control-flow" if rep.divergence else "leak-outside-noise",
@@ -187,12 +240,11 @@ def run_trace(fn, d1, d2, seed: np.random.SeedSequence, *, probes: dict, name: s
     differ = [] if r2.shape != r1.shape else [int(j) for j in np.flatnonzero(~close(r1, r2))]
     if rep.divergence is not None:
         findings.append(("control-flow", rep.divergence[1], differ or None))
-    for e in rep.coupling_events:
-        if e.kind == "param":
-            rec_d = trace[e.draw]
-            findings.append(("data-dependent-noise", f"{rec_d.describe()}: the {e.param} depends on the data "
-                                                     f"({e.detail})", None))
-    if differ and rep.divergence is None and not any(e.kind == "param" for e in rep.coupling_events):
+    params = [e for e in rep.coupling_events if e.kind == "param"]
+    for e in params:
+        findings.append(("data-dependent-noise", f"{trace[e.draw].describe()}: the {e.param} depends on the data "
+                                                 f"({e.detail})", None))
+    if differ and rep.divergence is None and not params:
         coords = ", ".join(str(j) for j in differ[:5]) + (", ..." if len(differ) > 5 else "")
         findings.append(("leak-outside-noise",
                          f"release coordinate{'s' * (len(differ) > 1)} {coords} differ{'s' * (len(differ) == 1)} "
@@ -200,30 +252,25 @@ def run_trace(fn, d1, d2, seed: np.random.SeedSequence, *, probes: dict, name: s
                          f"{_vals(r1, differ)}, neighbour: {_vals(r2, differ)}); the data reaches the release "
                          "outside the noise, or the noise's location is added where it cannot be seen (add it to "
                          "the draw first, or pass it as loc= to the primitive)" + _uniform_hint(trace), differ))
-    events = [_as_discrete_laplace(e, dl_elements, trace) for e in rep.coupling_events]
-    hooked = any(d.meta.get("hooked") for d in trace)
-    aligned = not findings
-    exact, why = False, "the release was not reproduced"
-    if aligned:
-        probe = probe or get_probe()
-        exact, why = _determined(trace, probe, hooked)
-    witness_of = {}
-    if probe is not None:
-        witness_of = {key: sorted(der) for key, der in probe.feeds.items()}
+    return findings
+
+
+def _moves(events, trace, probe) -> tuple[float, float, tuple]:
+    """How far the noise locations moved in the release's units: L1 over Laplace-like draws, L2 over Gaussian
+    ones (library-hooked draws excluded: they check their own), and the elements that moved."""
     l1 = l2 = 0.0
     moved = []
     for e in events:
         if e.kind != "shift" or trace[e.draw].meta.get("hooked"):
             continue
         moved += [(e.draw, k) for k in e.elements]
-        # In the release's units: a draw that reaches the release scaled (a grid step) moves it scaled.
+        # A draw that reaches the release scaled (a grid step) moves it scaled.
         shift = np.abs(e.shift) * np.array([_gain(probe, e.draw, k) for k in e.elements])
         if e.family in ("laplace", "discrete_laplace"):
             l1 += float(np.sum(shift))
         elif e.family == "normal":
             l2 += float(np.sum(np.square(shift)))
-    return TraceResult(events, findings, aligned, exact, len(trace), hooked, witness_of, why, l1, math.sqrt(l2),
-                       tuple(moved), _hooked_moves(trace, rep.draws))
+    return l1, math.sqrt(l2), tuple(moved)
 
 
 def _gain(probe, draw: int, k: int) -> float:
@@ -300,13 +347,64 @@ def _alignment(trace, probe: Probe, r1, r2, divergence, dl_elements: dict) -> di
     return extra
 
 
+def _coins(trace, t1s: dict, t2s: dict, limit: int, flips: dict) -> dict:
+    """``values[draw] = (u2, events)`` for each uniform draw compared with a threshold on both sides (a coin).
+
+    The neighbour's uniform is moved, proportionally, to the side of its threshold that keeps the outcome of
+    D's coin (or flips it, where ``flips`` says): the coupling of two Bernoulli draws, whose cost is the
+    log-ratio of their probabilities.
+    """
+    out = {}
+    for i, t1 in t1s.items():
+        d = trace[i]
+        t2 = t2s.get(i)
+        if d.family != "uniform" or i >= limit or t2 is None or t2.shape != t1.shape or d.shape != t1.shape:
+            continue
+        low, high = (np.asarray(d.params[k], dtype=float).reshape(-1) for k in ("low", "high"))
+        t1f, t2f = np.clip(t1.reshape(-1), low, high), np.clip(t2.reshape(-1), low, high)
+        u1 = d.value.astype(float).reshape(-1)
+        below = u1 < t1f
+        flip = flips.get(i, np.zeros(u1.size, dtype=bool))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            frac = np.where(below, (u1 - low) / (t1f - low), (u1 - t1f) / (high - t1f))
+        frac = np.nan_to_num(frac, nan=0.5)
+        to_below = below ^ flip
+        u2 = np.where(to_below, low + frac * (t2f - low), t2f + frac * (high - t2f))
+        u2 = np.where(to_below, np.minimum(u2, np.nextafter(t2f, low)), np.maximum(u2, t2f))
+        p1, p2 = (t1f - low) / (high - low), (t2f - low) / (high - low)
+        pairs: dict = {}
+        for a, b, f in zip(p1, p2, flip):
+            q2 = (1 - b, b) if f else (b, 1 - b)
+            if not (math.isclose(a, q2[0], rel_tol=1e-12, abs_tol=0)):
+                pairs[((a, 1 - a), q2)] = pairs.get(((a, 1 - a), q2), 0) + 1
+        events = [Event(i, "pmf", "bernoulli", p1=k[0], p2=k[1], count=n) for k, n in pairs.items()]
+        out[i] = (u2.astype(d.value.dtype), events)
+    return out
+
+
+def _flip_coins(trace, probe: Probe, t1s: dict, r1, r2, flips: dict) -> bool:
+    """Flip the coin that alone feeds each still-differing coordinate (randomized response's "lie" made a
+    "truth"); True when something was flipped."""
+    changed = False
+    for j in np.flatnonzero(~close(r1, r2)):
+        feeders = [key for key, _ in probe.coordinate_feeders(int(j))
+                   if key[0] in t1s and trace[key[0]].family == "uniform" and len(probe.feeds[key]) == 1]
+        if len(feeders) == 1:
+            i, k = feeders[0]
+            mask = flips.setdefault(i, np.zeros(trace[i].value.size, dtype=bool))
+            mask[k] = ~mask[k]
+            changed = True
+    return changed
+
+
 def _tracked_shifts(trace, locs1: dict, locs2: dict, divergence) -> dict:
     """``extra[draw]``: the noise shift ``loc1 - loc2`` of each draw whose outside location both runs recorded."""
     limit = divergence[0] if divergence is not None else len(trace)
     out = {}
     for i, loc1 in locs1.items():
         loc2 = locs2.get(i)
-        if i >= limit or loc2 is None or loc2.shape != loc1.shape or trace[i].shape != loc1.shape:
+        if i >= limit or loc2 is None or loc2.shape != loc1.shape or trace[i].shape != loc1.shape \
+                or trace[i].family not in SHIFTABLE:
             continue
         shift = (loc1 - loc2).reshape(-1)
         if trace[i].family in _DISCRETE and not np.allclose(shift, np.round(shift)):

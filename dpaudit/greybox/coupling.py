@@ -69,10 +69,17 @@ class Coupling:
     """The coupling of one replay: ``extra[draw][flat element]`` is a shift the alignment adds to a draw."""
 
     extra: dict = field(default_factory=dict)
+    #: ``values[draw] = (value, events)``: a draw's whole coupled value, chosen by the alignment (a coin's
+    #: uniform moved to the side of the neighbour's threshold that keeps, or flips, its outcome).
+    values: dict = field(default_factory=dict)
     events: list = field(default_factory=list)
 
     def __call__(self, rec: Draw, params: dict, sample, scratch, meta) -> np.ndarray | None:
         fam = rec.family
+        if rec.index in self.values:
+            value, events = self.values[rec.index]
+            self.events += events
+            return value.reshape(rec.shape) if rec.shape else value.reshape(-1)[0]
         v1 = rec.value
         extra = self.extra.get(rec.index)
         if fam == "seed":

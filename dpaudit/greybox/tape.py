@@ -96,6 +96,12 @@ class Tape:
             self.locations = {}
         self.locations.setdefault(index, np.array(loc, dtype=float))
 
+    def threshold(self, index: int, t: np.ndarray) -> None:
+        """A uniform draw's first comparison: with ``t`` (see :mod:`dpaudit.greybox.track`)."""
+        if not hasattr(self, "thresholds"):
+            self.thresholds = {}
+        self.thresholds.setdefault(index, np.array(t, dtype=float))
+
     def draw(self, method: str, family: str, params: dict, shape: tuple, sample: Callable[[np.random.Generator],
              Any], *, meta: dict | None = None, labels: Any = None) -> Any:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -224,7 +230,7 @@ class TapedGenerator(np.random.Generator):
     def _go(self, method, family, params, shape, sample, labels=None):
         tape = _tape()
         value = tape.draw(method, family, params, shape, sample, labels=labels)
-        if family in SHIFTABLE:
+        if family in SHIFTABLE or family == "uniform":
             from .track import track
 
             return track(value, tape, len(tape.draws) - 1)

@@ -1,5 +1,8 @@
 """Noise that notes its location: ``x + rng.laplace(0, b)`` tells the tape that ``x`` is the draw's location.
 
+(And a uniform draw notes the threshold it is first compared with: ``rng.random() < p`` is a coin of
+probability ``p``, which the coupling can then align as a Bernoulli draw.)
+
 Code usually adds the location outside the primitive.  When the release shows the noisy value, the probe
 of :mod:`dpaudit.greybox.align` finds the shift from the release; when it does not (an argmax, a
 comparison with a threshold), nothing in the release moves with a small change of the draw.  A draw of a
@@ -36,6 +39,23 @@ def _note(origin, noise, other, sign: float) -> None:
     tape.locate(index, sign * loc)
 
 
+_COMPARISONS = (np.less, np.less_equal, np.greater, np.greater_equal)
+
+
+def _note_threshold(origin, noise, other) -> None:
+    """Record ``other`` as the threshold a uniform draw ``origin`` is first compared with (a coin)."""
+    if origin is None:
+        return
+    tape, index, shape = origin
+    if isinstance(other, (TrackedArray, TrackedFloat)) or np.shape(noise) != shape:
+        return
+    try:
+        t = np.broadcast_to(np.asarray(other, dtype=float), shape)
+    except (ValueError, TypeError):
+        return
+    tape.threshold(index, t)
+
+
 class TrackedArray(np.ndarray):
     """An array of noise that records its location at its first addition (see the module docstring)."""
 
@@ -53,6 +73,9 @@ class TrackedArray(np.ndarray):
             i = tracked[0]
             noise, other = inputs[i], inputs[1 - i]
             _note(noise._origin, noise, other, 1.0 if ufunc is np.add else -1.0)
+        elif len(tracked) == 1 and method == "__call__" and len(inputs) == 2 and ufunc in _COMPARISONS:
+            i = tracked[0]
+            _note_threshold(inputs[i]._origin, inputs[i], inputs[1 - i])
         for i in tracked:
             inputs[i]._origin = None  # the first operation only
         if out is not None:
@@ -82,6 +105,26 @@ class TrackedFloat(np.float64):
 
     def __rsub__(self, other):
         return self._first(other, -1.0, lambda a, b: b - a)
+
+    def _compare(self, other, op):
+        origin, self._origin = self._origin, None
+        if origin is not None and not isinstance(other, (TrackedArray, TrackedFloat)) and np.ndim(other) == 0:
+            _note_threshold(origin, self, other)
+        return op(np.float64(self), _plain(other))
+
+    def __lt__(self, other):
+        return self._compare(other, lambda a, b: a < b)
+
+    def __le__(self, other):
+        return self._compare(other, lambda a, b: a <= b)
+
+    def __gt__(self, other):
+        return self._compare(other, lambda a, b: a > b)
+
+    def __ge__(self, other):
+        return self._compare(other, lambda a, b: a >= b)
+
+    __hash__ = np.float64.__hash__
 
 
 def track(value, tape, index: int):

@@ -1,4 +1,4 @@
-"""Mechanisms for the grey-box tests, every draw through ``rng``: five correct ones, five broken ones.
+"""Mechanisms for the grey-box tests, every draw through ``rng``: correct ones and five broken ones.
 
 Each has its neighbouring pair and, where known in closed form, the pair's true epsilon computed
 independently of dpaudit (Balle and Wang 2018 for the Gaussian; the log-ratio of the two
@@ -84,6 +84,18 @@ def exponential_mechanism(data, rng=None):
     return int(rng.choice(4, p=em_probabilities(data)))
 
 
+def randomized_response(data, rng=None):
+    """One respondent's bit kept with probability 3/4 (a coin: a uniform compared with 3/4): epsilon ln 3."""
+    bit = int(np.asarray(data).reshape(-1)[0])
+    return bit if rng.random() < 0.75 else 1 - bit
+
+
+def randomized_response_coin(data, rng=None):
+    """The same as a coin whose probability depends on the bit, released as is."""
+    bit = int(np.asarray(data).reshape(-1)[0])
+    return int(rng.random() < (0.75 if bit else 0.25))
+
+
 # ----------------------------------------------------------------------------- broken
 def laplace_sum_105(data, size=None, rng=None):
     """BROKEN: clipped to [0, 1.05], noise for sensitivity 1 (true epsilon 1.05 against 1)."""
@@ -150,6 +162,8 @@ CORRECT = {
     "report_noisy_max_outside": (report_noisy_max_outside, PAIR_D, PAIR_D2, 0.0,
                                  log_ratio_epsilon(rnm_probabilities(counts(PAIR_D), 2 / EPSILON),
                                                    rnm_probabilities(counts(PAIR_D2), 2 / EPSILON)), False),
+    "randomized_response": (randomized_response, np.array([1]), np.array([0]), 0.0, math.log(3), True),
+    "randomized_response_coin": (randomized_response_coin, np.array([1]), np.array([0]), 0.0, math.log(3), True),
     "exponential_mechanism": (exponential_mechanism, PAIR_D, PAIR_D2, 0.0,
                               log_ratio_epsilon(em_probabilities(PAIR_D), em_probabilities(PAIR_D2)), True),
 }
