@@ -174,6 +174,8 @@ def _equal(a: dict, b: dict) -> bool:
 
 def _fmt(v) -> str:
     a = np.asarray(v, dtype=float).reshape(-1)
+    if a.size == 0:
+        return "[]"
     return f"{a[0]:.6g}" if a.size == 1 or np.all(a == a[0]) else "[" + ", ".join(f"{x:.4g}" for x in a[:4]) + \
         (", ...]" if a.size > 4 else "]")
 

@@ -74,6 +74,8 @@ class Draw:
 
 def _short(v: Any) -> str:
     a = np.asarray(v)
+    if a.size == 0:
+        return "[]"
     if a.size == 1:
         return f"{float(a.reshape(-1)[0]):.6g}"
     flat = a.reshape(-1)
