@@ -8,14 +8,18 @@ STAMP  := $(VENV)/.installed
 
 install: $(STAMP)
 
+# pip's output goes to $(VENV)/pip.log: all of it when the install fails, its ERROR lines (a dependency
+# conflict pip reports with exit status 0) when it succeeds. The build's notices stay in the log.
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[all]'
+	@echo "$(PY) -m pip install --quiet -e '.[all]'   (log: $(VENV)/pip.log)"
+	@$(PY) -m pip install --quiet -e '.[all]' > $(VENV)/pip.log 2>&1 || { cat $(VENV)/pip.log; exit 1; }
+	@grep '^ERROR' $(VENV)/pip.log || true
 	@touch $(STAMP)
 
 demo: install
-	$(VENV)/bin/dpaudit run configs/quickstart.yaml --out results
+	$(VENV)/bin/dpaudit run configs/quickstart.yaml --out results --overwrite
 
 # make test leaves out the many-seed soundness runs and the few slow checks; make soundness runs them.
 # Two pytest-xdist workers: the suite is CPU-bound and the machines it runs on have two cores.

@@ -84,8 +84,6 @@ def dask_client(scheduler: str | None = None, n_workers: int = 2) -> Iterator[An
 
 #: ``progress=LINES``: no bar, but plain lines on stderr for a log (see :func:`_collect_with_lines`).
 LINES = "lines"
-#: Seconds before the first such line (short work writes none), and between lines.
-LINES_AFTER, LINES_EVERY = 10.0, 30.0
 
 
 def _collect(results: Iterable[Any], total: int, progress: bool | str, desc: str, unit: str) -> list:
@@ -96,7 +94,9 @@ def _collect(results: Iterable[Any], total: int, progress: bool | str, desc: str
         return list(results)
     from tqdm import tqdm
 
-    with tqdm(total=total, desc=desc, unit=unit, file=sys.stderr, leave=False) as bar:
+    from ._progress import bar_size
+
+    with tqdm(total=total, desc=desc, unit=unit, file=sys.stderr, leave=False, **bar_size()) as bar:
         out = []
         for r in results:
             out.append(r)
@@ -105,7 +105,7 @@ def _collect(results: Iterable[Any], total: int, progress: bool | str, desc: str
 
 
 def _collect_with_lines(results: Iterable[Any], total: int, desc: str, unit: str, *, file=None) -> list:
-    """The results in order; once :data:`LINES_AFTER` seconds have passed, one line per :data:`LINES_EVERY`.
+    """The results in order, with :class:`~dpaudit._progress.LogLines` (quiet for 10 s, then a line per 30 s).
 
     For a log (stderr not a terminal), where a bar is a smear of carriage returns and a long fixed-size audit
     (10,000 Opacus runs per side: ten minutes) said nothing until it ended.
@@ -115,19 +115,13 @@ def _collect_with_lines(results: Iterable[Any], total: int, desc: str, unit: str
     >>> _collect_with_lines(iter([1, 2]), 2, "audit", "chunk", file=out), out.getvalue()
     ([1, 2], '')
     """
-    import time
+    from ._progress import LogLines
 
-    start = time.monotonic()
-    due = start + LINES_AFTER
+    lines = LogLines(total, desc=desc, unit=unit, file=file)
     out = []
     for r in results:
         out.append(r)
-        now = time.monotonic()
-        if now >= due and len(out) < total:
-            left = (now - start) / len(out) * (total - len(out))
-            print(f"progress: {desc}: {len(out)} of {total} {unit}s done, {now - start:.0f} s, about {left:.0f} s "
-                  "left", file=file if file is not None else sys.stderr, flush=True)
-            due = now + LINES_EVERY
+        lines.update(1)
     return out
 
 

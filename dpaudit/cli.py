@@ -131,6 +131,9 @@ def _build_parser() -> argparse.ArgumentParser:
 
     _add_search_parser(sub)
     _add_score_parsers(sub)
+    from .cli_sampler import add_sampler_parser
+
+    add_sampler_parser(sub)
 
     ls = sub.add_parser("list", help="list mechanisms, attacks and estimators",
                         description="List the built-in mechanisms (with their claims), attacks and estimators.",
@@ -206,10 +209,10 @@ def _audit_inputs(args) -> tuple:
         kw["progress"] = args.progress
     from ._progress import RoundLines, round_lines_wanted
 
-    if args.samples is None and round_lines_wanted(args.progress):
-        kw["on_round"] = RoundLines()  # a log (nohup, CI): one line per round once the audit is long
-    elif round_lines_wanted(args.progress):
-        kw["progress"] = "lines"  # a fixed-size audit has one round: lines as its chunks finish, once it is long
+    if round_lines_wanted(args.progress):
+        kw["progress"] = "lines"  # a log (nohup, CI): lines as a long step's chunks finish, once it is long
+        if args.samples is None:
+            kw["on_round"] = RoundLines()  # and one line per finished round
     if (args.dataset is None) != (args.neighbor is None):
         missing = "--neighbor" if args.neighbor is None else "--dataset"
         raise UsageError(f"argument {missing}: give both --dataset and --neighbor, or neither (built-ins only)")

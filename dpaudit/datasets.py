@@ -6,8 +6,11 @@ or nested list, a JSON array literal, or a path to a ``.json``, ``.npy`` or
 ``.csv`` file (a CSV may start with a header row or a byte-order mark; its
 ``true``/``false`` read as 1/0, as JSON's do), and raises
 :class:`~dpaudit.exceptions.DatasetError` naming the dataset and the file
-for anything else: ragged rows, non-numeric values, NaN or infinity, an
-empty array.
+for anything else: ragged rows, non-numeric values, NaN or infinity.  A
+dataset may be empty, the add/remove neighbour of a one-record dataset: ``[]``,
+a ``.json`` file holding ``[]`` and a ``.csv`` file with no lines (or blank
+ones only) are the same empty dataset.  A CSV holding a header line alone is
+refused, as that one line is more often data in another format (``1;2``).
 
 Examples
 --------
@@ -209,7 +212,7 @@ def _read_csv_rows(path: Path, where: str) -> np.ndarray:
     with path.open(newline="", encoding="utf-8-sig") as fh:
         rows = [row for row in csv.reader(fh) if row and any(cell.strip() for cell in row)]
     if not rows:
-        raise DatasetError(f"{where}: the dataset is empty")
+        return np.empty((0, 1))  # no record: the empty dataset, as the JSON array [] is
     # A header: no number in it, or pandas' to_csv header of an unnamed index (",0" above "0,1.5"): its empty
     # first cell is no value of a record, and reading it as one named '' in row 1, not the index column.
     # Its other cells are column names: pandas' default 0, 1, 2, ... or names; a data row missing its first value
@@ -380,7 +383,10 @@ def parse_dataset(text_or_path: Any, name: str = "--dataset") -> np.ndarray:
     try:
         if suffix == ".json":
             with path.open(encoding="utf-8-sig") as fh:  # a byte-order mark is no reason to refuse a file
-                obj = json.load(fh)
+                content = fh.read()
+            if not content.strip():  # no JSON value at all; an empty dataset is a JSON array with nothing in it
+                raise DatasetError(f"{where}: cannot read: the file is empty (an empty dataset is written [])")
+            obj = json.loads(content)
         elif suffix == ".npy":
             obj = np.load(path, allow_pickle=False)
         elif suffix == ".csv":

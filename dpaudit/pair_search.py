@@ -445,7 +445,7 @@ class SearchReport:
         return out
 
     def __repr__(self) -> str:
-        return (f"SearchReport(verdict={self.audit.verdict!r}, epsilon_lower_bound="
+        return (f"SearchReport(verdict={str(self.audit.verdict)!r}, epsilon_lower_bound="
                 f"{self.audit.epsilon_lower_bound:.4g}, dataset={self.dataset}, neighbor={self.neighbor}, "
                 f"candidates_screened={self.candidates_screened}, confidence={self.confidence!r})")
 

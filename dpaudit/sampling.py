@@ -209,6 +209,8 @@ class Sampler:
         self.chunk_size = chunk_size
         self.timeout = timeout
         self.progress = progress
+        #: What the progress bar or line says before its step ("round 3 of 10: "), set by a sequential audit.
+        self.stage = ""
         self.executor = executor if executor is not None else Executor(n_jobs)
         if n_jobs > 1 or self.executor.distributed:
             n_jobs = self._stay_local_unless_sendable(target, n_jobs)
@@ -252,7 +254,7 @@ class Sampler:
         tasks = [(self.target, self.pair[side], m, self.entropy, (side, *phase, i), self.timeout, self.inner_jobs,
                   self.deadline) for side in (0, 1) for i, m in chunks]
         parts = self.executor.map(_chunk, tasks, local=self.in_process or self.serial,
-                                  progress=self.progress, desc=desc)
+                                  progress=self.progress, desc=self.stage + desc)
         k = len(chunks)
         out = []
         for side in (0, 1):
@@ -311,7 +313,7 @@ class Sampler:
         tasks = [(self.target, self.pair[side], m, self.entropy, (side, *phase, i), self.timeout, self.inner_jobs,
                   scorers, thresholds, self.shape, cut(side, m, start), self.deadline) for side, i, m, start in plan]
         parts = self.executor.map(_count_chunk, tasks, local=self.serial,
-                                  progress=self.progress, desc=desc)
+                                  progress=self.progress, desc=self.stage + desc)
         full = [[np.zeros(len(t), dtype=np.int64) for t in thresholds] for _ in (0, 1)]
         pre = [[np.zeros(len(t), dtype=np.int64) for t in thresholds] for _ in (0, 1)]
         for (side, i, m, start), part in zip(plan, parts):

@@ -18,6 +18,7 @@ import yaml
 import dpaudit
 from dpaudit.exceptions import ConfigError, DatasetError, ParameterValueError
 from dpaudit.runner import load_config, run_experiment
+from dpaudit.targets import parse_dataset
 
 QUIET = dict(echo=lambda s: None, progress=False)
 SIZE = dict(samples=2000, seed=3, ideal=True)
@@ -307,3 +308,31 @@ def test_scores_in_a_float_type_numpy_has_no_kind_for_are_read_as_numbers():
 
     scores = load_scores(Bfloat16Like(np.linspace(0.0, 1.0, 40)), name="IN")
     assert scores.dtype == np.float64 and scores.tolist() == np.linspace(0.0, 1.0, 40, dtype=np.float32).tolist()
+
+
+def test_an_empty_csv_is_the_empty_dataset_as_json_is(tmp_path, capsys):
+    # '[]' and a .json file holding [] were an empty dataset, an empty .csv "the dataset is empty" (exit 2).
+    from dpaudit.cli import main
+
+    (tmp_path / "none.csv").write_bytes(b"")
+    (tmp_path / "blank.csv").write_text("\n \n")
+    (tmp_path / "none.json").write_text("[]\n")
+    forms = ["[]", str(tmp_path / "none.json"), str(tmp_path / "none.csv"), str(tmp_path / "blank.csv")]
+    loaded = [parse_dataset(f) for f in forms]
+    assert all(a.shape == (0,) and a.dtype == loaded[0].dtype for a in loaded), [(a.shape, a.dtype) for a in loaded]
+    reports = []
+    for form in forms:
+        code = main(["audit", "laplace", "--dataset", form, "--neighbor", "[1]", "--epsilon", "1", "--samples", "2000",
+                     "--seed", "1", "--json"])
+        out = capsys.readouterr().out
+        assert code in (0, 1), form
+        reports.append({k: v for k, v in json.loads(out).items() if k != "elapsed_seconds"})
+    assert all(r == reports[0] for r in reports)
+    # Still refused: a 0-byte .json (no JSON value; the message says how an empty dataset is written) and a CSV
+    # whose one line is read as a header (more often data in another format than an empty dataset).
+    (tmp_path / "zero.json").write_bytes(b"")
+    with pytest.raises(DatasetError, match=r"zero.json.*the file is empty \(an empty dataset is written \[\]\)"):
+        parse_dataset(str(tmp_path / "zero.json"))
+    (tmp_path / "header.csv").write_text("value\n")
+    with pytest.raises(DatasetError, match="read as a header"):
+        parse_dataset(str(tmp_path / "header.csv"))

@@ -101,6 +101,7 @@ def test_a_fixed_size_command_into_a_log_asks_for_lines(monkeypatch):
     assert kw["progress"] == "lines" and "on_round" not in kw
     args = parser.parse_args(["audit", "laplace", "--epsilon", "1"])
     kw = cli._audit_inputs(args)[3]
-    assert "progress" not in kw and "on_round" in kw
+    # A sequential audit: a line per round, and lines within a long round (its last is half the audit).
+    assert kw["progress"] == "lines" and "on_round" in kw
     args = parser.parse_args(["audit", "laplace", "--epsilon", "1", "--samples", "1000", "--no-progress"])
     assert cli._audit_inputs(args)[3]["progress"] is False

@@ -4,13 +4,15 @@ Importing this package imports neither library: the adapter classes import
 diffprivlib or OpenDP when they are instantiated, and raise
 :class:`~dpaudit.exceptions.MissingExtraError` naming the extra to install
 (``pip install 'dpaudit[diffprivlib]'`` / ``'dpaudit[opendp]'``) when it is
-missing.  See :mod:`dpaudit.adapters.diffprivlib` for the scikit-learn 1.9
-incompatibility of diffprivlib 0.6.6 and how it is worked around.
+missing.  Importing it also calls :func:`~dpaudit.adapters.compat.install_diffprivlib_import_fix`,
+so that diffprivlib 0.6.6 imports beside scikit-learn 1.9, in the adapters and in users' own code
+(see :mod:`dpaudit.adapters.compat`).
 """
 
 from __future__ import annotations
 
 from ..mechanisms.registry import REGISTRY, register
+from .compat import install_diffprivlib_import_fix
 from .diffprivlib import (
     DiffprivlibBinary,
     DiffprivlibExponential,
@@ -41,6 +43,8 @@ ADAPTERS = {
         *((cls, "multi-freq-ldpy") for cls in MULTI_FREQ_TARGETS),
     ]
 }
+
+install_diffprivlib_import_fix()
 
 _SEEDING = {"diffprivlib": "seeded via a RandomState", "opendp": "unseeded: OpenDP's own RNG",
             "pure-ldp": "its global generators seeded per chunk", "multi-freq-ldpy": "numba's generator seeded per chunk"}

@@ -6,14 +6,16 @@ Registered as ``diffprivlib.laplace``, ``diffprivlib.gaussian``,
 
 Compatibility (measured with diffprivlib 0.6.6): ``import diffprivlib`` fails
 with scikit-learn >= 1.9 (``cannot import name 'DOUBLE' from
-sklearn.tree._tree``) because its ``__init__`` imports ``diffprivlib.models``.
-``diffprivlib.mechanisms`` itself only needs ``diffprivlib.utils`` (which uses
-``sklearn.utils.check_random_state``, still present).  When the normal import
-fails, :func:`load_mechanisms` registers an empty *package stub* for
-``diffprivlib`` (right ``__path__``, no ``__init__`` executed) and imports
-``diffprivlib.mechanisms`` through it.  Side effect: in this process,
-``import diffprivlib`` then yields the stub (no ``models``/``tools``); those
-needed scikit-learn <= 1.8 anyway.
+sklearn.tree._tree``) because its ``__init__`` imports ``diffprivlib.models``;
+:func:`~dpaudit.adapters.compat.fix_diffprivlib_import` restores the two
+dtype aliases it needs, and :func:`load_mechanisms` applies it before the
+normal import, so the whole package (``tools`` and ``models`` too) is the
+real one.  When the normal import still fails, :func:`load_mechanisms`
+registers an empty *package stub* for ``diffprivlib`` (right ``__path__``, no
+``__init__`` executed) and imports ``diffprivlib.mechanisms`` through it
+(``diffprivlib.mechanisms`` itself only needs ``diffprivlib.utils``).  Side
+effect of that route: in this process, ``import diffprivlib`` then yields the
+stub.
 
 Versions: 0.6.0 to 0.6.6 work (:data:`SUPPORTED`); 0.6.3 and 0.6.4 warn on import
 (``numpy.core`` in ``diffprivlib.tools``), which is why any failure of the normal
@@ -54,6 +56,7 @@ from ..mechanisms.base import (
 )
 from ..privacy import PrivacyClaim
 from ._common import RandomizedResponseBits, installed_version
+from .compat import fix_diffprivlib_import
 
 __all__ = [
     "SUPPORTED",
@@ -73,8 +76,8 @@ _EXTRA_HINT = "install it with: pip install 'dpaudit[diffprivlib]'"
 def load_mechanisms() -> types.ModuleType:
     """Import ``diffprivlib.mechanisms``, bypassing the scikit-learn-dependent top level if needed.
 
-    The top level is bypassed (see the module docstring) when its import fails in any way: an
-    ``ImportError`` (scikit-learn 1.9) or a warning turned into an error (diffprivlib 0.6.3 and 0.6.4
+    The top level is imported after :func:`~dpaudit.adapters.compat.fix_diffprivlib_import`, and bypassed (see the
+    module docstring) when its import still fails in any way: an ``ImportError`` or a warning turned into an error (diffprivlib 0.6.3 and 0.6.4
     import the deprecated ``numpy.core`` from ``diffprivlib.tools``, an error under ``-W error``).
     Raises :class:`~dpaudit.exceptions.MissingExtraError` when diffprivlib is not installed, or when the
     installed version cannot be used (its mechanisms do not import, or lack a class or the
@@ -83,6 +86,7 @@ def load_mechanisms() -> types.ModuleType:
     """
     if "module" in _STATE:
         return _STATE["module"]
+    fix_diffprivlib_import()
     try:
         module = importlib.import_module("diffprivlib.mechanisms")
     except Exception as exc:  # any failure of the top level (a warning as an error too) sends us to the stub

@@ -24,6 +24,7 @@ from ..datasets import as_numpy, load_scores
 from ..exceptions import DatasetError, ParameterTypeError, ParameterValueError, TargetError
 from ..params import ONE_RUN_OPTIONS
 from ..stats.bayes import format_confidence
+from ..stats.verdict import verdict_of
 from ..stats.one_run import (
     counts_for_guesses,
     fdp_one_run_epsilon_bounds,
@@ -211,7 +212,7 @@ def audit_one_run(scores, included, *, epsilon=None, delta=0.0, claim=None, gues
     return OneRunReport(
         epsilon_lower_bound=best["epsilon_lower_bound"], claimed_epsilon=best["claimed_epsilon"],
         claimed_delta=best["delta"], confidence=confidence, canaries=m, guesses=best["guesses"],
-        correct=best["correct"], verdict="violation" if crossed else "no violation found",
+        correct=best["correct"], verdict=verdict_of(crossed),
         ceiling=_ceiling(m, best, level, 1.0 - fdp_share),
         claim=None if claim is None else (claim if isinstance(claim, str) else claim_obj.spec),
         curve_violation=where, guesses_tried=list(grid), tests=rows, fdp_tests=fdp_rows,

@@ -54,6 +54,7 @@ from ..stats.estimators import (
 )
 from ..stats.selection import calibration_counts, calibration_rates
 from ..stats.sequential import SequentialBound
+from ..stats.verdict import verdict_of
 from . import sequential
 from .distinguishers import FLOAT_ATTACKS, auto_choices, float_choices, make_distinguisher, output_kind
 from .report import AuditReport
@@ -790,6 +791,7 @@ class _Run:
         """
         for r, step in enumerate(self.plan):
             t_round = time.perf_counter()
+            self.sampler.stage = f"round {r + 1} of {len(self.plan)}: " if len(self.plan) > 1 else ""
             try:
                 rd, same_event = self._round(r, step)
             except TimeBudgetSpent:
@@ -808,7 +810,9 @@ class _Run:
                                             epsilon_lower_bound=self.tracker.epsilon_lower_bound,
                                             claimed_epsilon=self.epsilon,
                                             elapsed_seconds=time.perf_counter() - self.t_start,
-                                            claimed_delta=self.delta if self.curve else None))
+                                            claimed_delta=self.delta if self.curve else None,
+                                            samples_planned=sum(p.n_calibration + p.n_test for p in self.plan),
+                                            time_budget=self.tracker.time_budget))
             if stop is not None:
                 self.reason = stop
                 return
@@ -888,7 +892,7 @@ def build_report(tgt, rounds, kind, shape, *, reason, attack, ideal, est, epsilo
     return AuditReport(
         epsilon_lower_bound=float(bound), claimed_epsilon=float(claimed_epsilon), claimed_delta=float(delta),
         confidence=confidence, samples=drawn, attack=best.test.name if attack == "auto" else attack, seed=entropy,
-        verdict="violation" if any(rd.violation() for rd in rounds) else "no violation found",
+        verdict=verdict_of(any(rd.violation() for rd in rounds)),
         ceiling=best.ceiling, estimator=est.name, target=str(tgt.name), seeded=bool(getattr(tgt, "seeded", True)),
         output_kind=kind, output_shape=list(shape or ()),
         event=best.test.event.describe(), threshold=best.test.event.threshold,

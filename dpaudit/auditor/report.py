@@ -7,6 +7,7 @@ from dataclasses import asdict, dataclass, field, fields
 
 from ..stats.bayes import format_confidence
 from ._display import RocCurve, report_html
+from ._score_lines import score_metric_lines
 
 __all__ = ["AuditReport", "TIMING_FIELDS"]
 
@@ -93,6 +94,11 @@ class AuditReport:
     #: True when the audit was interrupted (Ctrl-C) and reports the sequential rounds finished before it,
     #: with ``stopping_reason`` "budget": the bound holds as at any round.
     interrupted: bool = False
+    #: Score audits: the TPR on the held-out scores at thresholds chosen on the selection split for FPR 0.001,
+    #: 0.01 and 0.1, and the held-out AUC, each with an exact interval (:mod:`dpaudit.stats.score_metrics`);
+    #: None for an audit of a target.
+    tpr_at_fpr: list | None = None
+    auc: dict | None = None
     #: A grey-box audit's analysis (``grey_box=True``; :class:`dpaudit.greybox.GreyBoxResult` as a dict), else None.
     grey_box: dict | None = None
     #: "grey-box" (the exact upper bound exceeds the claim), "black-box" (a certified lower bound does), or None.
@@ -120,7 +126,7 @@ class AuditReport:
         return cls(**{k: v for k, v in d.items() if k in names})
 
     def __repr__(self) -> str:
-        return (f"AuditReport(verdict={self.verdict!r}, epsilon_lower_bound={self.epsilon_lower_bound:.4g}, "
+        return (f"AuditReport(verdict={str(self.verdict)!r}, epsilon_lower_bound={self.epsilon_lower_bound:.4g}, "
                 f"claimed_epsilon={self.claimed_epsilon!r}, claimed_delta={self.claimed_delta!r}, "
                 f"ceiling={self.ceiling:.3g}, attack={self.attack!r}, samples={self.samples}, "
                 f"confidence={self.confidence!r}, seed={self.seed})")
@@ -204,6 +210,7 @@ class AuditReport:
             f"GDP         mu >= {self.gdp_mu_lower_bound:.4f}",
             f"meaning     {self.explanation}",
         ]
+        lines += score_metric_lines(self)
         lines += [f"note        {n}" for n in self.notes]
         from ..greybox.render import grey_box_lines
 

@@ -27,6 +27,7 @@ from .._rng import as_seed_sequence, seed_entropy
 from ..datasets import load_scores
 from ..params import SCORES_OPTIONS
 from ..stats.estimators import HeldOutCounts
+from ..stats.score_metrics import score_metrics
 from .pipeline import build_report, certify_round, choose_test, resolve_claim
 from .report import AuditReport
 
@@ -73,7 +74,9 @@ def audit_scores(in_scores, out_scores, *, epsilon=None, delta=0.0, claim=None, 
     AuditReport
         The audit's report; ``samples`` is the number of IN scores (``n_test`` of them certify);
         ``samples_in``/``samples_out`` give both sides' counts and ``n_test_in``/``n_test_out`` how many
-        of each certify (a note and the summary say both when they differ).
+        of each certify (a note and the summary say both when they differ).  ``tpr_at_fpr`` and ``auc``
+        give the TPR at FPR 0.001, 0.01 and 0.1 (thresholds chosen on the selection split) and the AUC,
+        on the held-out scores, each with an exact interval (:mod:`dpaudit.stats.score_metrics`).
 
     Examples
     --------
@@ -104,8 +107,9 @@ def audit_scores(in_scores, out_scores, *, epsilon=None, delta=0.0, claim=None, 
     report = build_report(source, [rd], "scalar", (), reason="fixed", attack="threshold", ideal=True, est=est,
                           epsilon=epsilon, claim=_spec(claim_given, claim), confidence=confidence, entropy=entropy,
                           drawn=len(s_in), max_samples=None, t_start=t_start)
+    metrics = score_metrics(sel_out, held_in, held_out, confidence=confidence)
     report = dataclasses.replace(report, samples_in=len(s_in), samples_out=len(s_out), n_test_in=len(held_in),
-                                 n_test_out=len(held_out))
+                                 n_test_out=len(held_out), **metrics)
     if rd.test.alt_event is not None:
         report.notes.append("both tails' best events were certified, each at half the failure probability; the "
                             "better against the claim is reported")

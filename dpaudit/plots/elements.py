@@ -100,10 +100,17 @@ def draw_roc(ax, pts: dict, *, style: dict, label: str | None, floor: float = 1e
     lower = np.maximum(lower, floor)
     ax.fill_between(grid, np.where(covered, lower, np.nan), np.where(covered, upper, np.nan), color=style["color"],
                     alpha=0.18, lw=0, zorder=zorder - 0.5)
+    # Distinct points: a discrete output's saved ROC repeats its few corners (54 entries, 2 points, for
+    # randomized response in the quickstart).
+    distinct = np.r_[True, (np.diff(sub["x"]) != 0) | (np.diff(sub["y"]) != 0)]
+    sub = {k: v[distinct] for k, v in sub.items()}
     many = len(sub["x"]) > 12
+    # A discrete output's few points (randomized response: one, near the top right where log axes crowd every
+    # curve together) are drawn larger and above the long curves, which would otherwise hide them.
     ax.plot(sub["x"], sub["y"], color=style["color"], ls=style["linestyle"], marker=style["marker"],
-            ms=3.2 if many else 4, markevery=0.12 if many else None, mfc="white" if many else style["color"],
-            mew=0.9, lw=1.1, label=label, zorder=zorder)
+            ms=3.2 if many else 5.5, markevery=0.12 if many else None, mfc="white" if many else style["color"],
+            mec=style["color"] if many else "black", mew=0.9 if many else 0.6, lw=1.1, label=label,
+            zorder=zorder if many else zorder + 1.5)
 
 
 def dp_frontier(x, epsilon: float, delta: float = 0.0):

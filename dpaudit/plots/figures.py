@@ -18,6 +18,7 @@ import numpy as np
 
 from .elements import (DELTA, EPS, claim_curve_of, draw_curve_frontier, draw_curve_profile, draw_event, draw_frontier,
                        draw_profile_claim, draw_roc, roc_points)
+from .points import one_point
 from .style import columns_that_fit, legend_below, new_figure, series_style, short_spec
 
 __all__ = [
@@ -82,22 +83,18 @@ def _sweep_paths(results) -> list:
     return list((results.summary or {}).get("sweep", {}).get("parameters", []))
 
 
-def _one_point(results, groups):
-    """Groups of one sweep point (``plot.point``, default the last) and a note saying which."""
-    points = sorted({g["point"] for g in groups})
-    if len(points) <= 1:
-        return groups, None
-    wanted = (results.config.get("plot") or {}).get("point")
-    point = points[-1] if wanted is None else min(points, key=lambda p: abs(p - wanted))
-    chosen = [g for g in groups if g["point"] == point]
-    values: dict = {}
-    for g in chosen:
-        for path, value in g["sweep"].items():
-            values.setdefault(path.split(".")[-1], [])
-            if _fmt(value) not in values[path.split(".")[-1]]:
-                values[path.split(".")[-1]].append(_fmt(value))
-    desc = ", ".join(f"{k} = {'/'.join(v)}" for k, v in values.items())
-    return chosen, f"sweep point {points.index(point) + 1} of {len(points)}: {desc} (plot.point)"
+def _one_point(results, groups, point=None):
+    """Groups of one sweep point and a title saying which (see :func:`dpaudit.plots.points.one_point`)."""
+    return one_point(results, groups, point)
+
+
+def _point_title(ax, point_note) -> None:
+    """Say above the axes which sweep point a one-point figure shows."""
+    if point_note:
+        import textwrap
+
+        width = int(75 * ax.get_position().width * ax.figure.get_figwidth() / 3.3)
+        ax.set_title(textwrap.fill(point_note, width), fontsize=6.5, loc="left")
 
 
 def _series_label(group, shown_paths, fallback: str = "attack") -> str:
@@ -358,6 +355,7 @@ def _bound_vs_claim_chart(results, groups, size):
     # Series at the same claim are nudged apart (a fraction of the axis) so that none hides another.
     span = (math.log(max(claims)) - math.log(min(claims))) if log else (max(claims) - min(claims) or 1.0)
     nudge = 0.012 * span
+    deltas = sorted({float(g.get("claimed_delta") or 0.0) for g in groups})
     for i, label in enumerate(labels):
         st = _style_of(results, label, i)
         gs = sorted((g for g in groups if g["mechanism"] == label), key=lambda g: g["claimed_epsilon"])
@@ -368,9 +366,12 @@ def _bound_vs_claim_chart(results, groups, size):
         lo = np.array([g["epsilon_lower_bound_min"] for g in gs], dtype=float)
         hi = np.array([g["epsilon_lower_bound_max"] for g in gs], dtype=float)
         broken = any(g.get("broken") for g in gs)
+        # An (epsilon, delta) claim says its delta where the claims differ in delta (the quickstart's Gaussian).
+        own = sorted({float(g.get("claimed_delta") or 0.0) for g in gs})
+        at = f" ({DELTA} = {own[0]:g})" if len(deltas) > 1 and len(own) == 1 and own[0] > 0 else ""
         ax.errorbar(x, y, yerr=_asymmetric_error(y - lo, hi - y), color=st["color"], marker=st["marker"],
                     ls=st["linestyle"], capsize=2, lw=1.0, ms=3.8,
-                    label=str(label or "bound") + (" \u2020" if broken else ""), zorder=3)
+                    label=str(label or "bound") + at + (" \u2020" if broken else ""), zorder=3)
         true = [(xx, g["true_epsilon"]) for xx, g in zip(x, gs) if _finite(g.get("true_epsilon"))
                 and abs(g["true_epsilon"] - g["claimed_epsilon"]) > 1e-9]
         if true:
@@ -399,9 +400,12 @@ def _bound_vs_claim_chart(results, groups, size):
         ax.plot(*zip(*cx), color="0.1", ls=(0, (1, 1.5)), lw=0.9, label=txt)
     elif ceilings:
         notes.append(f"ceiling {min(ceilings):.3g} (off scale)")
-    ax.set_xlabel(f"claimed {EPS}")
+    # Every bound is at its claim's delta: the axis says which (one delta), or that the legend does.
+    ax.set_xlabel(f"claimed {EPS} (at {DELTA} = {deltas[0]:g})" if len(deltas) == 1
+                  else f"claimed {EPS} (at {DELTA} = 0 unless the legend gives one)" if deltas[0] == 0
+                  else f"claimed {EPS} (at each claim's {DELTA}, in the legend)")
     conf = groups[0].get("confidence")
-    ax.set_ylabel(f"{EPS} lower bound ({_conf_text(conf)} conf.)")
+    ax.set_ylabel(f"{EPS} lower bound at the claimed {DELTA}\n({_conf_text(conf)} confidence)")
     ntr = max(g["n_trials"] for g in groups)
     notes[:0] = [f"bars: range over {ntr} trials" if ntr > 1 else "1 trial per point", _samples_text(groups)]
     if any(_finite(g.get("true_epsilon")) and abs(g["true_epsilon"] - g["claimed_epsilon"]) > 1e-9 for g in groups):
@@ -421,7 +425,7 @@ def _roc_n(result) -> int:
     return max(1, int(result.get("samples") or 2) // 2)
 
 
-def plot_roc(results, *, size="one-column"):
+def plot_roc(results, *, size="one-column", point=None):
     """Each audit's ROC on the held-out split, log-log, with the claimed-DP frontier.
 
     (eps, delta)-DP forces ``TPR <= e^eps FPR + delta`` (and the mirror
@@ -430,7 +434,7 @@ def plot_roc(results, *, size="one-column"):
     union of these boxes, and the cross marks the event the bound rests on.
     One sweep point and the first trial of each mechanism are drawn.
     """
-    chosen, point_note = _one_point(results, _groups(results))
+    chosen, point_note = _one_point(results, _groups(results), point)
     curves = []
     for g in chosen:
         ts = results.trials_at(g["point"], g["mechanism"])
@@ -478,13 +482,12 @@ def plot_roc(results, *, size="one-column"):
     ntr = max(n for _, _, n in curves)
     if ntr > 1:
         notes.append(f"trial 1 of {ntr}")
-    if point_note:
-        notes.append(point_note)
+    _point_title(ax, point_note)
     return _finish(fig, results, notes, size, ncol=2)
 
 
 # 3 ----------------------------------------------------------------------------------------------
-def plot_privacy_profile(results, *, size="one-column"):
+def plot_privacy_profile(results, *, size="one-column", point=None):
     """Certified lower bounds on epsilon(delta) beside each claim.
 
     Line: median over trials; band: range over trials.  An (epsilon, delta)
@@ -492,7 +495,12 @@ def plot_privacy_profile(results, *, size="one-column"):
     a dashed line.  The mechanism's exact epsilon(delta) is dotted when known
     (for a correct mechanism it is the claimed mechanism's own curve).
     """
-    chosen, point_note = _one_point(results, _groups(results))
+    groups = _groups(results)
+    wanted = point if point is not None else (results.config.get("plot") or {}).get("point")
+    if wanted is None and _one_claim(results, groups):  # the points differ only in what is audited: draw them all
+        chosen, point_note = groups, None
+    else:
+        chosen, point_note = _one_point(results, groups, point)
     series = []
     for g in chosen:
         ts = results.trials_at(g["point"], g["mechanism"])
@@ -516,7 +524,7 @@ def plot_privacy_profile(results, *, size="one-column"):
     if len(pure) == 1:  # one pure claim shared by every mechanism: one grey line
         shared = pure.pop()
         draw_profile_claim(ax, shared, 0.0, color="0.35", delta_range=d_range)
-    kinds = set()
+    kinds, curves_drawn = set(), set()
     for i, (g, ts) in enumerate(series):
         st = _style_of(results, g["mechanism"], i)
         delta = np.asarray(ts[0]["result"]["privacy_profile"]["delta"], dtype=float)
@@ -526,13 +534,16 @@ def plot_privacy_profile(results, *, size="one-column"):
             ax.fill_between(delta[keep], eps.min(0)[keep], eps.max(0)[keep], color=st["color"], alpha=0.2, lw=0)
         # Solid: in this figure dashes mean a claim and dots an exact curve.
         ax.plot(delta[keep], np.median(eps, 0)[keep], color=st["color"], marker=st["marker"], ls="-",
-                ms=3, lw=1.1, label=_series_label(g, paths, "certified lower bound"), zorder=3)
+                ms=3, lw=1.1, label=_series_label(g, paths, "certified lower bound") + (" \u2020" * bool(g.get("broken"))),
+                zorder=3)
         top = max(top, float(eps.max()))
         r = ts[0]["result"]
         claim_eps, claim_delta = r.get("claimed_epsilon"), r.get("claimed_delta") or 0.0
         curve = claim_curve_of(r)
-        if curve is not None:  # a claimed curve, drawn whole (dashed)
-            draw_curve_profile(ax, curve, color=st["color"], label=f"claimed curve ({short_spec(r.get('claim'))})")
+        if curve is not None:  # a claimed curve, drawn whole (dashed), once
+            if str(r.get("claim")) not in curves_drawn:
+                curves_drawn.add(str(r.get("claim")))
+                draw_curve_profile(ax, curve, color=st["color"], label=f"claimed curve ({short_spec(r.get('claim'))})")
             top = max(top, float(np.max(curve["claimed_epsilon"][(curve["delta"] >= d_range[0])
                                                                  & np.isfinite(curve["claimed_epsilon"])], initial=0.0)))
         elif _finite(claim_eps):
@@ -566,9 +577,28 @@ def plot_privacy_profile(results, *, size="one-column"):
     conf = results_of[0]["privacy_profile"].get("confidence") or results_of[0].get("confidence")
     notes = [f"markers: lower bounds, simultaneous over {DELTA} at {_conf_text(conf)} confidence"
              + (f"; line: median, band: range over {ntr} trials" if ntr > 1 else ""), _samples_text(results_of)]
-    if point_note:
-        notes.append(point_note)
+    if any(g.get("broken") for g, _ in series):
+        notes.append("\u2020 known not to satisfy its claim")
+    _point_title(ax, point_note)
     return _finish(fig, results, notes, size, ncol=2)
+
+
+def _one_claim(results, groups) -> bool:
+    """Whether every sweep point of ``groups`` audits one and the same claim (a curve, or epsilon and delta).
+
+    Then the points differ only in what is audited (configs/training.yaml: the correct loop and a broken
+    one against one accountant curve), and the profile draws them together.
+    """
+    if len({g["point"] for g in groups}) < 2:
+        return False
+    claims = set()
+    for g in groups:
+        for t in results.trials_at(g["point"], g["mechanism"]):
+            r = t["result"]
+            spec = r.get("claim")
+            claims.add(str(spec) if spec is not None else
+                       (round(float(r.get("claimed_epsilon") or 0.0), 6), float(r.get("claimed_delta") or 0.0)))
+    return len(claims) == 1
 
 
 # 4 ----------------------------------------------------------------------------------------------
@@ -604,15 +634,25 @@ def _asymmetric_error(below, above) -> np.ndarray:
     return np.vstack([np.asarray(below, dtype=float), np.asarray(above, dtype=float)])
 
 
-def _errbar_series(ax, rows, i, label):
+def _errbar_series(ax, rows, i, label, color=None):
     rows = sorted(rows, key=lambda r: r[0])
     st = series_style(i)
+    if color is not None:
+        st["color"] = color
     x = np.array([r[0] for r in rows], dtype=float)
     m = np.array([r[1]["mean"] for r in rows], dtype=float)
     lo = np.array([r[1]["ci_low"] for r in rows], dtype=float)
     hi = np.array([r[1]["ci_high"] for r in rows], dtype=float)
     ax.errorbar(x, m, yerr=_asymmetric_error(m - lo, hi - m), color=st["color"], marker=st["marker"],
                 ls=st["linestyle"], capsize=2, ms=4.5 if st["marker"] == "*" else 3.2, lw=1.0, label=label)
+
+
+def _shade(family: str, i: int, n: int) -> str:
+    """The i-th of n shades of a matplotlib sequential colour map, light (but visible on white) to dark."""
+    import matplotlib
+    from matplotlib.colors import to_hex
+
+    return to_hex(matplotlib.colormaps[family](0.45 + 0.5 * (i / max(n - 1, 1))))
 
 
 def _legend_above(ax, *, ncol: int, title: str | None = None):
@@ -653,11 +693,12 @@ def plot_reconstruction(results, *, size="one-column"):
         scale = float(p[nn]) / math.sqrt(p["n"])
         by_q.setdefault(p.get(qn) if qn else None, []).append((scale, m))
         by_noise.setdefault((round(scale, 6), float(p[nn])), []).append((float(p[qn]) if qn else float(p["n"]), m))
+    # Each panel's series are an ordered quantity, in a colour family of its own (queries blue, noise orange):
+    # continuing one palette across panels gave the most noise and the fewest queries the same colour.
     for i, (q, rows) in enumerate(sorted(by_q.items(), key=lambda kv: (kv[0] is None, kv[0] or 0))):
-        _errbar_series(ax_noise, rows, i, f"{qn} = {q:,}" if qn else None)
-    # The second panel's series continue the style sequence: a colour+marker means one thing per figure.
+        _errbar_series(ax_noise, rows, i, f"{qn} = {q:,}" if qn else None, color=_shade("Blues", i, len(by_q)))
     for i, ((s, raw), rows) in enumerate(sorted(by_noise.items())):
-        _errbar_series(ax_q, rows, len(by_q) + i, f"{sym} = {raw:g}")
+        _errbar_series(ax_q, rows, len(by_q) + i, f"{sym} = {raw:g}", color=_shade("Oranges", i, len(by_noise)))
     metric = pts[0][3].replace("_", " ")
     scales = [s for s, _ in by_noise if s > 0]
     if scales and max(scales) / min(scales) >= 10:  # a decade or more: evenly spaced on a log axis
@@ -814,19 +855,30 @@ def _trial_claims(records: list[dict]) -> list[tuple]:
             if _sequential_trajectory(r) is not None and _finite(r.get("claimed_epsilon"))]
 
 
-def plot_trajectory(results, *, size="one-column"):
+#: The most series (sweep point x mechanism) one trajectory figure draws.
+MAX_SERIES = 12
+
+
+def plot_trajectory(results, *, size="one-column", point=None):
     """Sequential audits: the certified epsilon lower bound against the releases drawn per side.
 
     One step line per trial (the bound after each round; it never goes
     down), ending where the audit stopped, with the stopping reason counted
     in the legend; the claim is a dashed line.  A curve claim compares each
     trial at its own delta: each trial's claim there is a dashed line, in the
-    trial's colour and weight.  The first trial of each
-    mechanism is drawn solid, the others faint.  One sweep point is drawn.
-    Records of fixed-size audits (``--samples N``) have no trajectory: with
-    none sequential, there is nothing to draw (None).
+    trial's colour and weight.  The first trial of each series is drawn
+    solid, the others faint; every round of every trial is a marker (an audit
+    that stopped in its first round is one).  Every sweep point is drawn (up
+    to :data:`MAX_SERIES` series), unless ``point`` (1-based; or the config's
+    ``plot.point``) chooses one.  Records of fixed-size audits (``--samples
+    N``) have no trajectory: with none sequential, there is nothing to draw
+    (None).
     """
-    chosen, point_note = _one_point(results, _groups(results))
+    wanted = point if point is not None else (results.config.get("plot") or {}).get("point")
+    if wanted is None:
+        chosen, point_note = _groups(results), None
+    else:
+        chosen, point_note = _one_point(results, _groups(results), point)
     series, own_claims = [], []
     for g in chosen:
         records = [t["result"] for t in results.trials_at(g["point"], g["mechanism"])]
@@ -837,18 +889,23 @@ def plot_trajectory(results, *, size="one-column"):
     if not series:
         return None
     paths = _differing_paths(results, [g for g, _, _ in series])
-    series = series[:12]
+    n_series = len(series)
+    series = series[:MAX_SERIES]
     fig, (ax,) = new_figure(size, height=WIDTH_HEIGHT[size] + 0.75 + 0.13 * math.ceil((len(series) + 3) / 2))
     claims: dict = {}
     per_trial: list = []
     lo, hi, top = math.inf, 0.0, 0.0
+    several_points = len({g["point"] for g, _, _ in series}) > 1
     for i, (g, first, rows) in enumerate(series):
-        st = _style_of(results, g["mechanism"], i)
+        # A mechanism keeps its style across figures; drawn at several sweep points, each series needs its own.
+        st = series_style(i) if several_points else _style_of(results, g["mechanism"], i)
         reasons: dict = {}
         for j, (samples, bounds, reason) in enumerate(rows):
             reasons[reason] = reasons.get(reason, 0) + 1
+            # A marker on every round, faint trials included: a trial that stopped in its first round is one point.
             ax.plot(samples, bounds, color=st["color"], drawstyle="steps-post", lw=1.1 if j == 0 else 0.6,
-                    alpha=1.0 if j == 0 else 0.35, marker=st["marker"] if j == 0 else None, ms=3, zorder=3 - (j > 0))
+                    alpha=1.0 if j == 0 else 0.35, marker=st["marker"], ms=3 if j == 0 else 2.2, zorder=3 - (j > 0),
+                    gid="trajectory")
             # The stop: where the audit ended.
             ax.plot(samples[-1:], bounds[-1:], ls="none", marker="|", ms=7, color=st["color"],
                     alpha=1.0 if j == 0 else 0.35, zorder=3)
@@ -856,7 +913,13 @@ def plot_trajectory(results, *, size="one-column"):
         stops = ", ".join(f"{r} {n}" if len(rows) > 1 else r for r, n in sorted(reasons.items()))
         # A search kind's groups have no mechanism: its target names the series.
         name = _series_label(g, paths) if g.get("mechanism") or paths else str(first.get("target") or "audit")
-        ax.plot([], [], color=st["color"], marker=st["marker"], ms=3, lw=1.1, label=f"{name} (stopped: {stops})")
+        own = []
+        if several_points and g.get("mechanism"):  # its own swept parameters tell its points apart
+            own = [f"{k.split('.')[-1]}={_fmt(v)}" for k, v in g["sweep"].items()
+                   if k.startswith(f"mechanisms.{g['mechanism']}.") or k.startswith("mechanisms.*.")]
+        ax.plot([], [], color=st["color"], marker=st["marker"], ms=3, lw=1.1,
+                label=f"{name} ({'; '.join([', '.join(own)] * bool(own) + [f'stopped: {stops}'])})")
+        name = f"{name} ({', '.join(own)})" if own else name
         eps, delta = first.get("claimed_epsilon"), first.get("claimed_delta") or 0.0
         if len(set(own_claims[i])) > 1:  # a curve claim: each trial's bound is at its own delta
             per_trial.append((st["color"], name, first.get("claim"), own_claims[i]))
@@ -879,10 +942,13 @@ def plot_trajectory(results, *, size="one-column"):
             spec = short_spec(spec)
             sep = "\n" if size == "one-column" and len(spec) > 20 else " "
             label = f"claim {spec}{sep}({EPS} = {eps:.4g} at {DELTA} = {delta:.2g})"
-        whose = f": {', '.join(n for _, n in owners)}" if len(claims) > 1 else ""
+        # With several sweep points each series names its own parameters: the claim's value says whose it is.
+        whose = f": {', '.join(n for _, n in owners)}" if len(claims) > 1 and not several_points else ""
         ax.axhline(eps, color=colour, ls=(0, (5, 2)), lw=0.9, zorder=2, label=label + whose)
     if hi / max(lo, 1.0) > 30:
         ax.set_xscale("log")
+    else:  # from 0: a run whose audits all stopped at one size is not a point on an axis of +-5%
+        ax.set_xlim(0, hi * 1.08)
     # Below 0 by a little: a bound of 0 (nothing certified yet) is a whole marker, not half of one cut by the axis.
     ax.set_ylim(-0.03 * (top if top > 0 else 1.0), top * 1.12 if top > 0 else 1.0)
     ax.set_xlabel("releases drawn per side (cumulative)")
@@ -893,6 +959,7 @@ def plot_trajectory(results, *, size="one-column"):
              "round the audit stopped in; |: the stop"
              + (f"; trial 1 solid, the other {ntr - 1} faint" if ntr > 2 else "; trial 1 solid, trial 2 faint"
                 if ntr == 2 else "")]
-    if point_note:
-        notes.append(point_note)
+    if n_series > len(series):
+        notes.append(f"the first {len(series)} of {n_series} series; --point N draws one sweep point")
+    _point_title(ax, point_note)
     return _finish(fig, results, notes, size, ncol=1)

@@ -11,6 +11,7 @@ import math
 
 import numpy as np
 
+from ._score_metrics import draw_tpr_at_fpr
 from .elements import (DELTA, EPS, claim_curve_of, draw_curve_frontier, draw_curve_profile, draw_event, draw_frontier,
                        draw_profile_claim, draw_roc, roc_points)
 from .style import legend_below, new_figure, paper_style, series_style, short_spec
@@ -109,6 +110,7 @@ def plot_report(report, *, size: str = "two-column"):
             floor = float(pos.min()) if pos.size else float(np.min(pts["x"][pts["x"] > 0], initial=1.0))
         draw_event(ax_roc, d, style=st, label="event the bound uses")
         floor = max(min(floor, 1.0 / n), 1e-12)
+        draw_tpr_at_fpr(ax_roc, d, color=st["color"], floor=floor / 2)
         if curve is not None:
             draw_curve_frontier(ax_roc, curve, x_min=floor / 2, label=f"claimed frontier ({claim})")
         elif eps is not None:

@@ -19,17 +19,22 @@ RUN_EXAMPLE = """\
 example:
   dpaudit run configs/quickstart.yaml --out results --jobs 2
   dpaudit run configs/quickstart.yaml --resume          # after an interruption
+  dpaudit run configs/quickstart.yaml --overwrite       # start again; the old results go to results/quickstart.previous
   dpaudit run configs/rr_tradeoff.yaml --backend dask   # a local 2-worker Dask cluster
 
 Exit status: 0 done; 2 bad input (the config, a data file, a target that raises: one line, naming the
 trial when one failed); 3 internal error (a bug in dpaudit; DPAUDIT_DEBUG=1 shows the traceback);
 130 interrupted.  Trials finished before an error or Ctrl-C are kept: --resume runs the rest.
+A results folder that already holds trials is refused unless --resume or --overwrite is given.
+Progress: on a terminal a bar (trials done, time left); in a log, a line every 30 s once the run is past
+10 s (DPAUDIT_PROGRESS_EVERY=SECONDS sets the interval).
 """
 
 PLOT_EXAMPLE = """\
 example:
   dpaudit plot results/quickstart
   dpaudit plot results/quickstart --size two-column
+  dpaudit plot results/quickstart --point 1 --figure roc   # the ROC of the first sweep point
 """
 
 
@@ -50,9 +55,11 @@ def add_run_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--scheduler", metavar="ADDRESS", default=None,
                    help="a Dask scheduler address (implies --backend dask); default: a local cluster")
     p.add_argument("--resume", action="store_true", help="keep finished trials of an earlier run and run the rest")
+    p.add_argument("--overwrite", action="store_true",
+                   help="start again in a folder holding an earlier run; it is moved to DIR/<name>.previous first")
     p.add_argument("--no-plots", dest="plots", action="store_false", help="skip drawing the plots")
     p.add_argument("--progress", dest="progress", action="store_true", default=None,
-                   help="force the progress bar (default: only when stderr is a terminal)")
+                   help="force the progress bar (default: only when stderr is a terminal; in a log, a line every 30 s)")
     p.set_defaults(func=cmd_run)
     return p
 
@@ -70,6 +77,9 @@ def add_plot_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--size", choices=["one-column", "two-column"], default=None, help="figure width (3.3 in or 6.9 in)")
     p.add_argument("--figure", dest="figures", action="append", default=None, metavar="NAME",
                    help="draw only this figure (repeatable)")
+    p.add_argument("--point", metavar="N", type=int, default=None,
+                   help="the sweep point (from 1) drawn by the roc, privacy_profile and trajectory figures "
+                        "(default: the last; the trajectory: every point)")
     p.set_defaults(func=cmd_plot)
     return p
 
@@ -86,6 +96,7 @@ def cmd_run(args) -> int:
             backend=args.backend,
             scheduler=args.scheduler,
             resume=args.resume,
+            overwrite=getattr(args, "overwrite", False),
             progress=getattr(args, "progress", None),
             draw=getattr(args, "plots", True),
         )
@@ -96,7 +107,8 @@ def cmd_run(args) -> int:
     print(outcome.table)
     print()
     print(f"results: {outcome.directory}/")
-    print(f"  summary: {outcome.directory / 'summary.json'}")
+    print(f"  summary: {outcome.directory / 'summary.json'} (every statistic of every metric; the table shows "
+          "means over each row's trials)")
     print(f"  trials:  {outcome.directory / 'trials.jsonl'} ({outcome.trials_run} run, {outcome.trials_skipped} resumed)")
     for path in outcome.figures:
         print(f"  plot:    {path}")
@@ -126,7 +138,7 @@ def cmd_plot(args) -> int:
     """Redraw the plots of ``args.results``."""
     from ..plots import draw_figures
 
-    written = draw_figures(args.results, size=args.size, figures=args.figures)
+    written = draw_figures(args.results, size=args.size, figures=args.figures, point=getattr(args, "point", None))
     if not written:
         print(f"{args.results}: nothing to draw", file=sys.stderr)
     for path in written:

@@ -22,6 +22,7 @@ import yaml
 from .._executor import Backend, check_backend, dask_client, in_worker
 from ..exceptions import DPAuditError, ParameterValueError
 from ..results import CONFIG_FILE, SUMMARY_FILE, TRIALS_FILE, TrialLog, atomic_write_text, read_trials
+from ._folder import claim_folder, remove_stale_outputs
 from .schema import ExperimentConfig, dump_yaml, load_config, resolve_config
 from .summary import format_table, summarize, summary_json
 
@@ -102,13 +103,16 @@ def _dask(tasks: list, n_jobs: int, scheduler: str | None) -> Iterable[dict]:
             yield fut.result()
 
 
-def _progress(total: int, initial: int, enabled: bool | None):
+def _progress(total: int, initial: int, enabled: bool | None, desc: str = "trials"):
+    """A bar of trials done and the time left on a terminal (or when asked); in a log, :class:`LogLines`."""
     from tqdm.auto import tqdm
 
-    from .._progress import progress_wanted
+    from .._progress import LogLines, bar_size, progress_wanted, round_lines_wanted
 
+    if round_lines_wanted(enabled):
+        return LogLines(total, desc=desc, unit="trial", initial=initial)
     return tqdm(total=total, initial=initial, unit="trial", file=sys.stderr, disable=not progress_wanted(enabled),
-                dynamic_ncols=True, desc="trials")
+                desc=desc, **bar_size())
 
 
 def _first_difference(a: Any, b: Any, path: str = "") -> str:
@@ -159,6 +163,7 @@ def run_experiment(
     backend: "str | Backend" = "loky",
     scheduler: str | None = None,
     resume: bool = False,
+    overwrite: bool = False,
     progress: bool | None = None,
     draw: bool = True,
     echo: Callable[[str], None] | None = None,
@@ -179,9 +184,16 @@ def run_experiment(
     scheduler : str, optional
         A Dask scheduler address (``tcp://host:8786``); implies ``backend="dask"``.
     resume : bool
-        Keep finished trials of a previous run of the same config and run the rest.
+        Keep finished trials of a previous run of the same config and run the rest (its summary and plots, drawn
+        from fewer trials, are removed first and drawn again at the end).
+    overwrite : bool
+        Start again in a folder that holds an earlier run's results, after moving that folder to
+        ``out/<name>.previous`` (replacing an older copy there).  Without ``resume`` or ``overwrite``, such a
+        folder is refused (:class:`~dpaudit.exceptions.ParameterValueError`) before anything is written, so
+        finished trials are never lost.
     progress : bool, optional
-        Show a progress bar on stderr; by default only when stderr is a terminal.
+        Show a progress bar on stderr (trials done, time left); by default only when stderr is a terminal, and
+        otherwise, once the run is past 10 s, a line every 30 s (``DPAUDIT_PROGRESS_EVERY`` sets both).
     draw : bool
         Draw the plots at the end.
     echo : callable, optional
@@ -206,6 +218,7 @@ def run_experiment(
     n_jobs = check_int(n_jobs, "--jobs", low=1)
     backend = check_backend(backend, scheduler, name="--backend")
     config, directory = prepare(config, out, resume)
+    claim_folder(directory, resume=resume, overwrite=overwrite, echo=echo)
     directory.mkdir(parents=True, exist_ok=True)
     atomic_write_text(directory / CONFIG_FILE, dump_yaml(config.resolved))
     summary_file = directory / SUMMARY_FILE
@@ -218,8 +231,10 @@ def run_experiment(
     tasks = [config.task(t) for t in pending]
     if resume and done:
         echo(f"resuming: {len(done)} of {len(trials)} trials already finished")
+    if resume and tasks:
+        remove_stale_outputs(directory, redraw=draw, echo=echo)
 
-    with TrialLog(directory / TRIALS_FILE, fresh=not resume) as log, _progress(len(trials), len(trials) - len(pending), progress) as bar:
+    with TrialLog(directory / TRIALS_FILE, fresh=not resume) as log, _progress(len(trials), len(trials) - len(pending), progress, config.name) as bar:
         if not tasks:
             stream: Iterable[dict] = ()
         elif backend is Backend.DASK:

@@ -33,7 +33,8 @@ Schema (see ``docs/experiments.md`` for the full reference)::
         mechanisms.*.params.epsilon: [0.5, 1.0, 2.0]
         attack.params.noise_scale: [1, 2, 4]
     plot: {size: one-column, figures: [...], dpi: 300, title: null, point: null}
-                                # point: the sweep point drawn by the roc / privacy_profile figures (default: last)
+                                # point: the sweep point (from 1) drawn by roc / privacy_profile / trajectory
+                                # (default: the last; the trajectory: every point)
 """
 
 from __future__ import annotations
@@ -191,6 +192,8 @@ def resolve_config(raw: Any, *, base_dir: Path | None = None, seed: int | None =
     if resolved["seed"] is None:
         resolved["seed"] = int(seed) if seed is not None else int(np.random.SeedSequence().entropy)
     points = _expand_sweep(resolved)
+    if (resolved["plot"].get("point") or 0) > len(points):
+        raise ConfigError("plot.point", f"expected a sweep point from 1 to {len(points)}, got {resolved['plot']['point']}")
     point_configs = []
     for j, point in enumerate(points):
         body = copy.deepcopy(resolved)
@@ -435,7 +438,7 @@ def _resolve_plot(value: Any, kind: ExperimentKind) -> dict:
     if title is not None and not isinstance(title, str):
         raise ConfigError("plot.title", f"expected a string, got {title!r}")
     point = plot.get("point")
-    point = None if point is None else config_value(check_int, point, "plot.point", low=0)
+    point = None if point is None else config_value(check_int, point, "plot.point", low=1)
     return {"size": size, "figures": list(figures), "dpi": dpi, "title": title, "point": point}
 
 

@@ -14,6 +14,7 @@ import numbers
 import numpy as np
 
 from .._version import __version__
+from ._table import HEADERS, TABLE_WIDTH, fit_columns, fmt_number, render
 from .kinds import get_kind
 
 __all__ = ["summarize", "describe", "format_table", "summary_json", "short_names"]
@@ -104,11 +105,7 @@ def summary_json(summary: dict) -> str:
 
 
 def _fmt(v) -> str:
-    if v is None:
-        return "-"
-    if isinstance(v, float):
-        return f"{v:.4g}"
-    return str(v)
+    return fmt_number(v)
 
 
 def short_names(paths: list[str]) -> list[str]:
@@ -148,14 +145,29 @@ POINT_FIELDS = ("claimed_epsilon", "claimed_delta")
 
 def _cell(metric: dict, key: str) -> str:
     """A metric's table cell: its mean; for the claimed point, its range when the trials differ (a curve claim's
-    trials each report at their own delta, and a mean of claimed epsilons at different deltas is no claim)."""
+    trials each report at their own delta, and a mean of claimed epsilons at different deltas is no claim).
+
+    A count (whole numbers in every trial, some above 1: releases, rounds, true positives) is shown as a whole
+    number, its mean rounded: two trials' 1000 and 997 true positives read "998", not "998.5".
+
+    >>> _cell({"mean": 998.5, "min": 997.0, "max": 1000.0}, "tp"), _cell({"mean": 0.5, "min": 0.0, "max": 1.0}, "tpr")
+    ('998', '0.5')
+    """
     if key in POINT_FIELDS and metric and metric.get("min") != metric.get("max"):
         return f"{_fmt(metric['min'])} to {_fmt(metric['max'])}"
-    return _fmt(metric.get("mean"))
+    mean, low, high = metric.get("mean"), metric.get("min"), metric.get("max")
+    whole = all(isinstance(v, (int, float)) and math.isfinite(v) and v == int(v) for v in (mean, low, high)[1:])
+    if whole and high > 1 and isinstance(mean, (int, float)) and math.isfinite(mean):
+        return f"{mean:.0f}"
+    return _fmt(mean)
 
 
-def format_table(summary: dict, config: dict) -> str:
-    """A plain-text table of the summary, one row per group."""
+def format_table(summary: dict, config: dict, *, width: int | None = TABLE_WIDTH) -> str:
+    """A plain-text table of the summary, one row per group: means over each group's trials.
+
+    At most ``width`` characters wide (``None``: every column): a wider table keeps the columns a reader needs
+    first (:mod:`dpaudit.runner._table`); ``summary.json`` holds every statistic of every metric.
+    """
     kind = get_kind(summary["kind"], "attack.name")
     sweep_keys = summary["sweep"]["parameters"]
     rows = []
@@ -168,6 +180,8 @@ def format_table(summary: dict, config: dict) -> str:
         curve = (config.get("audit") or {}).get("claim") is not None or "audit.claim" in sweep_keys
         header = ["mechanism", *short_names(sweep_keys), "claimed eps", *(["at delta"] if curve else []),
                   "eps lower bound (median [min, max])", "ceiling", "true eps", "verdict", *[f"ref {r}" for r in refs]]
+        keep = header.index("ceiling")  # a row is a mechanism and its point: its claim and bound
+        names = header[keep:]
         ref_of = {m["label"]: (m.get("reference") or {}) for m in config.get("mechanisms", [])}
         for g in summary["groups"]:
             if not g["n_trials"]:
@@ -199,8 +213,10 @@ def format_table(summary: dict, config: dict) -> str:
         if any("violations" in g for g in summary["groups"]) and "violations" not in metric_names:
             metric_names.append("violations")
         taken = set(sweep_names)
-        metric_headers = [f"{k} (mean)" if k in taken else k for k in metric_names]
+        metric_headers = [f"{k} (mean)" if k in taken else HEADERS.get(k, k) for k in metric_names]
         header = [*sweep_names, "trials", *metric_headers, *extra]
+        keep = len(sweep_names) + 1
+        names = [*metric_names, *extra]
         for g in summary["groups"]:
             if not g["n_trials"]:
                 continue
@@ -209,8 +225,8 @@ def format_table(summary: dict, config: dict) -> str:
             if extra:
                 row.append(f"{g['rmse']:.4g} [{g['rmse_low']:.4g}, {g['rmse_high']:.4g}]")
             rows.append(row)
-    widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)] if rows else [len(h) for h in header]
-    lines = ["  ".join(str(x).ljust(w) for x, w in zip(header, widths)).rstrip()]
-    lines.append("  ".join("-" * w for w in widths))
-    lines += ["  ".join(str(x).ljust(w) for x, w in zip(r, widths)).rstrip() for r in rows]
-    return "\n".join(lines)
+    if width is not None:
+        shown = fit_columns(header, rows, keep=keep, names=names, width=width)
+        header = [header[i] for i in shown]
+        rows = [[r[i] for i in shown] for r in rows]
+    return render(header, rows)

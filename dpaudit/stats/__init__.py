@@ -23,9 +23,14 @@ from .sequential import (
     reachable_bound,
     round_schedule,
 )
+from .verdict import StoppingReason, Verdict, any_violation, verdict_of
 from .selection import ThresholdEvent, bound_from_scores, select_threshold, split_scores, threshold_candidates
 
 __all__ = [
+    "Verdict",
+    "StoppingReason",
+    "verdict_of",
+    "any_violation",
     "PosteriorInterval",
     "posterior_interval",
     "EpsilonBound",

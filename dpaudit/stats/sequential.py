@@ -65,6 +65,7 @@ from .._validation import check_choice, check_confidence, check_delta, check_eps
 from ..exceptions import ParameterTypeError, ParameterValueError
 from .bounds import DIRECTIONS, EpsilonBound, epsilon_bounds_array, epsilon_lower_bound
 from .clopper_pearson import cp_lower, cp_upper
+from .verdict import StoppingReason
 
 __all__ = [
     "RoundSchedule",
@@ -80,7 +81,7 @@ __all__ = [
 ]
 
 #: Reasons a sequential audit stops (a fixed-size audit reports ``"fixed"``).
-STOPPING_REASONS = ("violation", "converged", "budget")
+STOPPING_REASONS = (StoppingReason.VIOLATION, StoppingReason.CONVERGED, StoppingReason.BUDGET)
 #: The first round holds at least this many releases per side (unless the budget is smaller).
 DEFAULT_MIN_FIRST_ROUND = 100
 #: Each planned round's cumulative size is this many times the previous one.

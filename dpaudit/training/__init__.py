@@ -29,6 +29,7 @@ from .canaries import (
 )
 from .config import MODELS, DPSGDConfig, Variant
 from .dpsgd import GRADIENT_LABEL, TrainingRuns, train_runs
+from .sampler import SamplerReport, audit_sampler
 from .threats import (
     STATISTICS,
     BlackBoxRelease,
@@ -42,6 +43,7 @@ __all__ = [
     "GRADIENT_LABEL",
     "MODELS",
     "STATISTICS",
+    "SamplerReport",
     "BlackBoxRelease",
     "DPSGDConfig",
     "GradientCanary",
@@ -52,6 +54,7 @@ __all__ = [
     "accountant_epsilon",
     "accountant_profile",
     "audit_dataset",
+    "audit_sampler",
     "dpsgd_event",
     "make_score",
     "make_train",

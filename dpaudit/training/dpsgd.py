@@ -24,7 +24,7 @@ from ..exceptions import ParameterValueError
 from . import models
 from .config import DPSGDConfig, Variant
 
-__all__ = ["BLOCK", "GRADIENT_LABEL", "TrainingRuns", "split_rows", "train_runs"]
+__all__ = ["BLOCK", "GRADIENT_LABEL", "TrainingRuns", "batch_masks", "split_rows", "train_runs"]
 
 #: The label that marks a gradient record.
 GRADIENT_LABEL = -1.0
@@ -127,6 +127,33 @@ def train_runs(data, config: DPSGDConfig, *, runs: int = 1, rng=None, trace: boo
     return TrainingRuns(config, np.concatenate(params), np.concatenate(iterates) if trace else None)
 
 
+def batch_masks(config: DPSGDConfig, n_records: int, *, runs: int = 1, rng=None, steps: int | None = None):
+    """The loop's batches, one boolean mask ``(runs, n_records)`` per step (``steps``, default ``config.steps``).
+
+    Poisson sampling at rate q, or for :attr:`Variant.SHUFFLE` the fixed-size batches of a fresh
+    permutation per epoch of ``round(1 / q)`` batches.  :func:`train_runs` draws its batches here (a
+    generator, so its draws interleave with the noise's as before), and a sampler check
+    (:func:`~dpaudit.training.audit_sampler`) reads the same batches.
+
+    >>> cfg = DPSGDConfig(noise_multiplier=1.0, sampling_rate=0.5, steps=2, variant="shuffle")
+    >>> [int(m.sum()) for m in batch_masks(cfg, 10, rng=0)]
+    [5, 5]
+    """
+    rng = as_generator(rng)
+    n = int(n_records)
+    shuffled = config.variant is Variant.SHUFFLE
+    k = max(1, round(1.0 / config.sampling_rate))  # batches per epoch when shuffling
+    batch_of = None
+    for t in range(config.steps if steps is None else int(steps)):
+        if shuffled:
+            if t % k == 0:  # a fresh permutation; position i -> batch floor(i k / n)
+                position = np.argsort(rng.random((runs, n)), axis=1).argsort(axis=1)
+                batch_of = (position * k) // max(n, 1)
+            yield batch_of == t % k
+        else:
+            yield rng.random((runs, n)) < config.sampling_rate
+
+
 def _train_block(x, y, g, c: DPSGDConfig, r: int, rng, trace: bool):
     n_in, n = len(x), len(x) + len(g)
     theta = models.init_params(c.model, x.shape[1], c.hidden, r, rng=rng)
@@ -136,20 +163,12 @@ def _train_block(x, y, g, c: DPSGDConfig, r: int, rng, trace: bool):
     g_used = g * np.minimum(1.0, c.clip_norm / np.maximum(g_norm, 1e-300))[:, None] if per_example else g
     std = c.noise_multiplier * (1.0 if c.variant is Variant.NOISE_UNSCALED else c.clip_norm)
     fixed_noise = rng.standard_normal((r, p)) if c.variant is Variant.REUSED_NOISE else None
-    shuffled = c.variant is Variant.SHUFFLE
-    k = max(1, round(1.0 / c.sampling_rate))  # batches per epoch when shuffling
     out = np.empty((r, c.steps + 1, p)) if trace else None
     if trace:
         out[:, 0] = theta
-    batch_of = None
+    masks = batch_masks(c, n, runs=r, rng=rng)
     for t in range(c.steps):
-        if shuffled:
-            if t % k == 0:  # a fresh permutation; position i -> batch floor(i k / n)
-                position = np.argsort(rng.random((r, n)), axis=1).argsort(axis=1)
-                batch_of = (position * k) // max(n, 1)
-            mask = (batch_of == t % k).astype(float)
-        else:
-            mask = (rng.random((r, n)) < c.sampling_rate).astype(float)
+        mask = next(masks).astype(float)
         total = models.clipped_sum(c.model, theta, x, y, mask[:, :n_in], c.clip_norm if per_example else None,
                                    c.hidden) if n_in else np.zeros((r, p))
         if len(g):

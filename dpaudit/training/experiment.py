@@ -13,9 +13,12 @@ import time
 import numpy as np
 
 from .. import audit
+from ..stats.verdict import verdict_of
 from .accounting import accountant_epsilon, noise_for_epsilon
 from .canaries import GradientCanary, audit_dataset, opposing_records, outlier_canary
 from .config import DPSGDConfig, Variant
+from .dpsgd import batch_masks
+from .sampler import audit_sampler
 from .threats import BlackBoxRelease, WhiteBoxRelease
 
 __all__ = [
@@ -26,6 +29,7 @@ __all__ = [
     "plot_curve",
     "run_curve",
     "run_variants",
+    "sampler_check",
     "variant_table",
 ]
 
@@ -142,6 +146,19 @@ def one_run_audit(config: DPSGDConfig, *, canaries: int = 1000, seed: int = 0, d
             "ceiling": rep.ceiling, "verdict": rep.verdict, "seconds": round(time.perf_counter() - t0, 2)}
 
 
+def sampler_check(config: DPSGDConfig, *, n_records: int = 1000, steps: int = 1500, seed: int = 0) -> dict:
+    """The loop's own batches (``steps`` of them over ``n_records`` records) against Poisson sampling at the accounted rate.
+
+    No model is trained: :func:`~dpaudit.training.dpsgd.batch_masks` draws the batches exactly as the
+    loop does, and :func:`~dpaudit.training.audit_sampler` tests them against the rate the accountant
+    is given, so a loader that is not Poisson, or a claim computed at another rate, shows directly.
+    """
+    masks = np.stack([m[0] for m in batch_masks(config, n_records, steps=steps, rng=seed)])
+    rep = audit_sampler(masks, n_records, rate=config.accounted_rate)
+    return {"verdict": rep.verdict, "findings": list(rep.findings), "measured_rate_max": rep.measured_rate_max,
+            "measured_rate": rep.measured_rate, "rate": rep.rate, "n_records": n_records, "steps": steps}
+
+
 def variant_config(variant: str, *, epsilon: float = 2.0) -> DPSGDConfig:
     """The table's configuration: the eps-2 curve point with clip norm 2 (at C = 1 unscaled noise is the correct arithmetic)."""
     return curve_config(epsilon, clip_norm=2.0).replace(variant=variant)
@@ -161,10 +178,14 @@ def run_variants(*, samples: int = 200_000, seed: int = 0, progress=None, log=pr
             audits[name] = {"epsilon_lower_bound": rep.epsilon_lower_bound, "verdict": rep.verdict,
                             "attack": rep.attack}
         flagged = [k for k, a in audits.items() if a["verdict"] == "violation"]
+        sampler = sampler_check(config, seed=seed + 100 * i)
+        if sampler["verdict"] == "violation":
+            flagged.append("sampler check")
         one = one_run_audit(config, seed=seed + 100 * i)
         rows.append({"variant": v.value, "claimed_epsilon": claim, "config": config.to_dict(), "audits": audits,
-                     "flagged_by": flagged, "verdict": "violation" if flagged else "no violation found",
-                     "samples": samples, "one_run": one["epsilon_lower_bound"], "one_run_detail": one})
+                     "flagged_by": flagged, "verdict": verdict_of(bool(flagged)),
+                     "samples": samples, "one_run": one["epsilon_lower_bound"], "one_run_detail": one,
+                     "sampler": sampler})
         log(f"{v.value:15s} claim {claim:.3f}: " + ", ".join(f"{k} {a['epsilon_lower_bound']:.2f}"
                                                             f"{'*' if a['verdict'] == 'violation' else ''}"
                                                             for k, a in audits.items()))
@@ -174,12 +195,14 @@ def run_variants(*, samples: int = 200_000, seed: int = 0, progress=None, log=pr
 def variant_table(rows) -> str:
     """A markdown table: one row per variant, the bound under each threat model (* = violation)."""
     names = list(rows[0]["audits"])
-    out = ["| variant | claimed eps | " + " | ".join(names) + " | verdict | one-run |",
-           "|---" * (len(names) + 4) + "|"]
+    out = ["| variant | claimed eps | " + " | ".join(names) + " | sampler check | verdict | one-run |",
+           "|---" * (len(names) + 5) + "|"]
     for r in rows:
         cells = [f"{r['audits'][n]['epsilon_lower_bound']:.2f}{' *' if r['audits'][n]['verdict'] == 'violation' else ''}"
                  for n in names]
         one = "-" if r.get("one_run") is None else f"{r['one_run']:.2f}"
+        check = r.get("sampler")  # absent from results saved before the check existed
+        cells.append("-" if check is None else "flagged *" if check["verdict"] == "violation" else "passes")
         out.append(f"| {r['variant']} | {r['claimed_epsilon']:.2f} | " + " | ".join(cells) + f" | {r['verdict']} | {one} |")
     return "\n".join(out)
 

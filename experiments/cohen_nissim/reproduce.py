@@ -47,10 +47,12 @@ def main(argv=None) -> None:
     p.add_argument("--out", default="results", help="where the run's results go (default: results)")
     p.add_argument("--jobs", type=int, default=1, help="parallel workers; the numbers do not depend on it")
     p.add_argument("--resume", action="store_true", help="reuse finished trials of an earlier run")
+    p.add_argument("--overwrite", action="store_true",
+                   help="start again; an earlier run's folder is moved to <name>.previous first")
     args = p.parse_args(argv)
     t0 = time.perf_counter()
-    outcome = run_experiment(CONFIG, out=args.out, n_jobs=args.jobs, resume=args.resume, draw=False,
-                             echo=lambda s: None)
+    outcome = run_experiment(CONFIG, out=args.out, n_jobs=args.jobs, resume=args.resume, overwrite=args.overwrite,
+                             draw=False, echo=lambda s: None)
     ours = table(outcome.summary)
     sigmas = sorted(PAPER[250])
     print("mean fraction of 100 bits recovered (L1 LP, rounded Gaussian noise, 10 databases per cell)")

@@ -148,7 +148,7 @@ def test_plot_command_redraws(tmp_path):
 def test_palette_is_okabe_ito_and_registry_is_complete():
     assert OKABE_ITO[:3] == ["#0072B2", "#D55E00", "#009E73"]
     assert set(FIGURES) == {"epsilon_vs_claimed", "roc", "privacy_profile", "reconstruction", "tracing", "rr_tradeoff",
-                            "trajectory"}
+                            "trajectory", "one_run"}
 
 
 def test_sequential_audits_draw_their_trajectory_and_dpaudit_plot_redraws_it(tmp_path):

@@ -181,8 +181,34 @@ def test_roc_and_profile_name_the_sweep_point_shown(tmp_path):
     results = _write_results(tmp_path, mechanisms=["laplace"], claims=[(0.5, 0.0), (2.0, 0.0)])
     for name in ("roc", "privacy_profile"):
         fig = _draw(name, results)
-        titles = " ".join(leg.get_title().get_text() for leg in fig.legends)
-        assert "sweep point 2 of 2" in titles and "epsilon = 2" in titles, titles
+        title = fig.axes[0].get_title(loc="left").replace("\n", " ")
+        assert "sweep point 2 of 2" in title and "epsilon = 2" in title and "--point" in title, title
+
+
+def test_point_chooses_the_sweep_point_drawn_and_a_bad_one_is_refused(tmp_path, capsys):
+    from dpaudit.cli import main
+    from dpaudit.exceptions import ParameterValueError
+
+    results = _write_results(tmp_path, mechanisms=["laplace"], claims=[(0.5, 0.0), (2.0, 0.0)])
+    for name in ("roc", "privacy_profile"):
+        with paper_style():
+            fig = FIGURES[name](results, size="one-column", point=1)
+        title = fig.axes[0].get_title(loc="left").replace("\n", " ")
+        assert "sweep point 1 of 2" in title and "epsilon = 0.5" in title, title
+    # the ROC drawn is point 1's: its frontier is the claim epsilon = 0.5's
+    with paper_style():
+        roc = FIGURES["roc"](results, size="one-column", point=1)
+    labels = [t.get_text() for leg in roc.legends for t in leg.get_texts()]
+    assert any("\u03b5 = 0.5" in t for t in labels) and not any("\u03b5 = 2" in t for t in labels), labels
+    with pytest.raises(ParameterValueError, match=r"^--point must be a sweep point from 1 to 2; got 3$"):
+        FIGURES["roc"](results, size="one-column", point=3)
+    assert main(["plot", str(tmp_path), "--figure", "roc", "--point", "2"]) == 0
+    assert (tmp_path / "roc.png").is_file()
+    capsys.readouterr()
+    for bad in ("0", "3"):
+        assert main(["plot", str(tmp_path), "--figure", "roc", "--point", bad]) == 2
+        err = capsys.readouterr().err.strip()
+        assert err.count("\n") == 0 and "--point must be a sweep point from 1 to 2" in err, err
 
 
 def test_an_epsilon_delta_claim_is_a_point_and_a_pure_claim_a_line(tmp_path):

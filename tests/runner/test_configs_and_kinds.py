@@ -94,6 +94,7 @@ def test_each_kind_runs_and_summarises(case, tmp_path):
     for t in trials:
         assert keys <= set(t["result"]), sorted(t["result"])
     assert out.table.splitlines()[1].startswith("-")  # a header and a rule, then rows
+    assert max(map(len, out.table.splitlines())) <= 100  # a terminal's width (tests/runner/test_run_tables.py)
     # Every file the run writes gets the same permissions (atomic writes must not make them private).
     modes = {p.name: stat.S_IMODE(p.stat().st_mode) for p in out.directory.iterdir()}
     assert len(set(modes.values())) == 1, modes

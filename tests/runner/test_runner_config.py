@@ -81,6 +81,8 @@ BAD = [
     (with_("plot.figures", "roc"), "plot.figures", "list"),
     (with_("plot.dpi", 5), "plot.dpi", "integer in [50, 1200]"),
     (with_("plot.colour", "red"), "plot.colour", "unknown key"),
+    (with_("plot.point", 0), "plot.point", "integer >= 1"),  # sweep points are numbered from 1, as figures show
+    (with_("plot.point", 2), "plot.point", "expected a sweep point from 1 to 1, got 2"),
     (with_("mechanisms", [{"mechanism": "laplace"}]), "mechanisms", "only used by the audit kind"),
 ]
 

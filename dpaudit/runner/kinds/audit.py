@@ -25,6 +25,7 @@ from ...exceptions import ConfigError, DPAuditError
 from ...mechanisms import get_mechanism
 from ...targets import load_target
 from ...params import AUDIT_OPTIONS
+from ...stats.verdict import any_violation
 from .base import ExperimentKind, register_kind
 
 __all__ = ["build_mechanism", "BuiltMechanism", "seed_int", "audit_size", "check_claim"]
@@ -294,7 +295,7 @@ def aggregate(trials: list[dict], confidence: float = 0.95) -> dict:
         "epsilon_lower_bound_median": float(np.median(lbs)),
         "epsilon_lower_bound_min": float(np.min(lbs)),
         "violations": int(sum(t.get("verdict") == "violation" for t in trials)),
-        "verdict": "violation" if any(t.get("verdict") == "violation" for t in trials) else "no violation found",
+        "verdict": any_violation(t.get("verdict") for t in trials),
     }
 
 

@@ -114,6 +114,6 @@ for _name, _desc, _params, _trial, _figs in (
         ("scores", "audit saved attack scores, IN against OUT (dpaudit.audit_scores)", scores_params, _scores_trial,
          ("privacy_profile",)),
         ("one_run", "one-run audit of saved canary scores and inclusion bits (dpaudit.audit_one_run)",
-         one_run_params, _one_run_trial, ())):
+         one_run_params, _one_run_trial, ("one_run",))):
     register_kind(ExperimentKind(name=_name, description=_desc, section="attack", params=_params, run_trial=_trial,
                                  figures=_figs, extra={"check": _check}))

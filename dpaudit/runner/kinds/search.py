@@ -33,6 +33,7 @@ import math
 
 from ...exceptions import ConfigError, DPAuditError
 from ...params import SEARCH_OPTIONS
+from ...stats.verdict import any_violation
 from .._spec import Param
 from .base import ExperimentKind, register_kind
 from .attacks import split_timing
@@ -155,7 +156,7 @@ def aggregate(trials: list[dict], confidence: float = 0.95) -> dict:
     """Per sweep point: how many searches certified a violation, and the pairs they found."""
     return {
         "violations": int(sum(bool(t.get("violation")) for t in trials)),
-        "verdict": "violation" if any(t.get("violation") for t in trials) else "no violation found",
+        "verdict": any_violation(t.get("violation") for t in trials),
         "pairs": [[t.get("dataset"), t.get("neighbor")] for t in trials],
     }
 
