@@ -404,6 +404,9 @@ class SearchReport:
     #: True when the search was interrupted (Ctrl-C) during its final audits: the finished audits and the
     #: interrupted one's finished rounds are reported (an audit's own ``interrupted`` says which).
     interrupted: bool = False
+    #: What the screening drew: ``releases_per_side`` (summed over the black-box screenings) and
+    #: ``grey_box_calls`` (target calls, one release each, of the grey-box screenings).
+    screening_draws: dict = field(default_factory=dict)
 
     def __getattr__(self, name: str) -> Any:
         # Only reached for names that are not fields: the audit's attributes.
@@ -437,6 +440,7 @@ class SearchReport:
             "budget": self.budget,
             "search_seconds": self.search_seconds,
             "screening": self.screening,
+            "screening_draws": self.screening_draws,
         }
         return out
 
@@ -491,8 +495,11 @@ def _short(values: list, limit: int = 12) -> str:
 class _Screener:
     """Screens pairs in order, each on its own seed stream, until the time budget runs out."""
 
-    def __init__(self, target, entropy, n_samples, delta, budget, progress, project_to=None):
+    def __init__(self, target, entropy, n_samples, delta, budget, progress, project_to=None, grey_box=False):
         self.target = target
+        #: Grey-box screening (:mod:`dpaudit.greybox.screen`): pairs a few traces settle exactly are ranked by
+        #: their exact epsilon; the others are screened black-box.  ``calls`` counts its target calls.
+        self.grey_box, self.grey_calls = grey_box, 0
         self.project_to = project_to
         self.entropy = entropy
         self.n_samples = n_samples
@@ -524,8 +531,12 @@ class _Screener:
         # independent sides leave the score's noise several times the gap between pairs.
         seq = np.random.SeedSequence(self.entropy, spawn_key=(0, _STREAMS[stage], level))
         n = n_samples if n_samples is not None else self.n_samples * factor
-        res = screen_pair(self.target, a, b, n_samples=n, delta=self.delta, project_to=self.project_to, rng=seq,
-                          coupled=True, cheap=stage == "quick")
+        res = self._grey(a, b, seq) if self.grey_box else None
+        if res is None:
+            res = screen_pair(self.target, a, b, n_samples=n, delta=self.delta, project_to=self.project_to,
+                              rng=seq, coupled=True, cheap=stage == "quick")
+        else:
+            n = 0  # no releases drawn: the traces' calls are counted in grey_calls
         row = {"origin": origin, "stage": stage, "dataset": a, "neighbor": b, "score": res["score"],
                "bound": res["bound"],
                "attack": res["attack"], "samples": n}
@@ -533,6 +544,14 @@ class _Screener:
         self.pairs.add(_pair_key(np.asarray(a), np.asarray(b)))
         self._maybe_report()
         return row
+
+    def _grey(self, a, b, seq) -> dict | None:
+        from .greybox.screen import grey_screen
+
+        res = grey_screen(self.target, a, b, delta=self.delta, seed=np.random.SeedSequence(seq.entropy,
+                                                                                           spawn_key=(46,)))
+        self.grey_calls += res["calls"]
+        return res if res["score"] is not None else None
 
     def count_text(self) -> str:
         """The screenings and the distinct pairs they covered, both named: a pair is screened again on larger
@@ -578,6 +597,9 @@ def search(
     timeout=None,
     progress=None,
     keep_drawing=False,
+    grey_box=False,
+    traces=1000,
+    sensitivity=None,
 ):
     """Search the declared input domain for the pair that leaks most, then audit it on fresh samples.
 
@@ -645,6 +667,11 @@ def search(
     keep_drawing : bool
         The final audit draws on to its budget after certifying a violation, as
         :func:`dpaudit.audit`'s ``keep_drawing``.
+    grey_box, traces, sensitivity
+        The final audits are grey-box audits too, as :func:`dpaudit.audit`'s,
+        and the screening ranks a pair that a few traces settle exactly by its
+        exact epsilon (:mod:`dpaudit.greybox.screen`), screening the others
+        black-box.
 
     Returns
     -------
@@ -702,7 +729,8 @@ def search(
     entropy = seed_entropy(as_seed_sequence(seed))
     cand_rng = np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=(2,)))
     # Scores are projected to the final audit's held-out size (half its releases per side).
-    screen = _Screener(tgt, entropy, screen_samples, delta, budget, progress, project_to=n_final // 2)
+    screen = _Screener(tgt, entropy, screen_samples, delta, budget, progress, project_to=n_final // 2,
+                       grey_box=bool(grey_box) and tgt.accepts_rng)
     try:
         chosen, early = _screening(screen, domain, cand_rng, max_candidates=max_candidates, levels=levels,
                                    finalists=finalists, quick=samples is None and screen_samples > QUICK_SAMPLES,
@@ -717,6 +745,7 @@ def search(
     final_conf = 1.0 - (1.0 - confidence) / len(chosen)
     kwargs = dict(**final_claim, confidence=final_conf, attack=attack, ideal=ideal, estimator=estimator,
                   n_jobs=n_jobs, backend=backend, scheduler=scheduler, timeout=timeout,
+                  **({"grey_box": True, "traces": traces, "sensitivity": sensitivity} if grey_box else {}),
                   **_final_size(samples, max_samples, time_budget,
                                 expect_violation=not early and chosen and chosen[0]["score"] > epsilon),
                   **({"keep_drawing": True} if keep_drawing else {}))
@@ -915,7 +944,9 @@ def _search_report(tgt, screen: _Screener, chosen, reports, *, domain, confidenc
         domain=domain.to_dict(), origin=winner["origin"],
         difference=compare_pair(winner["dataset"], winner["neighbor"]).describe(), finalists=final_rows,
         screening=table, screen_samples=screen.n_samples, stopping=stopping, screenings=len(screen.rows),
-        search_seconds=round(search_seconds, 4), budget=budget, notes=notes, seed=seed, interrupted=interrupted)
+        search_seconds=round(search_seconds, 4), budget=budget, notes=notes, seed=seed, interrupted=interrupted,
+        screening_draws={"releases_per_side": sum(r["samples"] for r in screen.rows),
+                         "grey_box_calls": screen.grey_calls})
 
 
 def _distinct(rows: list[dict]) -> list[dict]:

@@ -351,6 +351,14 @@ AUDIT_OPTIONS = OptionTable([
                 "cluster)"),
     Option("timeout", "real", None, low=0.0, low_inclusive=False, flag="--timeout", metavar="SEC",
            help="seconds allowed per target call"),
+    Option("grey_box", "bool", False, flag="--grey-box",
+           help="grey-box audit too: record the target's draws from its rng on D, replay them coupled on D2, report "
+                "findings and an upper bound on the pair's epsilon beside the certified lower bound"),
+    Option("traces", "int", 1000, low=1, high=10**7, flag="--traces", metavar="N",
+           help="traces (runs on D, replayed on D2) of a grey-box audit"),
+    Option("sensitivity", "real", None, low=0.0, low_inclusive=False, flag="--sensitivity", metavar="S",
+           help="declared sensitivity a grey-box audit checks the noise locations' moves against (L1 for "
+                "Laplace noise, L2 for Gaussian; default: a built-in's own)"),
     Option("calibration_fraction", "real", 0.5, low=0.0, high=1.0, low_inclusive=False, high_inclusive=False,
            help="share of a round's releases that fit the distinguisher and choose the event"),
     Option("calibration_cap", "int", 1_000_000, low=10, help="most calibration releases kept per side"),
@@ -376,7 +384,7 @@ SEARCH_OPTIONS = OptionTable([
     Option("screen_samples", "int", None, low=40, help="releases per side per screened pair"),
     Option("max_candidates", "int", None, low=1, help="pairs screened at most"),
     "samples", "max_samples", "time_budget", "keep_drawing", "confidence", "seed", "attack", "ideal", "estimator",
-    "n_jobs", "backend", "scheduler", "timeout",
+    "n_jobs", "backend", "scheduler", "timeout", "grey_box", "traces", "sensitivity",
 ], base=AUDIT_OPTIONS)
 
 #: :func:`dpaudit.audit_scores`'s options: the claim and the certificate, as for an audit.

@@ -63,7 +63,9 @@ def assert_dp(
         probability.
     **audit_options
         Passed to :func:`dpaudit.audit` unchanged: ``ideal=True`` to test the
-        mathematics only (no floating-point attacks), ``attack``, ``n_jobs``, ...
+        mathematics only (no floating-point attacks), ``attack``, ``n_jobs``,
+        ``grey_box=True`` (also fail when the grey-box analysis finds the
+        pair's exact epsilon above the claim; see :mod:`dpaudit.greybox`), ...
 
     Returns
     -------
@@ -145,11 +147,16 @@ def assert_dp(
         else:
             said = f"{report.claim} (at delta={report.claimed_delta:.3g}: epsilon={report.claimed_epsilon:.4g})"
         replay = "" if report.seeded else "; the target takes no rng, so a rerun draws other noise"
-        raise AssertionError(
-            f"{name} violates its claim {said}: epsilon >= {report.epsilon_lower_bound:.4f} with "
-            f"{format_confidence(report.confidence)} confidence (seed {report.seed}{replay})\n{report.summary()}"
-        )
+        found = (f"epsilon >= {report.epsilon_lower_bound:.4f} with {format_confidence(report.confidence)} "
+                 "confidence" if report.violation_source != "grey-box" else
+                 f"its exact epsilon on this pair is {_exact_value(report.grey_box)} (grey-box)")
+        raise AssertionError(f"{name} violates its claim {said}: {found} (seed {report.seed}{replay})\n"
+                             f"{report.summary()}")
     return report
+
+
+def _exact_value(grey_box: dict) -> str:
+    return "inf" if grey_box.get("infinite") else f"{grey_box['epsilon_upper_bound']:.4f}"
 
 
 def _check_audit_options(options: dict, audit: Any) -> None:

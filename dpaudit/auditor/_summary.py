@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 
 from ..stats.bayes import format_confidence
+from ..greybox.render import grey_box_lines
 from ._score_lines import score_metric_lines
 
 __all__ = ["summary_lines", "certified_event", "KEEP_DRAWING_HINT"]
@@ -44,12 +45,13 @@ def summary_lines(r) -> list[str]:
         lines += block
     lines += score_metric_lines(r)
     lines += [f"note        {n}" for n in r.notes]
+    lines += grey_box_lines(r)
     return lines
 
 
 def _claim_lines(r) -> list[str]:
     if r.claim is None or not (r.claim_curve and len(r.claim_curve.get("delta", ())) > 1):
-        if not r.violation:
+        if not r.violation or r.epsilon_lower_bound <= r.claimed_epsilon:  # a grey-box violation: its own block
             return []
         gap = r.epsilon_lower_bound - r.claimed_epsilon
         return [f"{_INDENT}the claim is exceeded by at least {gap:.4f} (a factor e^{gap:.3f} = "

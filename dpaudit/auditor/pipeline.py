@@ -533,6 +533,9 @@ def audit(
     stop_when_converged=True,
     on_round=None,
     keep_drawing=False,
+    grey_box=False,
+    traces=1000,
+    sensitivity=None,
 ) -> AuditReport:
     """Audit a mechanism on one pair of neighbouring datasets.
 
@@ -617,6 +620,17 @@ def audit(
         where by default it stops at once; ``stopping_reason`` is then
         "budget".  Valid either way: every planned round's bound holds at
         once, and the largest of those drawn is reported.
+    grey_box : bool
+        Also audit grey-box (:mod:`dpaudit.greybox`): record the target's draws
+        from ``rng`` on ``dataset``, replay them coupled on ``neighbor``, and
+        report findings and an upper bound on the pair's epsilon
+        (``report.grey_box``); an exact upper bound above the claim is a
+        violation too (``violation_source``).  The target must take ``rng``.
+    traces : int
+        Traces of the grey-box analysis.
+    sensitivity : float, optional
+        Declared sensitivity the grey-box analysis checks the noise locations'
+        moves against (default: a built-in mechanism's own).
 
     Returns
     -------
@@ -641,6 +655,13 @@ def audit(
     >>> r.verdict, 0.9 < r.epsilon_lower_bound <= 1.0, r.stopping_reason
     ('no violation found', True, 'fixed')
     """
+    if AUDIT_OPTIONS["grey_box"].check(grey_box, "grey_box"):
+        options = {k: v for k, v in locals().items() if k not in ("target", "dataset", "neighbor", "grey_box",
+                                                                  "traces", "sensitivity")}
+        from ..greybox.audit import audit_grey_box
+
+        return audit_grey_box(audit, target, dataset, neighbor, resolve_pair=_resolve_pair, traces=traces,
+                              sensitivity=sensitivity, **options)
     t_start = time.perf_counter()
     (epsilon, delta, confidence, samples, max_samples, time_budget, attack, ideal, n_jobs, backend, scheduler,
      calibration_fraction, calibration_cap, chunk_size, timeout, keep_drawing) = AUDIT_OPTIONS.check(locals(), *_CHECKED)

@@ -99,6 +99,10 @@ class AuditReport:
     #: None for an audit of a target.
     tpr_at_fpr: list | None = None
     auc: dict | None = None
+    #: A grey-box audit's analysis (``grey_box=True``; :class:`dpaudit.greybox.GreyBoxResult` as a dict), else None.
+    grey_box: dict | None = None
+    #: "grey-box" (the exact upper bound exceeds the claim), "black-box" (a certified lower bound does), or None.
+    violation_source: str | None = None
 
     def __post_init__(self):
         if not isinstance(self.roc, RocCurve):

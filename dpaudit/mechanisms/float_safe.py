@@ -402,7 +402,12 @@ def discrete_laplace(scale: Any, *, size: Any = None, rng: RNGLike = None) -> An
     frac = exact_scale(scale)
     shape = _size_tuple(size)
     gen = as_generator(rng)
-    out = _discrete_laplace_fast(frac, int(np.prod(shape, dtype=np.int64)), gen)
+    n = int(np.prod(shape, dtype=np.int64))
+    if hasattr(gen, "primitive"):  # a grey-box audit's taped generator: one discrete Laplace draw, not its loop
+        out = gen.primitive("discrete_laplace", "discrete_laplace", {"loc": 0.0, "scale": float(frac)}, shape,
+                            lambda g: _discrete_laplace_fast(frac, n, g).reshape(shape))
+        return int(np.asarray(out).reshape(-1)[0]) if size is None else np.asarray(out).reshape(shape)
+    out = _discrete_laplace_fast(frac, n, gen)
     return int(out[0]) if size is None else out.reshape(shape)
 
 
@@ -432,6 +437,10 @@ def discrete_gaussian(sigma_squared: int, *, size: Any = None, rng: RNGLike = No
     shape = _size_tuple(size)
     gen = as_generator(rng)
     n = int(np.prod(shape, dtype=np.int64))
+    if hasattr(gen, "primitive"):  # a grey-box audit's taped generator: one discrete Gaussian draw
+        out = gen.primitive("discrete_gaussian", "discrete_gaussian", {"loc": 0.0, "scale": math.sqrt(n2)}, shape,
+                            lambda g: np.asarray(discrete_gaussian(n2, size=shape, rng=g)).reshape(shape))
+        return int(np.asarray(out).reshape(-1)[0]) if size is None else np.asarray(out).reshape(shape)
     t = math.isqrt(n2) + 1
     out = np.empty(n, dtype=np.int64)
     todo = np.arange(n)

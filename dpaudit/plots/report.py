@@ -39,6 +39,21 @@ def _trajectory(d: dict):
     return samples, bounds
 
 
+def _draw_bracket(ax, d: dict, x: float) -> float:
+    """A grey-box audit's bracket at the claimed delta (``x``): the certified lower bound up to the upper bound
+    (a filled cap when exact); returns the top it reaches (0 without a finite upper bound)."""
+    gb = d.get("grey_box") or {}
+    upper = gb.get("epsilon_upper_bound")
+    if not isinstance(upper, (int, float)) or not np.isfinite(upper) or gb.get("bound") != "bound":
+        return 0.0
+    lower = float(d.get("epsilon_lower_bound") or 0.0)
+    ax.plot([x, x], [lower, upper], color="black", lw=1.2, zorder=5)
+    ax.plot([x], [lower], ls="none", marker="_", ms=8, color="black", zorder=5)
+    ax.plot([x], [upper], ls="none", marker="v", ms=5, mfc="black" if gb.get("exact") else "white", mec="black",
+            zorder=5, label=("grey-box: exact " if gb.get("exact") else "grey-box bracket: ") + f"{EPS} = {upper:.3g}")
+    return float(upper)
+
+
 def plot_report(report, *, size: str = "two-column"):
     """Draw one audit: ROC with the claim's frontier, privacy profile, sequential trajectory.
 
@@ -132,6 +147,7 @@ def plot_report(report, *, size: str = "two-column"):
         elif eps is not None:
             draw_profile_claim(ax_prof, eps, delta, color="0.35" if not delta else st["color"], delta_range=d_range,
                                label=f"claim ({claim})" + ("" if delta else f" (pure: every {DELTA})"))
+        top = max(top, _draw_bracket(ax_prof, d, delta if delta else d_range[0] * 2))
         ax_prof.set_xscale("log")
         ax_prof.set_xlim(*d_range)
         ax_prof.set_ylim(0, top * 1.15 if top > 0 else 1.0)

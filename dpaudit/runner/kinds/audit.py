@@ -31,7 +31,8 @@ from .base import ExperimentKind, register_kind
 __all__ = ["build_mechanism", "BuiltMechanism", "seed_int", "audit_size", "check_claim"]
 
 #: The ``audit:`` keys: rows of dpaudit.audit's option table, with the YAML wording of the sample size.
-AUDIT_KEYS = ("samples", "max_samples", "time_budget", "keep_drawing", "attack", "ideal", "claim")
+AUDIT_KEYS = ("samples", "max_samples", "time_budget", "keep_drawing", "attack", "ideal", "claim", "grey_box",
+              "traces")
 YAML_HELP = {
     "samples": {"help": "'auto' (or null): a sequential audit; an integer: a fixed-size audit of that many "
                         "releases per dataset"},
@@ -214,6 +215,7 @@ def run_trial(config: dict, mechanism: dict, seed) -> dict:
         keep_drawing=bool(config["audit"].get("keep_drawing", False)),
         estimator=est["name"],
         n_jobs=1,
+        **({"grey_box": True, "traces": config["audit"]["traces"]} if config["audit"].get("grey_box") else {}),
     )
     report = audit(built.target, built.dataset, built.neighbor, **kwargs)
     out = jsonable(report.to_dict() if hasattr(report, "to_dict") else report)

@@ -1,0 +1,138 @@
+"""Grey-box audits end to end: the verdict, the witness audits, the JSON, the command line, assert_dp, YAML."""
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+import greybox_mechanisms as M
+from _cli import cli, one_line
+
+import dpaudit
+from dpaudit.greybox import GreyBoxError
+from dpaudit.testing import assert_dp
+
+FAST = dict(samples=4_000, ideal=True, traces=100)
+
+
+def test_an_exact_upper_bound_above_the_claim_is_a_grey_box_violation():
+    r = dpaudit.audit(M.laplace_sum_105, [1.05], [0.0], epsilon=1.0, grey_box=True, sensitivity=1.0, seed=1, **FAST)
+    assert r.verdict == "violation" and r.violation_source == "grey-box"
+    assert r.epsilon_lower_bound < 1.0  # the black-box bound of this size does not see it
+    gb = r.grey_box
+    assert gb["exact"] and math.isclose(gb["epsilon_upper_bound"], 1.05) and gb["traces"] == 100
+    assert [f["kind"] for f in gb["findings"]] == ["sensitivity"]
+    text = r.summary()
+    assert "<= epsilon = 1.05 on this pair (exact)" in text and "violation from the grey-box exact value" in text
+
+
+def test_a_correct_mechanism_is_bracketed_without_violation():
+    r = dpaudit.audit(M.laplace_sum, [1.0], [0.0], epsilon=1.0, grey_box=True, seed=2, **FAST)
+    assert r.verdict == "no violation found" and r.violation_source is None
+    assert r.grey_box["findings"] == [] and math.isclose(r.grey_box["epsilon_upper_bound"], 1.0)
+    assert r.epsilon_lower_bound <= 1.0
+
+
+def test_a_leak_outside_the_noise_is_certified_through_its_witness():
+    r = dpaudit.audit(M.count_beside_sum, [1.0, 0.0], [0.0], epsilon=1.0, grey_box=True, seed=3, **FAST)
+    assert r.verdict == "violation" and r.violation_source == "black-box"
+    (w,) = r.grey_box["witness_audits"]
+    assert w["coordinates"] == [1] and w["kinds"] == ["leak-outside-noise"] and w["verdict"] == "violation"
+    # two audits share the failure probability: each at 0.975, together at 0.95
+    assert r.confidence == 0.95 and any("together at 0.95" in n for n in r.notes)
+
+
+def test_noise_skipped_on_an_empty_bin_is_certified_through_the_bin():
+    r = dpaudit.audit(M.histogram_skips_empty, [0, 1, 2, 3], [0, 1, 2], epsilon=1.0, grey_box=True, seed=4, **FAST)
+    assert [f["kind"] for f in r.grey_box["findings"]] == ["control-flow"]
+    assert r.verdict == "violation" and r.violation_source == "black-box"
+    assert r.grey_box["witness_audits"][0]["coordinates"] == [3]
+
+
+def test_a_data_dependent_scale_is_found_and_the_pair_audit_certifies_it():
+    r = dpaudit.audit(M.scale_from_data, [0.0, 1.0], [0.0, 0.0], epsilon=1.0, grey_box=True, seed=5, **FAST)
+    assert [f["kind"] for f in r.grey_box["findings"]] == ["data-dependent-noise"]
+    assert r.verdict == "violation" and r.violation_source == "black-box"
+
+
+def test_a_finding_alone_is_not_a_violation():
+    def declared_too_small(data, size=None, rng=None):  # correct for sensitivity 1, declared 0.5: a finding only
+        return float(np.clip(np.sum(data), 0, 1)) + rng.laplace(0.0, 1.0, size=size)
+
+    r = dpaudit.audit(declared_too_small, [1.0], [0.0], epsilon=1.0, grey_box=True, sensitivity=0.5, seed=6, **FAST)
+    assert [f["kind"] for f in r.grey_box["findings"]] == ["sensitivity"]
+    assert r.verdict == "no violation found"
+
+
+def test_a_target_without_rng_is_refused_in_one_line():
+    def unseeded(data):
+        return float(np.sum(data))
+
+    with pytest.raises(GreyBoxError, match="takes no rng keyword"):
+        dpaudit.audit(unseeded, [1.0], [0.0], epsilon=1.0, grey_box=True, samples=100)
+
+
+def test_assert_dp_fails_on_the_exact_value():
+    with pytest.raises(AssertionError, match=r"exact epsilon on this pair is 1\.05"):
+        assert_dp(M.laplace_sum_105, [1.05], [0.0], epsilon=1.0, grey_box=True, **FAST)
+
+
+def test_the_command_line_reports_the_bracket_in_json(capsys):
+    target = f"{M.__file__}:laplace_sum_105"
+    code, out, err = cli(capsys, *["audit", target, "--dataset", "[1.05]", "--neighbor", "[0]", "--epsilon", "1",
+                              "--grey-box", "--traces", "100", "--sensitivity", "1", "--samples", "4000", "--ideal",
+                              "--seed", "1", "--json"])
+    assert code == 1
+    d = json.loads(out)
+    assert d["violation_source"] == "grey-box" and d["grey_box"]["exact"] is True
+    assert {"traces", "findings", "epsilon_upper_bound", "exact"} <= set(d["grey_box"])
+    assert "grey-box" in err
+
+
+def test_the_command_line_refuses_a_target_without_rng(capsys, tmp_path):
+    path = tmp_path / "mech.py"
+    path.write_text("def release(data):\n    return float(sum(data))\n")
+    code, out, err = cli(capsys, *["audit", f"{path}:release", "--dataset", "[1]", "--neighbor", "[0]", "--epsilon", "1",
+                              "--grey-box", "--samples", "100"])
+    assert code == 2 and out == "" and "takes no rng keyword" in one_line(err)
+
+
+def test_the_guide_example_runs(tmp_path, monkeypatch):
+    from test_docs_examples import run_blocks
+
+    monkeypatch.chdir(tmp_path)
+    (space,) = run_blocks("docs/grey_box.md", tmp_path)
+    assert space["report"].violation_source == "grey-box" and space["gb"]["exact"]
+
+
+def test_yaml_audit_grey_box_runs_each_trial_grey_box(tmp_path):
+    from dpaudit.runner import run_experiment
+
+    cfg = {"name": "tiny_grey", "seed": 5, "trials": 1, "mechanisms": [{"mechanism": "laplace"}],
+           "audit": {"samples": 4_000, "grey_box": True, "traces": 20, "ideal": True}}
+    out = run_experiment(cfg, out=tmp_path, echo=lambda s: None, progress=False, draw=False)
+    (trial,) = [json.loads(line) for line in (out.directory / "trials.jsonl").read_text().splitlines()]
+    gb = trial["result"]["grey_box"]
+    assert gb["traces"] == 20 and gb["exact"] and math.isclose(gb["epsilon_upper_bound"], 1.0)
+
+
+@pytest.mark.slow
+def test_the_same_seed_gives_the_same_grey_box_json_for_every_jobs():
+    kw = dict(epsilon=1.0, grey_box=True, traces=30, samples=20_000, ideal=True, seed=9)
+    one = dpaudit.audit(M.laplace_sum_105, [1.05], [0.0], n_jobs=1, **kw).to_dict()
+    two = dpaudit.audit(M.laplace_sum_105, [1.05], [0.0], n_jobs=2, **kw).to_dict()
+    for d in (one, two):
+        d.pop("elapsed_seconds")
+    assert one == two
+
+
+@pytest.mark.parametrize("name", sorted(M.CORRECT))
+def test_correct_mechanisms_are_no_violation(name):
+    # seeded: the black-box side's false alarm has probability <= 5% per audit over seeds, and this seed passes
+    fn, d1, d2, delta, true, exact = M.CORRECT[name]
+    eps = max(M.EPSILON, true)  # each one's own claim: epsilon 1, randomized response's ln 3
+    r = dpaudit.audit(fn, d1, d2, epsilon=eps, delta=delta, grey_box=True, sensitivity=1.0, seed=11,
+                      samples=4_000, ideal=True, traces=50)
+    assert r.verdict == "no violation found" and r.grey_box["findings"] == []
+    assert r.grey_box["exact"] == exact and r.grey_box["epsilon_upper_bound"] >= true * (1 - 1e-9)

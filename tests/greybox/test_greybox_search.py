@@ -1,0 +1,24 @@
+"""search(grey_box=True): pairs settled exactly by a few traces are ranked by their exact epsilon."""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "search"))
+
+import user_domain_targets as U  # noqa: E402
+
+import dpaudit  # noqa: E402
+
+
+def test_grey_box_screening_finds_the_pair_with_a_few_target_calls():
+    n, lo, hi, integer, rel, _ = U.DOMAINS["unclipped_sum"]
+    kw = dict(epsilon=1.0, size=n, low=lo, high=hi, integer=integer, relation=rel, seed=1, ideal=True,
+              max_samples=20_000)
+    grey = dpaudit.search(U.unclipped_sum, grey_box=True, traces=50, **kw)
+    black = dpaudit.search(U.unclipped_sum, **kw)
+    draws = grey.to_dict()["search"]["screening_draws"]
+    black_draws = 2 * black.to_dict()["search"]["screening_draws"]["releases_per_side"]
+    assert draws["releases_per_side"] == 0 and 0 < draws["grey_box_calls"] <= black_draws / 10
+    assert (grey.dataset, grey.neighbor) == (black.dataset, black.neighbor)
+    assert grey.verdict == black.verdict == "violation"
+    assert grey.grey_box["exact"] and grey.grey_box["epsilon_upper_bound"] == 100.0
