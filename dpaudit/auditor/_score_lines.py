@@ -1,7 +1,7 @@
 """The summary lines of a score audit's TPR at low FPR and AUC (:mod:`dpaudit.stats.score_metrics`).
 
-One function, called from one place in :meth:`AuditReport.summary`, so that the lines live apart
-from the rest of the summary; nothing here computes a statistic.
+One function, called from the distribution test's block of the summary (:mod:`._summary`): the
+metrics are read on the same held-out scores as that test's rates.  Nothing here computes a statistic.
 """
 
 from __future__ import annotations
@@ -19,19 +19,19 @@ def score_metric_lines(report) -> list[str]:
     ...                     tpr_at_fpr=[{"fpr_target": 0.1, "tpr": 0.5, "tpr_interval": [0.4, 0.6], "fpr": 0.09,
     ...                                  "fpr_interval": [0.05, 0.15], "resolved": True}])
     >>> print("\\n".join(score_metric_lines(r)))
-    TPR@FPR     0.1: TPR 0.5 in [0.4, 0.6] (held-out FPR 0.09 in [0.05, 0.15])
-    AUC         0.75 in [0.7, 0.8] (Hoeffding; 70 IN and 70 OUT held-out scores; each interval 95%)
+      TPR@FPR   0.1: TPR 0.5 in [0.4, 0.6] (held-out FPR 0.09 in [0.05, 0.15])
+      AUC       0.75 in [0.7, 0.8] (Hoeffding; 70 IN and 70 OUT held-out scores; each interval 95%)
     """
     rows = getattr(report, "tpr_at_fpr", None) or []
     auc = getattr(report, "auc", None)
     lines = []
     for i, m in enumerate(rows):
         unresolved = "" if m.get("resolved", True) else "; too few selection OUT scores to aim this low"
-        lines.append(f"{'TPR@FPR' if i == 0 else '':12s}{m['fpr_target']:g}: TPR {m['tpr']:.4g} in "
+        lines.append(f"  {'TPR@FPR' if i == 0 else '':10s}{m['fpr_target']:g}: TPR {m['tpr']:.4g} in "
                      f"[{m['tpr_interval'][0]:.4g}, {m['tpr_interval'][1]:.4g}] (held-out FPR {m['fpr']:.3g} in "
                      f"[{m['fpr_interval'][0]:.3g}, {m['fpr_interval'][1]:.3g}]{unresolved})")
     if auc:
-        lines.append(f"AUC         {auc['auc']:.4g} in [{auc['interval'][0]:.4g}, {auc['interval'][1]:.4g}] (Hoeffding; "
+        lines.append(f"  AUC       {auc['auc']:.4g} in [{auc['interval'][0]:.4g}, {auc['interval'][1]:.4g}] (Hoeffding; "
                      f"{auc['n_in']} IN and {auc['n_out']} OUT held-out scores; each interval "
                      f"{format_confidence(report.confidence)})")
     return lines

@@ -43,7 +43,6 @@ def summary_lines(r) -> list[str]:
     lines.append(f"meaning     {r.explanation}")
     for _, _, block in blocks:
         lines += block
-    lines += score_metric_lines(r)
     lines += [f"note        {n}" for n in r.notes]
     lines += grey_box_lines(r)
     return lines
@@ -111,7 +110,8 @@ def _test_blocks(r) -> list[tuple[str, float, list[str]]]:
             f"  ceiling   {r.ceiling:.3f} (the most {r._held_out_text()} could certify)",
             f"  GDP       mu >= {r.gdp_mu_lower_bound:.4f}"
             + (" (the bound above is this mu's epsilon at the delta: it assumes a Gaussian trade-off curve)"
-               if r.estimator == "gdp" else "")]
+               if r.estimator == "gdp" else ""),
+            *score_metric_lines(r)]
     blocks = [(name, dist, main)]
     if fp and not own_float:
         blocks.append(("floating-point test", fp["epsilon_lower_bound"], _float_block(r, fp)))

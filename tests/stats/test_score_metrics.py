@@ -79,7 +79,7 @@ def test_audit_scores_reports_them_in_json_summary_and_figure(tmp_path, capsys):
     assert r.tpr_at_fpr[0]["n_in"] == r.n_test_in == 7000
     assert r.auc["interval"][0] <= stats.norm.cdf(MU / math.sqrt(2)) <= r.auc["interval"][1]
     text = r.summary()
-    assert "TPR@FPR     0.001: TPR" in text and "AUC" in text
+    assert "  TPR@FPR   0.001: TPR" in text and "AUC" in text
     np.save(tmp_path / "in.npy", a)
     np.save(tmp_path / "out.npy", b)
     assert main(["scores", str(tmp_path / "in.npy"), str(tmp_path / "out.npy"), "--epsilon", "1", "--delta", "1e-5",
