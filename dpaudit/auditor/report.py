@@ -93,6 +93,11 @@ class AuditReport:
     #: True when the audit was interrupted (Ctrl-C) and reports the sequential rounds finished before it,
     #: with ``stopping_reason`` "budget": the bound holds as at any round.
     interrupted: bool = False
+    #: "planned" (rounds fixed before drawing) or "anytime" (e-processes: the bound holds at every look).
+    stopping: str = "planned"
+    #: An anytime audit's stream: ``valid_at_any_time``, ``releases_seen``, ``looks``, ``batch``, ``e_value``
+    #: (at the reported point of the claim), ``threshold`` (1/alpha, shared among the points tested), ...; else None.
+    anytime: dict | None = None
 
     def __post_init__(self):
         if not isinstance(self.roc, RocCurve):
@@ -184,6 +189,10 @@ class AuditReport:
                          f"{self.distribution_epsilon_lower_bound:.4f}")
         if self._sides_differ():
             lines.append(f"samples     {self.samples_in} IN and {self.samples_out} OUT (fixed size)")
+        elif self.anytime is not None:
+            lines.append(f"samples     {self.samples} per side seen in {self.rounds} looks of an anytime-valid audit "
+                         f"(budget {self.max_samples}); stopped: {self._stop_text()}; the bound holds whenever it "
+                         f"stops (e-value {self.anytime['e_value']:.3g}, threshold {self.anytime['threshold']:.3g})")
         elif self.stopping_reason == "fixed":
             lines.append(f"samples     {self.samples} per side (fixed size)")
         else:
@@ -200,6 +209,9 @@ class AuditReport:
             f"GDP         mu >= {self.gdp_mu_lower_bound:.4f}",
             f"meaning     {self.explanation}",
         ]
+        if self.anytime is not None:  # rates of events re-chosen along the way: shown, not certified one by one
+            lines[-3:-1] = [f"rates       {self.tpr:.4g} and {self.fpr:.4g} of the {self.n_test} pairs bet on fell "
+                            "in the events bet on (D's side first)"]
         lines += [f"note        {n}" for n in self.notes]
         return "\n".join(lines)
 
