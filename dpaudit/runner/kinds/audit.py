@@ -30,7 +30,7 @@ from .base import ExperimentKind, register_kind
 __all__ = ["build_mechanism", "BuiltMechanism", "seed_int", "audit_size", "check_claim"]
 
 #: The ``audit:`` keys: rows of dpaudit.audit's option table, with the YAML wording of the sample size.
-AUDIT_KEYS = ("samples", "max_samples", "time_budget", "attack", "ideal", "claim")
+AUDIT_KEYS = ("samples", "max_samples", "time_budget", "attack", "ideal", "claim", "stopping")
 YAML_HELP = {
     "samples": {"help": "'auto' (or null): a sequential audit; an integer: a fixed-size audit of that many "
                         "releases per dataset"},
@@ -212,6 +212,7 @@ def run_trial(config: dict, mechanism: dict, seed) -> dict:
         ideal=config["audit"]["ideal"],
         estimator=est["name"],
         n_jobs=1,
+        **({"stopping": "anytime"} if config["audit"].get("stopping") == "anytime" else {}),
     )
     report = audit(built.target, built.dataset, built.neighbor, **kwargs)
     out = jsonable(report.to_dict() if hasattr(report, "to_dict") else report)

@@ -1,0 +1,70 @@
+"""dpaudit.audit(..., stopping="anytime"): the report, the stops (violation, budget, time, Ctrl-C) and the CLI."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+import dpaudit
+from _cli import cli
+from dpaudit.exceptions import ParameterValueError
+
+
+def non_dp_mean(dataset, size=None, rng=None):
+    """DP-Auditorium's non_private_mean_v1 at epsilon 0.1: noise scaled by the true count (not DP at all)."""
+    n = len(dataset)
+    return float(np.sum(np.clip(dataset, 0, 1))) / n + rng.laplace(0.0, 1.0 / (0.1 * n), size=size)
+
+
+def laplace_sum(dataset, size=None, rng=None):
+    return float(np.sum(dataset)) + rng.laplace(0.0, 1.0, size=size)
+
+
+def test_a_broken_mean_is_caught_within_a_few_hundred_releases():
+    r = dpaudit.audit(non_dp_mean, [0], [0, 1], epsilon=0.1, seed=3, stopping="anytime")
+    assert r.verdict == "violation" and r.stopping_reason == "violation"
+    assert r.epsilon_lower_bound > 0.1 and r.samples <= 500
+    assert r.stopping == "anytime" and r.anytime["valid_at_any_time"] and r.anytime["releases_seen"] == r.samples
+    assert r.anytime["e_value"] >= r.anytime["threshold"]
+    assert "anytime-valid" in r.summary()
+    json.dumps(r.to_dict(), allow_nan=False)
+
+
+def test_a_correct_mechanism_runs_to_its_budget_with_a_valid_bound():
+    r = dpaudit.audit(laplace_sum, [0, 1], [0, 0], epsilon=1.0, seed=4, stopping="anytime", max_samples=5000)
+    assert r.verdict == "no violation found" and r.stopping_reason == "budget" and r.samples == 5000
+    assert 0.0 <= r.epsilon_lower_bound <= 1.0
+
+
+def test_samples_and_anytime_exclude_each_other():
+    with pytest.raises(ParameterValueError, match="stopping"):
+        dpaudit.audit(laplace_sum, [0, 1], [0, 0], epsilon=1.0, samples=1000, stopping="anytime")
+
+
+def test_interrupt_reports_the_looks_done():
+    calls = {"n": 0}
+
+    def flaky(dataset, rng=None):
+        calls["n"] += 1
+        if calls["n"] > 120:
+            raise KeyboardInterrupt
+        return float(np.sum(dataset)) + rng.laplace(0.0, 1.0)
+
+    with pytest.raises(KeyboardInterrupt) as info:
+        dpaudit.audit(flaky, [0, 1], [0, 0], epsilon=1.0, seed=5, stopping="anytime")
+    rep = info.value.audit_report
+    assert rep is not None and rep.interrupted and rep.stopping_reason == "budget"
+    assert 0 < rep.samples < 60 and rep.anytime["releases_seen"] == rep.samples
+
+
+def test_cli_flag_and_json(capsys):
+    code, out, err = cli(capsys, "audit", "tests/auditor/test_anytime_audit.py:non_dp_mean", "--dataset", "[0]",
+                         "--neighbor", "[0,1]", "--epsilon", "0.1", "--seed", "3", "--stopping", "anytime", "--json")
+    assert code == 1, err
+    d = json.loads(out)
+    assert d["verdict"] == "violation" and d["stopping"] == "anytime" and d["anytime"]["looks"] >= 1
+    for key in ("epsilon_lower_bound", "claimed_epsilon", "claimed_delta", "confidence", "samples", "floating_point",
+                "stopping_reason", "attack", "seed", "ceiling"):
+        assert key in d
