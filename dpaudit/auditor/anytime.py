@@ -39,6 +39,12 @@ DEFAULT_BATCH = 10
 RECHOOSE_ALL_UNTIL = 400
 #: Most past releases per side the event choice reads (the latest ones).
 SELECTION_CAP = 20_000
+#: Where no event beats the claim, the next event is chosen to beat the running bound plus this share of the gap
+#: to the claim (the confidence sequence's next step).
+TARGET_SHARE = 0.5
+#: A bet against the claim is kept when its estimated growth could reach the threshold within as many pairs as
+#: were seen (at least this many); otherwise the family bets to raise its bound (see ``_choose``).
+MIN_HORIZON = 200
 #: Points of a claimed curve tested (each at its share of the failure probability).
 CURVE_POINTS = 4
 
@@ -128,17 +134,19 @@ class StreamResult:
     interrupted: bool = False
 
 
-def _choose(score, keep0, keep1, audit: AnytimeAudit) -> BetChoice:
-    """Each family's next bet: the event the past favours against its claim; where no event beats the claim
-    on the past, the event that best beats the running bound (the confidence sequence's edge), so that the
-    bound still grows below a claim that holds."""
+def _choose(score, keep0, keep1, audit: AnytimeAudit, horizon: int) -> BetChoice:
+    """Each family's next bet: the event the past favours against its claim, when its estimated growth over
+    ``horizon`` more pairs could reach the threshold; otherwise the event that best beats the running bound
+    moved toward the claim (the confidence sequence's next step), so that the bound still grows below a
+    claim that holds instead of following noise at the claim."""
     s0, s1 = score(keep0), score(keep1)
     at_claim = choose_bets(s0, s1, epsilons=audit.epsilons, deltas=audit.deltas)
-    none = at_claim.growth <= 0
+    none = at_claim.growth * horizon < audit.log_threshold
     if not none.any():
         return at_claim
-    at_bound = choose_bets(s0, s1, epsilons=np.minimum(audit.bounds(), audit.epsilons[None, :]),
-                           deltas=audit.deltas)
+    target = np.minimum(audit.bounds(), audit.epsilons[None, :])
+    target = target + TARGET_SHARE * (audit.epsilons[None, :] - target)
+    at_bound = choose_bets(s0, s1, epsilons=target, deltas=audit.deltas)
     pick = {}
     for name in ("witness", "threshold", "upper", "reverse", "fraction", "growth", "rates"):
         a, b = getattr(at_claim, name), getattr(at_bound, name)
@@ -205,7 +213,7 @@ def run_stream(draw, witnesses, *, epsilons, deltas, runs=1, confidence=0.95, ba
                 if res.pairs < RECHOOSE_ALL_UNTIL or res.pairs >= 1.1 * chosen_at:
                     keep0, keep1 = past0[:, -SELECTION_CAP:], past1[:, -SELECTION_CAP:]
                     score = witnesses.fit(keep0, keep1)
-                    choice = _choose(score, keep0, keep1, audit)
+                    choice = _choose(score, keep0, keep1, audit, max(res.pairs, MIN_HORIZON))
                     chosen_at = res.pairs
             res.looks += 1
             viol = audit.violations().any(axis=1)

@@ -74,8 +74,9 @@ def epsilon_grid(epsilon: float, *, full: bool = True) -> np.ndarray:
 
     The point just above ``epsilon`` (a relative step of 0.2%, at least 1e-4)
     is the violation test; ``full=False`` keeps the claim and that point only
-    (what a type-I error check needs), ``full=True`` adds 40 points below and
-    a geometric ladder to 25 above (the confidence sequence's resolution).
+    (what a type-I error check needs), ``full=True`` adds 60 points below
+    (relative gaps from 0.1% just below the claim to the whole of it at 0) and
+    a geometric ladder of 80 to 25 above (the confidence sequence's resolution).
 
     >>> g = epsilon_grid(1.0)
     >>> float(g[0]), 1.0 in g, round(float(g[np.searchsorted(g, 1.0) + 1]), 4), float(g[-1])
@@ -87,7 +88,8 @@ def epsilon_grid(epsilon: float, *, full: bool = True) -> np.ndarray:
     step = max(_FINE_STEP * epsilon, 1e-4)
     if not full:
         return np.array([epsilon, epsilon + step])
-    below = np.linspace(0.0, epsilon, 41)
+    # Below the claim, finer toward it: the bound of a correct mechanism ends near its claim.
+    below = epsilon * np.concatenate([[0.0], 1.0 - np.geomspace(1.0, 1e-3, 60), [1.0]])
     above = epsilon + np.geomspace(step, max(_TOP - epsilon, 2 * step), 80)
     return np.unique(np.concatenate([below, above]))
 
