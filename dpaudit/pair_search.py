@@ -85,7 +85,7 @@ TABLE_ROWS = 25
 #: The options ``search`` checks itself against :data:`dpaudit.params.SEARCH_OPTIONS`.
 _CHECKED = ("epsilon", "delta", "confidence", "budget", "samples", "max_samples", "time_budget", "finalists",
             "screen_samples", "max_candidates", "attack", "ideal", "estimator", "n_jobs", "backend", "scheduler",
-            "timeout")
+            "timeout", "stopping")
 
 
 def _audit_function():
@@ -577,6 +577,7 @@ def search(
     max_candidates=None,
     timeout=None,
     progress=None,
+    stopping="planned",
 ):
     """Search the declared input domain for the pair that leaks most, then audit it on fresh samples.
 
@@ -641,6 +642,8 @@ def search(
         Seconds allowed per target call.
     progress : bool, optional
         Print a line on stderr every few seconds (default: when stderr is a terminal).
+    stopping : {"planned", "anytime"}
+        How the final audit may stop, as :func:`dpaudit.audit`'s ``stopping``.
 
     Returns
     -------
@@ -672,8 +675,8 @@ def search(
     (1, True)
     """
     (epsilon, delta, confidence, budget, samples, max_samples, time_budget, finalists, screen_samples,
-     max_candidates, attack, ideal, estimator, n_jobs, backend, scheduler, timeout) = SEARCH_OPTIONS.check(
-        locals(), *_CHECKED)
+     max_candidates, attack, ideal, estimator, n_jobs, backend, scheduler, timeout, final_stopping) = \
+        SEARCH_OPTIONS.check(locals(), *_CHECKED)
     from .claims import as_claim
 
     claim_obj = as_claim(claim, epsilon=epsilon, delta=delta)
@@ -713,7 +716,7 @@ def search(
     final_conf = 1.0 - (1.0 - confidence) / len(chosen)
     kwargs = dict(**final_claim, confidence=final_conf, attack=attack, ideal=ideal, estimator=estimator,
                   n_jobs=n_jobs, backend=backend, scheduler=scheduler, timeout=timeout,
-                  **_final_size(samples, max_samples, time_budget,
+                  **_final_size(samples, max_samples, time_budget, stopping=final_stopping,
                                 expect_violation=not early and chosen and chosen[0]["score"] > epsilon))
     report = functools.partial(_search_report, tgt, screen, domain=domain, confidence=confidence,
                                final_conf=final_conf, stopping=stopping, search_seconds=search_seconds, budget=budget,
@@ -826,7 +829,7 @@ def _halving(screen: _Screener, fixed, levels, finalists: int) -> list[dict]:
     return pool[:finalists]
 
 
-def _final_size(samples, max_samples, time_budget, *, expect_violation: bool) -> dict[str, Any]:
+def _final_size(samples, max_samples, time_budget, *, expect_violation: bool, stopping="planned") -> dict[str, Any]:
     """The final audit's size keywords: ``samples`` fixes it, else it is sequential, as ``dpaudit audit``'s.
 
     A sequential audit may stop as "converged" when its first rounds see nothing, and a leak that
@@ -839,7 +842,9 @@ def _final_size(samples, max_samples, time_budget, *, expect_violation: bool) ->
     """
     if samples is not None:
         return {"samples": samples}
-    return {"max_samples": max_samples, "time_budget": time_budget, "stop_when_converged": not expect_violation}
+    anytime = {"stopping": "anytime"} if stopping == "anytime" else {}  # the final audit's, as dpaudit audit's
+    return {"max_samples": max_samples, "time_budget": time_budget, "stop_when_converged": not expect_violation,
+            **anytime}
 
 
 def _final_audits(tgt, chosen: list[dict], entropy: int, kwargs: dict, reports: list) -> None:

@@ -378,12 +378,12 @@ SEARCH_OPTIONS = OptionTable([
     Option("screen_samples", "int", None, low=40, help="releases per side per screened pair"),
     Option("max_candidates", "int", None, low=1, help="pairs screened at most"),
     "samples", "max_samples", "time_budget", "confidence", "seed", "attack", "ideal", "estimator", "n_jobs",
-    "backend", "scheduler", "timeout",
+    "backend", "scheduler", "timeout", "stopping",
 ], base=AUDIT_OPTIONS)
 
 #: :func:`dpaudit.audit_scores`'s options: the claim and the certificate, as for an audit.
 SCORES_OPTIONS = OptionTable([
-    "epsilon", "delta", "claim", "confidence", "seed", "estimator",
+    "epsilon", "delta", "claim", "confidence", "seed", "estimator", "stopping", "max_samples", "time_budget",
     Option("selection_fraction", "real", 0.3, low=0.0, high=1.0, low_inclusive=False, high_inclusive=False,
            help="share of each side's scores that chooses the event; the rest certify it"),
 ], base=AUDIT_OPTIONS)

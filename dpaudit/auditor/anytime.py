@@ -158,6 +158,37 @@ def _next_batch(pairs: int, batch: int) -> int:
     return max(batch, pairs // 16)
 
 
+class _Learner:
+    """The past releases, the fitted witnesses and the current bet of a stream (see :func:`run_stream`)."""
+
+    def __init__(self, witnesses, audit: AnytimeAudit, max_pairs: int):
+        self.witnesses, self.audit, self.max_pairs = witnesses, audit, max_pairs
+        self.past0 = self.past1 = self.score = self.choice = None
+        self.chosen_at = 0
+
+    def absorb(self, x0, x1, pairs: int) -> int:
+        """Bet on a batch pair by pair group, learning as it goes; returns the pairs seen after it."""
+        m, start = x0.shape[1], 0
+        while start < m:
+            # Early on the event is re-chosen within the batch (pairs are i.i.d., so a bet on pair i may
+            # read pairs before i): the first bet comes after 1 pair, not after a whole batch.
+            stop = m if pairs >= RECHOOSE_ALL_UNTIL else min(m, start + max(1, pairs // 32))
+            a0, a1 = x0[:, start:stop], x1[:, start:stop]
+            if self.choice is not None:
+                ind0, ind1 = self.choice.indicators(self.score(a0), self.score(a1))
+                self.audit.update(ind0, ind1, self.choice)
+            self.past0 = a0 if self.past0 is None else np.concatenate([self.past0, a0], axis=1)
+            self.past1 = a1 if self.past1 is None else np.concatenate([self.past1, a1], axis=1)
+            pairs += stop - start
+            start = stop
+            if pairs < RECHOOSE_ALL_UNTIL or pairs >= 1.1 * self.chosen_at:
+                keep0, keep1 = self.past0[:, -SELECTION_CAP:], self.past1[:, -SELECTION_CAP:]
+                self.score = self.witnesses.fit(keep0, keep1)
+                self.choice = _choose(self.score, keep0, keep1, self.audit, max(pairs, MIN_HORIZON))
+                self.chosen_at = pairs
+        return pairs
+
+
 def run_stream(draw, witnesses, *, epsilons, deltas, runs=1, confidence=0.95, batch=DEFAULT_BATCH,
                max_pairs=2_000, full_grid=True, stop_on_violation=True, deadline=None, on_look=None,
                track=True, multipliers=None, interrupt_on=()) -> StreamResult:
@@ -165,10 +196,12 @@ def run_stream(draw, witnesses, *, epsilons, deltas, runs=1, confidence=0.95, ba
 
     Stops when every run has certified a violation (``stop_on_violation``), the
     next batch would pass ``max_pairs`` per side, ``time.time()`` passes
-    ``deadline``, or ``KeyboardInterrupt`` (the batch being drawn is dropped;
-    the result covers the looks before it and ``interrupted`` is True).
-    ``on_look(result)`` is called after every look (it only watches).  An exception of a type in
-    ``interrupt_on`` raised by ``draw`` (a time budget spent mid-batch) is a stop like the deadline's.
+    ``deadline``, the stream ends (``draw`` returns no pair), or
+    ``KeyboardInterrupt`` (the batch being drawn is dropped; the result covers
+    the looks before it and ``interrupted`` is True).  ``on_look(result)`` is
+    called after every look (it only watches).  An exception of a type in
+    ``interrupt_on`` raised by ``draw`` (a time budget spent mid-batch) is a
+    stop like the deadline's.
     """
     kw = {} if multipliers is None else {"multipliers": multipliers}
     audit = AnytimeAudit(runs, epsilons, deltas, confidence=confidence, full_grid=full_grid, **kw)
@@ -176,49 +209,26 @@ def run_stream(draw, witnesses, *, epsilons, deltas, runs=1, confidence=0.95, ba
                        witness_names=tuple(getattr(witnesses, "names", ())))
     if track:
         res.trajectory = {"samples": [], "epsilon_lower_bound": [], "log_evalue": []}
-    past0 = past1 = None
-    score = choice = None
-    chosen_at = 0
+    learner = _Learner(witnesses, audit, max_pairs)
     try:
         while True:
             m = min(_next_batch(res.pairs, batch), max_pairs - res.pairs)
-            if m <= 0:
-                res.stopped_by = "budget"
-                break
-            if deadline is not None and time.time() >= deadline:
-                res.stopped_by = "budget"
+            if m <= 0 or (deadline is not None and time.time() >= deadline):
                 break
             t0 = time.perf_counter()
             try:
                 x0, x1 = draw(res.looks, m)
             except interrupt_on:
-                res.stopped_by = "budget"
                 break
             t1 = time.perf_counter()
             res.seconds_drawing += t1 - t0
-            start = 0
-            while start < m:
-                # Early on the event is re-chosen within the batch (pairs are i.i.d., so a bet on pair i may
-                # read pairs before i): the first bet comes after 1 pair, not after a whole batch.
-                stop = m if res.pairs >= RECHOOSE_ALL_UNTIL else min(m, start + max(1, res.pairs // 32))
-                a0, a1 = x0[:, start:stop], x1[:, start:stop]
-                if choice is not None:
-                    s0, s1 = score(a0), score(a1)
-                    ind0, ind1 = choice.indicators(s0, s1)
-                    audit.update(ind0, ind1, choice)
-                past0 = a0 if past0 is None else np.concatenate([past0, a0], axis=1)
-                past1 = a1 if past1 is None else np.concatenate([past1, a1], axis=1)
-                res.pairs += stop - start
-                start = stop
-                if res.pairs < RECHOOSE_ALL_UNTIL or res.pairs >= 1.1 * chosen_at:
-                    keep0, keep1 = past0[:, -SELECTION_CAP:], past1[:, -SELECTION_CAP:]
-                    score = witnesses.fit(keep0, keep1)
-                    choice = _choose(score, keep0, keep1, audit, max(res.pairs, MIN_HORIZON))
-                    chosen_at = res.pairs
+            if x0.shape[1] == 0:  # the stream ended
+                break
+            res.pairs = learner.absorb(x0, x1, res.pairs)
             res.looks += 1
             viol = audit.violations().any(axis=1)
             res.first_violation = np.where((res.first_violation == 0) & viol, res.pairs, res.first_violation)
-            res.choice = choice
+            res.choice = learner.choice
             res.seconds_looking += time.perf_counter() - t1
             if track:
                 res.trajectory["samples"].append(res.pairs)
@@ -231,7 +241,6 @@ def run_stream(draw, witnesses, *, epsilons, deltas, runs=1, confidence=0.95, ba
                 break
     except KeyboardInterrupt:
         res.interrupted = True
-        res.stopped_by = "budget"
         raise _Interrupted(res) from None
     return res
 

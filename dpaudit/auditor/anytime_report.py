@@ -83,48 +83,48 @@ def anytime_audit(sampler, tgt, *, claim, claim_given, confidence, entropy, max_
     return build_anytime_report(tgt, res, **settings)
 
 
-def build_anytime_report(tgt, res, *, claim, claim_given, confidence, entropy, max_samples, time_budget, attack,
-                         t_start, kind, shape, batch, interrupted=False) -> AuditReport:
-    """The :class:`AuditReport` of a stream (one run): the family that certified most against its claim."""
-    aud = res.audit
-    bounds = aud.bounds()[0]
-    margins = bounds - aud.epsilons
-    f = int(np.argmax(margins))
-    bound, claimed_eps, claimed_delta = float(bounds[f]), float(aud.epsilons[f]), float(aud.deltas[f])
-    violation = bool(margins[f] > 0)
-    n_bet = int(aud.bet_pairs[0, f])
-    x_hits, y_hits = (int(v) for v in aud.hits[0, f])
-    tpr, fpr = (x_hits / n_bet, y_hits / n_bet) if n_bet else (0.0, 0.0)
-    choice = res.choice
+def _reported_family(aud) -> int:
+    """The point with the largest margin on a violation; otherwise the one whose e-value came closest to its
+    threshold (every bound may be 0, and a margin would then pick the curve's smallest epsilon)."""
+    margins = aud.bounds()[0] - aud.epsilons
+    return int(np.argmax(margins)) if np.any(margins > 0) else int(np.argmax(aud.max_claim_log_e[0]))
+
+
+def _event_fields(res, f: int) -> dict:
+    """The latest bet of family ``f`` as the report's event fields, and the counts of all its bets."""
+    aud, choice = res.audit, res.choice
     names = res.witness_names or ("score",)
     witness = names[int(choice.witness[0, f])] if choice is not None else "none yet"
     threshold = float(choice.threshold[0, f]) if choice is not None else 0.0
     upper = bool(choice.upper[0, f]) if choice is not None else True
     reverse = bool(choice.reverse[0, f]) if choice is not None else False
-    event = f"{witness} {'>' if upper else '<='} {threshold:.6g} (the latest bet; chosen anew from the past)"
-    log_e = float(aud.max_claim_log_e[0, f])
-    post = posterior_interval(min(bound, 700.0), delta=claimed_delta)
-    claim_post = posterior_interval(claimed_eps, delta=claimed_delta)
-    stop = "violation" if violation and not interrupted and res.stopped_by == "violation" else (
-        "violation" if violation else "budget")
-    looks_s = res.seconds_looking / max(res.looks, 1)
-    anytime = {
+    n_bet = int(aud.bet_pairs[0, f])
+    x_hits, y_hits = (int(v) for v in aud.hits[0, f])
+    tpr, fpr = (x_hits / n_bet, y_hits / n_bet) if n_bet else (0.0, 0.0)
+    return dict(event=f"{witness} {'>' if upper else '<='} {threshold:.6g} (the latest bet; chosen anew from the past)",
+                threshold=threshold,
+                direction=f"{'reverse' if reverse else 'forward'}, {'event' if upper else 'complement'}",
+                tp=x_hits, fn=n_bet - x_hits, fp=y_hits, tn=n_bet - y_hits, tpr=tpr, fpr=fpr,
+                tpr_interval=[tpr, tpr], fpr_interval=[fpr, fpr], n_calibration=0, n_test=n_bet), witness
+
+
+def _anytime_section(res, f: int, batch: int) -> dict:
+    aud = res.audit
+    return {
         "valid_at_any_time": True,
         "releases_seen": int(res.pairs),
         "looks": int(res.looks),
         "batch": int(batch),
-        "e_value": float(np.exp(min(log_e, 700.0))),  # the largest so far at the reported point
+        "e_value": float(np.exp(min(float(aud.max_claim_log_e[0, f]), 700.0))),  # the largest so far, there
         "threshold": float(np.exp(aud.log_threshold)),
         "points_tested": int(aud.families),
-        "bet_pairs": n_bet,
+        "bet_pairs": int(aud.bet_pairs[0, f]),
         "seconds_drawing": round(res.seconds_drawing, 4),
-        "seconds_per_look": round(looks_s, 6),
+        "seconds_per_look": round(res.seconds_looking / max(res.looks, 1), 6),
     }
-    at = f" at delta = {claimed_delta:g}" if claim.is_curve else ""
-    explanation = (f"on this pair an attacker who starts at 50% can be moved to {format_percent(post.high)} or more "
-                   f"(epsilon >= {bound:.3g}{at} with {format_confidence(confidence)} confidence, valid at whatever "
-                   f"release the audit stopped); the claim epsilon = {claimed_eps:g}{at} allows at most "
-                   f"{format_percent(claim_post.high)}")
+
+
+def _notes(res, interrupted: bool) -> list[str]:
     notes = ["anytime-valid: the bound is the running value of a confidence sequence (e-processes and Ville's "
              f"inequality), so it holds at the stated confidence whenever the audit stops; {res.pairs} releases "
              "per side were seen"]
@@ -132,31 +132,44 @@ def build_anytime_report(tgt, res, *, claim, claim_given, confidence, entropy, m
         notes.append(f"interrupted: stopped by hand after {res.pairs} releases per side; the batch being drawn is "
                      "dropped, and the bound holds as at any look")
     notes.append("floating-point attacks are not run by the anytime audit (stopping=planned runs them)")
+    return notes
+
+
+def build_anytime_report(tgt, res, *, claim, claim_given, confidence, entropy, max_samples, time_budget, attack,
+                         t_start, kind, shape, batch, interrupted=False) -> AuditReport:
+    """The :class:`AuditReport` of a stream (one run) at its reported point of the claim."""
+    aud = res.audit
+    f = _reported_family(aud)
+    bound, claimed_eps, claimed_delta = float(aud.bounds()[0, f]), float(aud.epsilons[f]), float(aud.deltas[f])
+    violation = bound > claimed_eps
+    fields, witness = _event_fields(res, f)
+    post = posterior_interval(min(bound, 700.0), delta=claimed_delta)
+    claim_post = posterior_interval(claimed_eps, delta=claimed_delta)
+    at = f" at delta = {claimed_delta:g}" if claim.is_curve else ""
+    explanation = (f"on this pair an attacker who starts at 50% can be moved to {format_percent(post.high)} or more "
+                   f"(epsilon >= {bound:.3g}{at} with {format_confidence(confidence)} confidence, valid at whatever "
+                   f"release the audit stopped); the claim epsilon = {claimed_eps:g}{at} allows at most "
+                   f"{format_percent(claim_post.high)}")
     traj = res.trajectory
     trajectory = {"samples": list(traj.get("samples", [])),
                   "epsilon_lower_bound": [float(b[0, f]) for b in traj.get("epsilon_lower_bound", [])]}
-    curve_violation = None
-    if violation and claim.is_curve:
-        curve_violation = {"delta": claimed_delta, "epsilon_lower_bound": bound, "claimed_epsilon": claimed_eps,
-                           "margin": bound - claimed_eps, "confidence": confidence}
+    curve_violation = None if not (violation and claim.is_curve) else {
+        "delta": claimed_delta, "epsilon_lower_bound": bound, "claimed_epsilon": claimed_eps,
+        "margin": bound - claimed_eps, "confidence": confidence}
     return AuditReport(
         epsilon_lower_bound=bound, claimed_epsilon=claimed_eps, claimed_delta=claimed_delta, confidence=confidence,
         samples=int(res.pairs), attack=attack if attack != "auto" else witness, seed=entropy,
         verdict="violation" if violation else "no violation found", ceiling=aud.ceiling(), estimator="e-process",
         target=str(tgt.name), seeded=bool(getattr(tgt, "seeded", True)), output_kind=kind,
-        output_shape=list(shape or ()), event=event, threshold=threshold,
-        direction=f"{'reverse' if reverse else 'forward'}, {'event' if upper else 'complement'}",
-        tp=x_hits, fn=n_bet - x_hits, fp=y_hits, tn=n_bet - y_hits, tpr=tpr, fpr=fpr,
-        tpr_interval=[tpr, tpr], fpr_interval=[fpr, fpr], n_calibration=0, n_test=n_bet,
-        gdp_mu_lower_bound=0.0,
+        output_shape=list(shape or ()), **fields, gdp_mu_lower_bound=0.0,
         privacy_profile={"delta": [], "epsilon": [], "simultaneous": True, "confidence": confidence},
         roc={"fpr": [], "tpr": []},
         posterior={"prior": 0.5, "low": post.low, "high": post.high, "claimed_high": claim_post.high},
-        explanation=explanation, notes=notes, rounds=int(res.looks), stopping_reason=stop,
-        max_samples=max_samples, time_budget=time_budget, trajectory=trajectory, floating_point=None,
-        distribution_epsilon_lower_bound=bound, ideal=True, certificate="e-process", version=__version__,
-        elapsed_seconds=round(time.perf_counter() - t_start, 4),
+        explanation=explanation, notes=_notes(res, interrupted), rounds=int(res.looks),
+        stopping_reason="violation" if violation else "budget", max_samples=max_samples, time_budget=time_budget,
+        trajectory=trajectory, floating_point=None, distribution_epsilon_lower_bound=bound, ideal=True,
+        certificate="e-process", version=__version__, elapsed_seconds=round(time.perf_counter() - t_start, 4),
         claim=None if claim_given is None else (claim_given if isinstance(claim_given, str) else claim.spec),
         curve_violation=curve_violation, claim_curve=None, interrupted=bool(interrupted), stopping="anytime",
-        anytime=anytime,
+        anytime=_anytime_section(res, f, batch),
     )

@@ -646,9 +646,6 @@ def audit(
     t_start = time.perf_counter()
     (epsilon, delta, confidence, samples, max_samples, time_budget, attack, ideal, n_jobs, backend, scheduler,
      calibration_fraction, calibration_cap, chunk_size, timeout, stopping) = AUDIT_OPTIONS.check(locals(), *_CHECKED)
-    if stopping == "anytime" and samples is not None:
-        raise ParameterValueError("stopping: an anytime audit (--stopping anytime) takes no samples; give "
-                                  "max_samples (and time_budget) instead")
     claim_given = claim
     claim, cert, est = resolve_claim(claim, epsilon, delta, estimator)
     # The point the per-delta extras (GDP event, sequential planning) start from: the claim's
@@ -668,7 +665,7 @@ def audit(
         raise
     chunk_size, calibration_cap = memory_limits(release_bytes(probe), chunk_size, calibration_cap)
     if stopping == "anytime":
-        return _anytime(tgt, pair, probe, claim, claim_given, est, confidence=confidence, entropy=entropy,
+        return _anytime(tgt, pair, probe, claim, claim_given, est, samples, confidence=confidence, entropy=entropy,
                         max_samples=max_samples, time_budget=time_budget, attack=attack, n_jobs=n_jobs,
                         backend=backend, scheduler=scheduler, chunk_size=chunk_size, timeout=timeout,
                         t_start=t_start, on_round=on_round)
@@ -706,10 +703,14 @@ def audit(
     return replace(report, notes=[*report.notes, *notes]) if notes else report
 
 
-def _anytime(tgt, pair, probe, claim, claim_given, est, *, confidence, entropy, max_samples, time_budget, attack,
-             n_jobs, backend, scheduler, chunk_size, timeout, t_start, on_round):
+def _anytime(tgt, pair, probe, claim, claim_given, est, samples, *, confidence, entropy, max_samples, time_budget,
+             attack, n_jobs, backend, scheduler, chunk_size, timeout, t_start, on_round):
     """The anytime-valid audit (:mod:`dpaudit.auditor.anytime_report`) on the package's sampler."""
     from .anytime_report import anytime_audit
+
+    if samples is not None:
+        raise ParameterValueError("stopping: an anytime audit (--stopping anytime) takes no samples; give "
+                                  "max_samples (and time_budget) instead")
 
     if est.name != "clopper-pearson":
         raise ParameterValueError(f"estimator: an anytime audit is certified by e-processes; got {est.name!r} "

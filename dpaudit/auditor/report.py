@@ -191,7 +191,8 @@ class AuditReport:
             lines.append(f"samples     {self.samples_in} IN and {self.samples_out} OUT (fixed size)")
         elif self.anytime is not None:
             lines.append(f"samples     {self.samples} per side seen in {self.rounds} looks of an anytime-valid audit "
-                         f"(budget {self.max_samples}); stopped: {self._stop_text()}; the bound holds whenever it "
+                         + (f"(budget {self.max_samples})" if self.max_samples is not None else "(until the stream ended)")
+                         + f"; stopped: {self._stop_text()}; the bound holds whenever it "
                          f"stops (e-value {self.anytime['e_value']:.3g}, threshold {self.anytime['threshold']:.3g})")
         elif self.stopping_reason == "fixed":
             lines.append(f"samples     {self.samples} per side (fixed size)")

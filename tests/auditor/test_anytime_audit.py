@@ -68,3 +68,37 @@ def test_cli_flag_and_json(capsys):
     for key in ("epsilon_lower_bound", "claimed_epsilon", "claimed_delta", "confidence", "samples", "floating_point",
                 "stopping_reason", "attack", "seed", "ceiling"):
         assert key in d
+
+
+def test_score_stream_from_an_iterator_stops_on_the_violation():
+    rng = np.random.default_rng(0)
+
+    def pairs():
+        while True:  # an endless stream: the audit must stop by itself
+            yield rng.normal(1.0, 1.0), rng.normal(0.0, 1.0)
+
+    r = dpaudit.audit_scores(pairs(), claim="gdp:mu=0.5", seed=1)
+    assert r.verdict == "violation" and r.stopping == "anytime" and r.samples < 2000
+    assert r.samples_in == r.samples_out == r.samples
+
+
+def test_score_arrays_as_a_stream_and_bad_input():
+    rng = np.random.default_rng(1)
+    r = dpaudit.audit_scores(rng.normal(1, 1, 2000), rng.normal(0, 1, 2500), claim="gdp:mu=1", seed=2,
+                             stopping="anytime")
+    assert r.verdict == "no violation found" and r.samples == 2000 and r.stopping_reason == "budget"
+    with pytest.raises(ParameterValueError, match="out_scores"):
+        dpaudit.audit_scores(rng.normal(0, 1, 100), epsilon=1.0)
+    with pytest.raises(ParameterValueError, match="max_samples"):
+        dpaudit.audit_scores(rng.normal(0, 1, 100), rng.normal(0, 1, 100), epsilon=1.0, max_samples=50)
+
+
+def test_cli_scores_anytime(capsys, tmp_path):
+    rng = np.random.default_rng(3)
+    np.save(tmp_path / "in.npy", rng.normal(1, 1, 3000))
+    np.save(tmp_path / "out.npy", rng.normal(0, 1, 3000))
+    code, out, err = cli(capsys, "scores", tmp_path / "in.npy", tmp_path / "out.npy", "--claim", "gdp:mu=0.5",
+                         "--stopping", "anytime", "--seed", "1", "--json")
+    assert code == 1, err
+    d = json.loads(out)
+    assert d["verdict"] == "violation" and d["anytime"]["valid_at_any_time"] and d["samples"] < 3000
