@@ -102,3 +102,27 @@ def test_cli_scores_anytime(capsys, tmp_path):
     assert code == 1, err
     d = json.loads(out)
     assert d["verdict"] == "violation" and d["anytime"]["valid_at_any_time"] and d["samples"] < 3000
+
+
+def test_time_budget_keeps_every_finished_look():
+    import time as _time
+
+    def slow(dataset, rng=None):
+        _time.sleep(0.002)
+        return float(np.sum(dataset)) + rng.laplace(0.0, 1.0)
+
+    r = dpaudit.audit(slow, [0, 1], [0, 0], epsilon=1.0, seed=6, stopping="anytime", time_budget=0.5)
+    assert r.stopping_reason == "budget" and 0 < r.samples < 20_000 and r.time_budget == 0.5
+    assert r.anytime["releases_seen"] == r.samples and r.epsilon_lower_bound <= 1.0
+
+
+def test_yaml_audit_stopping_anytime(tmp_path):
+    from dpaudit.results import TRIALS_FILE, read_trials
+    from dpaudit.runner import run_experiment
+
+    cfg = {"name": "a", "seed": 3, "mechanisms": ["histogram_scale_bug"],
+           "audit": {"stopping": "anytime", "max_samples": 5000, "ideal": True}}
+    out = run_experiment(cfg, out=tmp_path, draw=False, echo=lambda s: None)
+    (trial,) = read_trials(out.directory / TRIALS_FILE)
+    r = trial["result"]
+    assert r["stopping"] == "anytime" and r["verdict"] == "violation" and r["samples"] <= 5000
