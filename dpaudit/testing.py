@@ -63,7 +63,11 @@ def assert_dp(
         probability.
     **audit_options
         Passed to :func:`dpaudit.audit` unchanged: ``ideal=True`` to test the
-        mathematics only (no floating-point attacks), ``attack``, ``n_jobs``, ...
+        mathematics only (no floating-point attacks), ``attack``, ``n_jobs``,
+        ``stopping="anytime"`` (a look after every 10 releases per side: a gross
+        violation fails the test after tens of releases, which matters when each
+        release is a library call or a training run; the false-alarm probability
+        below holds the same, by Ville's inequality, and no float attack runs), ...
 
     Returns
     -------

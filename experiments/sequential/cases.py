@@ -68,6 +68,15 @@ def dp_mean(epsilon: float, delta: float):
     return draw
 
 
+def randomized_response(p: float):
+    """One bit kept with probability p (D holds 1, D' holds 0): exactly ln(p / (1 - p))-DP, every event tight."""
+
+    def draw(rng, runs, m):
+        return (rng.random((runs, m)) < p).astype(float), (rng.random((runs, m)) >= p).astype(float)
+
+    return draw
+
+
 def gaussian_sum(mu_true: float = 1.0):
     """APT's sum of 10 records in [0, 1] plus N(0, 1) on the pair that moves the sum by 1: N(0, 1) vs N(1, 1)."""
 
@@ -115,4 +124,6 @@ def correct_cases() -> list[Case]:
         Case("DPGaussian, eps 0.01", dp_mean(0.01, GAUSS_DELTA), "eps:0.01" + g, False),
         Case("DPGaussian, eps 0.1", dp_mean(0.1, GAUSS_DELTA), "eps:0.1" + g, False),
         Case("Gaussian mu=1, claim gdp:mu=1", gaussian_sum(), "gdp:mu=1", False),
+        # Not from the papers: a claim exactly tight on every event, the hardest null for a betting test.
+        Case("randomized response ln 3, claim ln 3", randomized_response(0.75), f"eps:{math.log(3)!r}", False),
     ]
