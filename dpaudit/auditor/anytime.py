@@ -30,8 +30,8 @@ import numpy as np
 
 from ..stats.anytime import AnytimeAudit, BetChoice, choose_bets
 
-__all__ = ["ScalarWitnesses", "DistinguisherWitnesses", "StreamResult", "run_stream", "DEFAULT_BATCH",
-           "RECHOOSE_ALL_UNTIL", "SELECTION_CAP", "curve_points"]
+__all__ = ["ScalarWitnesses", "DistinguisherWitnesses", "StreamResult", "StreamInterrupted", "run_stream",
+           "DEFAULT_BATCH", "RECHOOSE_ALL_UNTIL", "SELECTION_CAP", "curve_points"]
 
 #: Releases per side in a batch (the first ones; batches grow to 1/16 of the releases seen).
 DEFAULT_BATCH = 10
@@ -231,11 +231,11 @@ def run_stream(draw, witnesses, *, epsilons, deltas, runs=1, confidence=0.95, ba
                 break
     except KeyboardInterrupt:
         res.interrupted = True
-        raise _Interrupted(res) from None
+        raise StreamInterrupted(res) from None
     return res
 
 
-class _Interrupted(KeyboardInterrupt):
+class StreamInterrupted(KeyboardInterrupt):
     """A KeyboardInterrupt carrying the stream's result so far (the batch being drawn was dropped)."""
 
     def __init__(self, result: StreamResult):

@@ -19,7 +19,7 @@ from .._version import __version__
 from ..exceptions import ParameterValueError, TimeBudgetSpent
 from ..stats import posterior_interval
 from ..stats.bayes import format_confidence, format_percent
-from .anytime import DEFAULT_BATCH, DistinguisherWitnesses, ScalarWitnesses, _Interrupted, curve_points, run_stream
+from .anytime import DEFAULT_BATCH, DistinguisherWitnesses, ScalarWitnesses, StreamInterrupted, curve_points, run_stream
 from .report import AuditReport
 
 __all__ = ["anytime_audit", "STOPPING_RULES"]
@@ -72,7 +72,7 @@ def anytime_audit(sampler, tgt, *, claim, claim_given, confidence, entropy, max_
         res = run_stream(draw, witnesses, epsilons=epsilons, deltas=deltas, runs=1, confidence=confidence,
                          batch=batch, max_pairs=max_samples, deadline=deadline, on_look=watch,
                          interrupt_on=(TimeBudgetSpent,))
-    except _Interrupted as exc:
+    except StreamInterrupted as exc:
         err = KeyboardInterrupt()
         err.audit_report = build_anytime_report(tgt, exc.result, interrupted=True, **settings) \
             if exc.result.looks else None

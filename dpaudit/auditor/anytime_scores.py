@@ -22,7 +22,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from ..exceptions import ParameterValueError
-from .anytime import DEFAULT_BATCH, ScalarWitnesses, _Interrupted, curve_points, run_stream
+from .anytime import DEFAULT_BATCH, ScalarWitnesses, StreamInterrupted, curve_points, run_stream
 from .anytime_report import build_anytime_report
 
 __all__ = ["audit_score_stream"]
@@ -88,7 +88,7 @@ def audit_score_stream(pairs, *, claim, claim_given, confidence, entropy, max_sa
     try:
         res = run_stream(draw, ScalarWitnesses(), epsilons=epsilons, deltas=deltas, confidence=confidence,
                          batch=batch, max_pairs=limit, deadline=deadline)
-    except _Interrupted as exc:
+    except StreamInterrupted as exc:
         err = KeyboardInterrupt()
         err.audit_report = _finish(build_anytime_report(source, exc.result, interrupted=True, **settings)) \
             if exc.result.looks else None

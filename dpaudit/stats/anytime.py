@@ -44,6 +44,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._validation import check_confidence, check_delta, check_epsilon
+from ..exceptions import ParameterValueError
 
 __all__ = [
     "DEFAULT_MULTIPLIERS",
@@ -52,6 +53,7 @@ __all__ = [
     "epsilon_grid",
     "BetChoice",
     "choose_bets",
+    "kelly_fractions",
     "AnytimeAudit",
 ]
 
@@ -276,7 +278,8 @@ class AnytimeAudit:
         for d in dl:
             check_delta(float(d))
         if eps.shape != dl.shape:
-            raise ValueError(f"epsilons and deltas must have the same length; got {eps.shape} and {dl.shape}")
+            raise ParameterValueError(f"epsilons and deltas must have the same length; got {eps.shape} and "
+                                      f"{dl.shape}")
         self.confidence = check_confidence(confidence)
         self.epsilons, self.deltas = eps, dl
         self.families = len(eps)
