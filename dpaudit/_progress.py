@@ -172,9 +172,13 @@ class RoundProgress:
         'progress: round 4 of 11 finished: 16000 releases per side, epsilon >= 0.93 so far (claimed 1), 12 s'
         >>> RoundProgress(4, 11, 16_000, 0.19, 0.27, 52.0, claimed_delta=0.0862).line().partition(" side, ")[2]
         'epsilon >= 0.19 so far (claimed 0.27 at delta 0.0862), 52 s'
+        >>> RoundProgress(40, 0, 400, 0.05, 0.1, 11.0).line().partition(":")[2][:16]
+        ' look 40 finishe'
         """
         at = "" if self.claimed_delta is None else f" at delta {self.claimed_delta:.3g}"
-        return (f"progress: round {self.round} of {self.rounds_planned} finished: {self.samples} releases per side, "
+        # An anytime audit has no planned rounds (rounds_planned 0): its rounds are looks.
+        done = f"look {self.round}" if self.rounds_planned == 0 else f"round {self.round} of {self.rounds_planned}"
+        return (f"progress: {done} finished: {self.samples} releases per side, "
                 f"epsilon >= {self.epsilon_lower_bound:.4g} so far (claimed {self.claimed_epsilon:g}{at}), "
                 f"{self.elapsed_seconds:.0f} s")
 

@@ -59,11 +59,12 @@ def anytime_audit(sampler, tgt, *, claim, claim_given, confidence, entropy, max_
         if on_round is not None:
             from .._progress import RoundProgress
 
+            f = _reported_family(res.audit)
             on_round(RoundProgress(round=res.looks, rounds_planned=0, samples=res.pairs,
-                                   epsilon_lower_bound=float(res.audit.bounds()[0].max()),
-                                   claimed_epsilon=float(epsilons[0]),
+                                   epsilon_lower_bound=float(res.audit.bounds()[0, f]),
+                                   claimed_epsilon=float(epsilons[f]),
                                    elapsed_seconds=time.perf_counter() - t_start,
-                                   claimed_delta=float(deltas[0]) if claim.is_curve else None))
+                                   claimed_delta=float(deltas[f]) if claim.is_curve else None))
 
     settings = dict(claim=claim, claim_given=claim_given, confidence=confidence, entropy=entropy,
                     max_samples=max_samples, time_budget=time_budget, attack=attack, t_start=t_start, kind=kind,
