@@ -82,7 +82,10 @@ class ScalarWitnesses:
 
 
 class DistinguisherWitnesses:
-    """Scores from the package's distinguishers (one run), each fitted on the past pool at each choice."""
+    """Scores from the package's distinguishers (one run), each fitted on the older half of the past pool at each
+    choice (the newer half chooses the event, so that an over-fitted score does not win on its own fit)."""
+
+    fitted = True
 
     def __init__(self, names):
         self.names = tuple(names)
@@ -173,7 +176,13 @@ class _Learner:
             start = stop
             if pairs < RECHOOSE_ALL_UNTIL or pairs >= 1.1 * self.chosen_at:
                 keep0, keep1 = self.past0[:, -SELECTION_CAP:], self.past1[:, -SELECTION_CAP:]
-                self.score = self.witnesses.fit(keep0, keep1)
+                if getattr(self.witnesses, "fitted", False) and keep0.shape[1] >= 20:
+                    # Fitted scores are chosen among on releases they were not fitted on (the older half fits).
+                    h = keep0.shape[1] // 2
+                    self.score = self.witnesses.fit(keep0[:, :h], keep1[:, :h])
+                    keep0, keep1 = keep0[:, h:], keep1[:, h:]
+                else:
+                    self.score = self.witnesses.fit(keep0, keep1)
                 self.choice = _choose(self.score, keep0, keep1, self.audit)
                 self.chosen_at = pairs
         return pairs
