@@ -126,3 +126,9 @@ def test_yaml_audit_stopping_anytime(tmp_path):
     (trial,) = read_trials(out.directory / TRIALS_FILE)
     r = trial["result"]
     assert r["stopping"] == "anytime" and r["verdict"] == "violation" and r["samples"] <= 5000
+
+
+def test_vector_releases_use_fitted_witnesses():
+    # svt_lyu_alg5 (no query noise, no cutoff) releases a vector; the planned audit needs its first round of 2,000.
+    r = dpaudit.audit("svt_lyu_alg5", epsilon=1.0, seed=2, stopping="anytime", max_samples=20_000)
+    assert r.verdict == "violation" and r.output_kind == "vector" and r.samples <= 500
