@@ -276,11 +276,15 @@ class RoundProgress:
         'epsilon >= 0.19 so far (claimed 0.27 at delta 0.0862), 52 s'
         >>> RoundProgress(4, 5, 16_000, 0.93, 1.0, 12.3, samples_planned=20_000, time_budget=60).line()
         'progress: round 4 of 5 finished: 16000 releases per side (budget 20000), epsilon >= 0.93 so far (claimed 1), 12 s of 60 s'
+        >>> RoundProgress(40, 0, 400, 0.05, 0.1, 11.0).line().partition(":")[2][:16]
+        ' look 40 finishe'
         """
         at = "" if self.claimed_delta is None else f" at delta {self.claimed_delta:.3g}"
         budget = "" if self.samples_planned is None else f" (budget {self.samples_planned})"
         of = "" if self.time_budget is None else f" of {self.time_budget:g} s"
-        return (f"progress: round {self.round} of {self.rounds_planned} finished: {self.samples} releases per side"
+        # An anytime audit has no planned rounds (rounds_planned 0): its rounds are looks.
+        done = f"look {self.round}" if self.rounds_planned == 0 else f"round {self.round} of {self.rounds_planned}"
+        return (f"progress: {done} finished: {self.samples} releases per side"
                 f"{budget}, epsilon >= {self.epsilon_lower_bound:.4g} so far (claimed {self.claimed_epsilon:g}{at}), "
                 f"{self.elapsed_seconds:.0f} s{of}")
 

@@ -467,8 +467,10 @@ def cmd_scores(args) -> int:
         in_scores = load_scores(args.in_scores, name=file_label("IN", args.in_scores), min_count=MIN_SCORES)
         out_scores = load_scores(args.out_scores, name=file_label("OUT", args.out_scores), min_count=MIN_SCORES)
         report = audit_scores(in_scores, out_scores, **kw)
-    except KeyboardInterrupt:
-        return _interrupted_whole("score audit")
+    except KeyboardInterrupt as exc:
+        report = getattr(exc, "audit_report", None)  # an anytime score audit reports the looks it finished
+        if report is None:
+            return _interrupted_whole("score audit")
     return _emit(report, args)
 
 

@@ -85,7 +85,7 @@ TABLE_ROWS = 25
 #: The options ``search`` checks itself against :data:`dpaudit.params.SEARCH_OPTIONS`.
 _CHECKED = ("epsilon", "delta", "confidence", "budget", "samples", "max_samples", "time_budget", "finalists",
             "screen_samples", "max_candidates", "attack", "ideal", "estimator", "n_jobs", "backend", "scheduler",
-            "timeout", "keep_drawing")
+            "timeout", "keep_drawing", "stopping")
 
 
 def _audit_function():
@@ -600,6 +600,7 @@ def search(
     grey_box=False,
     traces=1000,
     sensitivity=None,
+    stopping="planned",
 ):
     """Search the declared input domain for the pair that leaks most, then audit it on fresh samples.
 
@@ -672,6 +673,8 @@ def search(
         and the screening ranks a pair that a few traces settle exactly by its
         exact epsilon (:mod:`dpaudit.greybox.screen`), screening the others
         black-box.
+    stopping : {"planned", "anytime"}
+        How the final audit may stop, as :func:`dpaudit.audit`'s ``stopping``.
 
     Returns
     -------
@@ -703,8 +706,8 @@ def search(
     (1, True)
     """
     (epsilon, delta, confidence, budget, samples, max_samples, time_budget, finalists, screen_samples,
-     max_candidates, attack, ideal, estimator, n_jobs, backend, scheduler, timeout, keep_drawing) = SEARCH_OPTIONS.check(
-        locals(), *_CHECKED)
+     max_candidates, attack, ideal, estimator, n_jobs, backend, scheduler, timeout, keep_drawing,
+     final_stopping) = SEARCH_OPTIONS.check(locals(), *_CHECKED)
     from .claims import as_claim
 
     claim_obj = as_claim(claim, epsilon=epsilon, delta=delta)
@@ -746,7 +749,7 @@ def search(
     kwargs = dict(**final_claim, confidence=final_conf, attack=attack, ideal=ideal, estimator=estimator,
                   n_jobs=n_jobs, backend=backend, scheduler=scheduler, timeout=timeout,
                   **({"grey_box": True, "traces": traces, "sensitivity": sensitivity} if grey_box else {}),
-                  **_final_size(samples, max_samples, time_budget,
+                  **_final_size(samples, max_samples, time_budget, stopping=final_stopping,
                                 expect_violation=not early and chosen and chosen[0]["score"] > epsilon),
                   **({"keep_drawing": True} if keep_drawing else {}))
     report = functools.partial(_search_report, tgt, screen, domain=domain, confidence=confidence,
@@ -860,7 +863,7 @@ def _halving(screen: _Screener, fixed, levels, finalists: int) -> list[dict]:
     return pool[:finalists]
 
 
-def _final_size(samples, max_samples, time_budget, *, expect_violation: bool) -> dict[str, Any]:
+def _final_size(samples, max_samples, time_budget, *, expect_violation: bool, stopping="planned") -> dict[str, Any]:
     """The final audit's size keywords: ``samples`` fixes it, else it is sequential, as ``dpaudit audit``'s.
 
     A sequential audit may stop as "converged" when its first rounds see nothing, and a leak that
@@ -873,7 +876,9 @@ def _final_size(samples, max_samples, time_budget, *, expect_violation: bool) ->
     """
     if samples is not None:
         return {"samples": samples}
-    return {"max_samples": max_samples, "time_budget": time_budget, "stop_when_converged": not expect_violation}
+    anytime = {"stopping": "anytime"} if stopping == "anytime" else {}  # the final audit's, as dpaudit audit's
+    return {"max_samples": max_samples, "time_budget": time_budget, "stop_when_converged": not expect_violation,
+            **anytime}
 
 
 def _final_audits(tgt, chosen: list[dict], entropy: int, kwargs: dict, reports: list) -> None:

@@ -326,6 +326,11 @@ AUDIT_OPTIONS = OptionTable([
     Option("time_budget", "real", None, low=0.0, low_inclusive=False, flag="--time-budget", metavar="SEC",
            help="time limit of a sequential audit in seconds; no round starts that would overrun it, and no target "
                 "call starts after it (a round it cuts is dropped)"),
+    Option("stopping", "choice", "planned", choices=("planned", "anytime"), flag="--stopping",
+           metavar="{planned,anytime}",
+           help="how a sequential audit may stop: planned (default: rounds doubling from 2,000 per side, the "
+                "failure probability shared among them) or anytime (batches of 10 per side and a look after each, "
+                "certified by e-processes: valid whenever it stops, often after a few hundred releases)"),
     Option("confidence", "real", 0.95, low=0.0, high=1.0, low_inclusive=False, high_inclusive=False,
            flag="--confidence", metavar="C", help="probability that the bound is valid"),
     Option("seed", "int", None, low=0, flag="--seed", metavar="S", help="seed; drawn and reported when absent"),
@@ -385,11 +390,12 @@ SEARCH_OPTIONS = OptionTable([
     Option("max_candidates", "int", None, low=1, help="pairs screened at most"),
     "samples", "max_samples", "time_budget", "keep_drawing", "confidence", "seed", "attack", "ideal", "estimator",
     "n_jobs", "backend", "scheduler", "timeout", "grey_box", "traces", "sensitivity",
+    "stopping",
 ], base=AUDIT_OPTIONS)
 
 #: :func:`dpaudit.audit_scores`'s options: the claim and the certificate, as for an audit.
 SCORES_OPTIONS = OptionTable([
-    "epsilon", "delta", "claim", "confidence", "seed", "estimator",
+    "epsilon", "delta", "claim", "confidence", "seed", "estimator", "stopping", "max_samples", "time_budget",
     Option("selection_fraction", "real", 0.3, low=0.0, high=1.0, low_inclusive=False, high_inclusive=False,
            help="share of each side's scores that chooses the event; the rest certify it"),
 ], base=AUDIT_OPTIONS)

@@ -74,6 +74,11 @@ def _claim_lines(r) -> list[str]:
 def _sample_lines(r) -> list[str]:
     if r._sides_differ():
         return [f"samples     {r.samples_in} IN and {r.samples_out} OUT (fixed size)"]
+    if getattr(r, "anytime", None) is not None:
+        return [f"samples     {r.samples} per side seen in {r.rounds} looks of an anytime-valid audit "
+                + (f"(budget {r.max_samples})" if r.max_samples is not None else "(until the stream ended)")
+                + f"; stopped: {r._stop_text()}; the bound holds whenever it stops (e-value "
+                f"{r.anytime['e_value']:.3g}, threshold {r.anytime['threshold']:.3g})"]
     if r.stopping_reason == "fixed":
         return [f"samples     {r.samples} per side (fixed size)"]
     lines = [f"samples     {r.samples} per side in {r.rounds} round{'s' * (r.rounds != 1)} of a sequential audit "
@@ -94,6 +99,11 @@ def _sides(r) -> tuple[str, str]:
 
 def _test_blocks(r) -> list[tuple[str, float, list[str]]]:
     """(name, bound, lines) of each test, the one that gave the headline first."""
+    if getattr(r, "anytime", None) is not None:  # events re-chosen along the way: shown, not certified one by one
+        return [("anytime test", r.epsilon_lower_bound,
+                 [f"anytime test  {r.attack} [e-process]: epsilon >= {r.epsilon_lower_bound:.4f}{_at(r)}",
+                  f"  bets      {r.tpr:.4g} and {r.fpr:.4g} of the {r.n_test} pairs bet on fell in the events bet on "
+                  "(D's side first; each event chosen from earlier releases only)"])]
     fp = r.floating_point
     own_float = bool(fp) and fp["attack"] == r.attack  # the float attack was asked for: it is the audit's test
     name = "floating-point test" if own_float else "distribution test"

@@ -94,7 +94,8 @@ _CAL, _TEST = (0,), (1,)  # seed phases of a fixed-size audit (fixed: a seed mus
 
 #: The options ``audit`` checks against :data:`dpaudit.params.AUDIT_OPTIONS` (its one set of rules).
 _CHECKED = ("epsilon", "delta", "confidence", "samples", "max_samples", "time_budget", "attack", "ideal", "n_jobs",
-            "backend", "scheduler", "calibration_fraction", "calibration_cap", "chunk_size", "timeout", "keep_drawing")
+            "backend", "scheduler", "calibration_fraction", "calibration_cap", "chunk_size", "timeout", "keep_drawing",
+            "stopping")
 
 
 def _cal_phase(r: int) -> tuple:
@@ -536,6 +537,7 @@ def audit(
     grey_box=False,
     traces=1000,
     sensitivity=None,
+    stopping="planned",
 ) -> AuditReport:
     """Audit a mechanism on one pair of neighbouring datasets.
 
@@ -631,6 +633,15 @@ def audit(
     sensitivity : float, optional
         Declared sensitivity the grey-box analysis checks the noise locations'
         moves against (default: a built-in mechanism's own).
+    stopping : {"planned", "anytime"}
+        How a sequential audit may stop.  ``"planned"``: rounds doubling from
+        2,000 releases per side (200 for a per-call target), the failure
+        probability shared among them.  ``"anytime"``: batches of 10 per side
+        and a look after each, certified by e-processes, so the bound holds
+        whenever the audit stops (Ctrl-C and the time budget included); it
+        catches gross violations after tens to hundreds of releases, runs no
+        floating-point attacks and reports no privacy profile (see
+        ``docs/sequential.md``).  It takes no ``samples``.
 
     Returns
     -------
@@ -664,7 +675,8 @@ def audit(
                               sensitivity=sensitivity, **options)
     t_start = time.perf_counter()
     (epsilon, delta, confidence, samples, max_samples, time_budget, attack, ideal, n_jobs, backend, scheduler,
-     calibration_fraction, calibration_cap, chunk_size, timeout, keep_drawing) = AUDIT_OPTIONS.check(locals(), *_CHECKED)
+     calibration_fraction, calibration_cap, chunk_size, timeout, keep_drawing,
+     stopping) = AUDIT_OPTIONS.check(locals(), *_CHECKED)
     claim_given = claim
     claim, cert, est = resolve_claim(claim, epsilon, delta, estimator)
     # The point the per-delta extras (GDP event, sequential planning) start from: the claim's
@@ -683,6 +695,11 @@ def audit(
         exc.audit_report = None  # interrupted in the target's first call: nothing drawn, nothing certified
         raise
     chunk_size, calibration_cap = memory_limits(release_bytes(probe), chunk_size, calibration_cap)
+    if stopping == "anytime":
+        return _anytime(tgt, pair, probe, claim, claim_given, est, samples, confidence=confidence, entropy=entropy,
+                        max_samples=max_samples, time_budget=time_budget, attack=attack, n_jobs=n_jobs,
+                        backend=backend, scheduler=scheduler, chunk_size=chunk_size, timeout=timeout,
+                        t_start=t_start, on_round=on_round)
     plan, tracker, max_samples = _plan(samples, max_samples, time_budget, vectorised=vectorised,
                                        calibration_fraction=calibration_fraction, calibration_cap=calibration_cap,
                                        epsilon=epsilon, delta=delta, confidence=confidence,
@@ -714,6 +731,37 @@ def audit(
         sampler.close()
     report = run.report(tgt, sampler.shape, **settings)
     notes = [n for n in (replaced_record_note(claim, *pair) or non_neighbour_note(*pair), ceiling_note(report)) if n]
+    return replace(report, notes=[*report.notes, *notes]) if notes else report
+
+
+def _anytime(tgt, pair, probe, claim, claim_given, est, samples, *, confidence, entropy, max_samples, time_budget,
+             attack, n_jobs, backend, scheduler, chunk_size, timeout, t_start, on_round):
+    """The anytime-valid audit (:mod:`dpaudit.auditor.anytime_report`) on the package's sampler."""
+    from .anytime_report import anytime_audit
+
+    if samples is not None:
+        raise ParameterValueError("stopping: an anytime audit (--stopping anytime) takes no samples; give "
+                                  "max_samples (and time_budget) instead")
+
+    if est.name != "clopper-pearson":
+        raise ParameterValueError(f"estimator: an anytime audit is certified by e-processes; got {est.name!r} "
+                                  "(leave estimator out, or use stopping='planned')")
+    vectorised = bool(getattr(tgt, "vectorised", False))
+    if max_samples is None:
+        max_samples = DEFAULT_SAMPLES_VECTORISED if vectorised else DEFAULT_SAMPLES_PER_CALL
+    kind = output_kind(np.asarray(probe))
+    sampler = Sampler(tgt, pair, entropy=entropy, chunk_size=chunk_size, n_jobs=all_cores(n_jobs), timeout=timeout,
+                      progress=False, in_process=_is_builtin(tgt), executor=Executor(all_cores(n_jobs), backend,
+                                                                                      scheduler),
+                      deadline=_deadline(time_budget, t_start), shape=probe.shape[1:])
+    try:
+        report = anytime_audit(sampler, tgt, claim=claim, claim_given=claim_given, confidence=confidence,
+                               entropy=entropy, max_samples=max_samples, time_budget=time_budget, attack=attack,
+                               t_start=t_start, deadline=_deadline(time_budget, t_start), kind=kind, probe=probe,
+                               on_round=on_round)
+    finally:
+        sampler.close()
+    notes = [n for n in (replaced_record_note(claim, *pair) or non_neighbour_note(*pair),) if n]
     return replace(report, notes=[*report.notes, *notes]) if notes else report
 
 

@@ -103,6 +103,11 @@ class AuditReport:
     grey_box: dict | None = None
     #: "grey-box" (the exact upper bound exceeds the claim), "black-box" (a certified lower bound does), or None.
     violation_source: str | None = None
+    #: "planned" (rounds fixed before drawing) or "anytime" (e-processes: the bound holds at every look).
+    stopping: str = "planned"
+    #: An anytime audit's stream: ``valid_at_any_time``, ``releases_seen``, ``looks``, ``batch``, ``e_value``
+    #: (at the reported point of the claim), ``threshold`` (1/alpha, shared among the points tested), ...; else None.
+    anytime: dict | None = None
 
     def __post_init__(self):
         if not isinstance(self.roc, RocCurve):

@@ -25,6 +25,7 @@ import numpy as np
 
 from .._rng import as_seed_sequence, seed_entropy
 from ..datasets import load_scores
+from ..exceptions import ParameterValueError
 from ..params import SCORES_OPTIONS
 from ..stats.estimators import HeldOutCounts
 from ..stats.score_metrics import score_metrics
@@ -49,8 +50,9 @@ def split_scores_at_random(scores: np.ndarray, fraction: float, rng: np.random.G
     return scores[perm[:k]], scores[perm[k:]]
 
 
-def audit_scores(in_scores, out_scores, *, epsilon=None, delta=0.0, claim=None, confidence=0.95, seed=None,
-                 estimator="clopper-pearson", selection_fraction=0.3) -> AuditReport:
+def audit_scores(in_scores, out_scores=None, *, epsilon=None, delta=0.0, claim=None, confidence=0.95, seed=None,
+                 estimator="clopper-pearson", selection_fraction=0.3, stopping="planned", max_samples=None,
+                 time_budget=None) -> AuditReport:
     """Certify an epsilon lower bound from attack scores: higher means "more likely IN".
 
     Parameters
@@ -68,6 +70,13 @@ def audit_scores(in_scores, out_scores, *, epsilon=None, delta=0.0, claim=None, 
         The certificate, as for :func:`dpaudit.audit`.
     selection_fraction : float
         Share of each side that chooses the event; the rest certify it (each part at least 10 scores).
+    stopping : {"planned", "anytime"}
+        ``"anytime"``: bet on the scores as a stream of (IN, OUT) pairs, a look every 10, and stop on a
+        certified violation (:mod:`dpaudit.auditor.anytime_scores`; arrays are paired after a seeded
+        shuffle, the surplus of the longer side unused).  Given an iterator of pairs as ``in_scores``
+        and no ``out_scores``, the audit is anytime whatever ``stopping`` says.
+    max_samples, time_budget
+        An anytime score audit's budget: most pairs read, seconds (default: the whole stream).
 
     Returns
     -------
@@ -86,7 +95,14 @@ def audit_scores(in_scores, out_scores, *, epsilon=None, delta=0.0, claim=None, 
     'violation'
     """
     t_start = time.perf_counter()
-    confidence, fraction = SCORES_OPTIONS.check(locals(), "confidence", "selection_fraction")
+    confidence, fraction, stopping = SCORES_OPTIONS.check(locals(), "confidence", "selection_fraction", "stopping")
+    if stopping != "anytime" and out_scores is not None and (max_samples is not None or time_budget is not None):
+        raise ParameterValueError("max_samples/time_budget: a score audit takes them only with stopping='anytime' "
+                                  "(--stopping anytime); the planned one certifies all the scores at once")
+    if out_scores is None or stopping == "anytime":
+        return _anytime_scores(in_scores, out_scores, epsilon=epsilon, delta=delta, claim=claim,
+                               confidence=confidence, seed=seed, estimator=estimator, max_samples=max_samples,
+                               time_budget=time_budget)
     s_in = load_scores(in_scores, name="in_scores", min_count=MIN_SCORES)
     s_out = load_scores(out_scores, name="out_scores", min_count=MIN_SCORES)
     claim_given = claim
@@ -117,6 +133,35 @@ def audit_scores(in_scores, out_scores, *, epsilon=None, delta=0.0, claim=None, 
         report.notes.append(f"{len(s_in)} IN scores and {len(s_out)} OUT scores; {len(held_in)} and "
                             f"{len(held_out)} of them certify")
     return report
+
+
+def _anytime_scores(in_scores, out_scores, *, epsilon, delta, claim, confidence, seed, estimator, max_samples,
+                    time_budget):
+    """``audit_scores`` as a stream (:func:`~dpaudit.auditor.anytime_scores.audit_score_stream`)."""
+    from .anytime_scores import audit_score_stream
+
+    if estimator != "clopper-pearson":
+        raise ParameterValueError(f"estimator: an anytime score audit is certified by e-processes; got {estimator!r}")
+    claim_given = claim
+    claim, _, _ = resolve_claim(claim, epsilon, delta, "clopper-pearson")
+    entropy = seed_entropy(as_seed_sequence(seed))
+    if out_scores is None:
+        if isinstance(in_scores, (str, bytes, np.ndarray, list, tuple)) or not hasattr(in_scores, "__iter__"):
+            raise ParameterValueError("out_scores: required, unless in_scores is an iterator of (IN, OUT) score "
+                                      "pairs (a stream)")
+        pairs = in_scores
+    else:
+        s_in = load_scores(in_scores, name="in_scores", min_count=1)
+        s_out = load_scores(out_scores, name="out_scores", min_count=1)
+        rng = np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=(_SPLIT_STREAM,)))
+        n = min(len(s_in), len(s_out))
+        pairs = zip(rng.permutation(s_in)[:n], rng.permutation(s_out)[:n])
+    if max_samples is not None:
+        max_samples = SCORES_OPTIONS.check({"max_samples": max_samples}, "max_samples")[0]
+    if time_budget is not None:
+        time_budget = SCORES_OPTIONS.check({"time_budget": time_budget}, "time_budget")[0]
+    return audit_score_stream(pairs, claim=claim, claim_given=claim_given, confidence=confidence, entropy=entropy,
+                              max_samples=max_samples, time_budget=time_budget)
 
 
 def _spec(given, claim):

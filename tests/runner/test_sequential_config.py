@@ -19,7 +19,8 @@ def _cfg(audit):
 def test_samples_defaults_to_auto_and_accepts_integer_forms():
     assert load_config(_cfg({})).resolved["audit"] == {"samples": "auto", "max_samples": None, "time_budget": None,
                                                        "keep_drawing": False, "attack": "auto", "ideal": False,
-                                                       "claim": None, "grey_box": False, "traces": 1000}
+                                                       "claim": None, "grey_box": False, "traces": 1000,
+                                                       "stopping": "planned"}
     assert load_config(_cfg({"samples": "1e4"})).resolved["audit"]["samples"] == 10_000  # YAML reads 1e4 as text
     assert load_config(_cfg({"samples": None, "max_samples": 5000})).resolved["audit"]["max_samples"] == 5000
 

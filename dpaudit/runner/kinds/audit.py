@@ -32,7 +32,7 @@ __all__ = ["build_mechanism", "BuiltMechanism", "seed_int", "audit_size", "check
 
 #: The ``audit:`` keys: rows of dpaudit.audit's option table, with the YAML wording of the sample size.
 AUDIT_KEYS = ("samples", "max_samples", "time_budget", "keep_drawing", "attack", "ideal", "claim", "grey_box",
-              "traces")
+              "traces", "stopping")
 YAML_HELP = {
     "samples": {"help": "'auto' (or null): a sequential audit; an integer: a fixed-size audit of that many "
                         "releases per dataset"},
@@ -216,6 +216,7 @@ def run_trial(config: dict, mechanism: dict, seed) -> dict:
         estimator=est["name"],
         n_jobs=1,
         **({"grey_box": True, "traces": config["audit"]["traces"]} if config["audit"].get("grey_box") else {}),
+        **({"stopping": "anytime"} if config["audit"].get("stopping") == "anytime" else {}),
     )
     report = audit(built.target, built.dataset, built.neighbor, **kwargs)
     out = jsonable(report.to_dict() if hasattr(report, "to_dict") else report)
