@@ -67,6 +67,12 @@ def _fit_numbers(v0: np.ndarray, v1: np.ndarray, *, per_cube_root: float, max_bi
     return centres, lr[first]
 
 
+def _by_cell(ids: np.ndarray, n_cells: int) -> tuple[np.ndarray, np.ndarray]:
+    """(rows sorted by cell id, where each cell's rows start): cell ``c``'s rows are ``order[start[c]:start[c + 1]]``."""
+    order = np.argsort(ids, kind="stable")
+    return order, np.searchsorted(ids[order], np.arange(n_cells + 1))
+
+
 class CellValuesScore:
     """Per cell (pattern of special values), its count log ratio plus per-coordinate fitted log density ratios.
 
@@ -127,12 +133,13 @@ class CellValuesScore:
             k0, k1 = row_keys(codes0[:, cols], r), row_keys(codes1[:, cols], r)
             index, c0, c1 = KeyIndex.counted(k0, k1, r)
             lr = log_ratio(c0, n0, c1, n1)
-            ids0, ids1 = index.lookup(k0), index.lookup(k1)
+            # Each side's rows sorted by cell once: a cell's rows are one slice (thousands of cells cost one sort).
+            (order0, bounds0), (order1, bounds1) = (_by_cell(index.lookup(k), len(index.keys)) for k in (k0, k1))
             curves = {}
             for cell in np.flatnonzero((c0 >= self.min_numbers) & (c1 >= self.min_numbers)):
-                in0, in1 = ids0 == cell, ids1 == cell
-                row0 = int(np.argmax(in0))
-                for j in cols[codes0[row0, cols] == 0]:  # the coordinates holding a number in this cell
+                in0 = order0[bounds0[cell]:bounds0[cell + 1]]
+                in1 = order1[bounds1[cell]:bounds1[cell + 1]]
+                for j in cols[codes0[in0[0], cols] == 0]:  # the coordinates holding a number in this cell
                     curve = _fit_numbers(a[j][in0].astype(float), b[j][in1].astype(float),
                                          per_cube_root=self.per_cube_root, max_bins=self.max_bins,
                                          tail_count=self.tail_count, z=self.z)
@@ -157,11 +164,9 @@ class CellValuesScore:
             out += np.where(ids >= 0, lr[np.maximum(ids, 0)], 0.0)
             if not curves:
                 continue
-            order = np.argsort(ids, kind="stable")
-            sorted_ids = ids[order]
+            order, start = _by_cell(ids, len(index.keys))
             for (cell, j), (centres, values) in curves.items():
-                lo, hi = np.searchsorted(sorted_ids, [cell, cell + 1])
-                rows = order[lo:hi]
+                rows = order[start[cell]:start[cell + 1]]
                 out[rows] += np.interp(cols[j][rows].astype(float), centres, values)
         for j, (centres, values) in self.plain.items():
             out += np.interp(cols[j].astype(float), centres, values)
