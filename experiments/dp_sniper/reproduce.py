@@ -14,8 +14,8 @@ bound, the verdict and the wall time of the audit, with a last line counting
 the rows at or above the published bound.
 
 ``--runs R`` repeats the experiment with seeds ``--seed``, ``--seed + 1``, ...
-(each run in its own folder, ``..._run1`` and so on) and writes
-``shares.md`` beside them: per row, its ceiling at that size (the YAML's
+(each run in its own folder, ``<name>_seed<seed>``) and writes a ``table.md``
+in ``<name>_shares_<size>`` beside them: per row, its ceiling at that size (the YAML's
 ``reference.ceiling_<size>``, from ``ceiling.py``), each run's bound and its
 share of the ceiling, the mean share, how many runs reach 98% of it, and the
 wall time of each run.
@@ -168,7 +168,8 @@ def main(argv: list[str] | None = None) -> int:
     sizes = sorted({int(n) for n in config["sweep"]["parameters"]["audit.samples"]})
     for n in sizes:
         text = shares(config, runs, n)
-        target = Path(args.out) / f"{base}_shares_{n:.0e}.md".replace("+0", "").replace("+", "")
+        target = Path(args.out) / f"{base}_shares_{n:.0e}".replace("+0", "").replace("+", "") / "table.md"
+        target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(text)
         print(text)
         print(f"(shares written to {target})", file=sys.stderr)
