@@ -38,13 +38,17 @@ HERE = Path(__file__).resolve().parent
 _trapezoid = getattr(np, "trapezoid", None) or np.trapz
 
 
+#: Most distinct releases for estimated outcome probabilities: SVT6 (no cutoff) has 2^10 status patterns.
+MAX_OUTCOMES = 2048
+
+
 def outcome_probabilities(mech, d, d2, n: int, seed: int) -> tuple[np.ndarray, np.ndarray] | None:
     """(P(outcome | D), P(outcome | D')) over the outcomes seen, or None when releases are not discrete."""
     rng = np.random.default_rng(seed)
     probs = []
     keys = {}
     probe = np.asarray(mech(d, size=100_000, rng=rng)).reshape(100_000, -1)
-    if len(np.unique(probe, axis=0)) > 1000:
+    if len(np.unique(probe, axis=0)) > MAX_OUTCOMES:
         return None
     for data in (d, d2):
         x = np.asarray(mech(data, size=n, rng=rng)).reshape(n, -1)
@@ -53,7 +57,7 @@ def outcome_probabilities(mech, d, d2, n: int, seed: int) -> tuple[np.ndarray, n
             rows = values.reshape(-1, 1)
         else:
             rows, counts = np.unique(x, axis=0, return_counts=True)
-        if len(rows) > 1000:
+        if len(rows) > MAX_OUTCOMES:
             return None
         probs.append({row.tobytes(): c / n for row, c in zip(rows, counts)})
         keys.update(dict.fromkeys(probs[-1]))
