@@ -159,3 +159,17 @@ def test_ordered_bins_keep_their_order():
     noisy0, noisy1 = np.array([0.3, 0.33, 0.37]), np.array([0.34, 0.28, 0.38])  # the middle bin looks best
     assert ceiling.best_event_bound(noisy0, noisy1, 10**6, 0.9, ordered=True) < ceiling.best_event_bound(
         noisy0, noisy1, 10**6, 0.9)
+
+
+def test_exact_svt_pattern_probabilities_match_the_releases():
+    """Algorithm 6 (no cutoff): the probability of every status pattern against releases (4 queries: 16 patterns)."""
+    ceiling = _ceiling_module()
+    mech = get_mechanism("svt_lyu_alg6", epsilon=0.5, threshold=1.0, n_queries=4, answers=True)
+    d, d2 = mech.neighbouring_pair()
+    p0, p1 = ceiling.exact_svt_pattern_probabilities(mech, d, d2)
+    assert p0.sum() == pytest.approx(1.0) and len(p0) == 16
+    n = 200_000
+    for data, p, seed in ((d, p0, 7), (d2, p1, 8)):
+        out = np.asarray(mech(data, size=n, rng=seed))
+        code = (out == 1) @ (1 << np.arange(4))  # bit k of the pattern: query k above
+        assert stats.chisquare(np.bincount(code, minlength=16), p * n).pvalue > ALPHA

@@ -97,6 +97,36 @@ def exact_svt_probabilities(mech, d, d2) -> tuple[np.ndarray, np.ndarray] | None
     return out[0], out[1]
 
 
+def exact_svt_pattern_probabilities(mech, d, d2, n_grid: int = 40_001) -> tuple[np.ndarray, np.ndarray] | None:
+    """Exact probabilities of every status pattern of a sparse-vector variant without a cutoff (Algorithm 6),
+    or None for other mechanisms.
+
+    Given the threshold noise rho the queries answer independently, so P(pattern) = E_rho[prod_k
+    (1 - F_k(T + rho) if k is above else F_k(T + rho))]: 2^m products on one grid of rho.  Estimated
+    from 10^7 releases the 1,024 patterns' rare ones read as large ratios and lifted the ceiling.
+    """
+    needed = ("rho_scale", "nu_scale", "threshold", "_prepare")
+    if not all(hasattr(mech, a) for a in needed) or getattr(mech, "_has_cutoff", True):
+        return None
+    if getattr(mech, "_releases_values", True) or mech.nu_scale <= 0 or mech.n_queries > 12:
+        return None
+    from scipy.stats import laplace
+
+    half = 40 * max(mech.rho_scale, mech.nu_scale)
+    r = np.linspace(-half, half, n_grid)
+    w = laplace.pdf(r, scale=mech.rho_scale)
+    out = []
+    for data in (d, d2):
+        q = np.asarray(mech._prepare(data), dtype=float)
+        below = laplace.cdf((mech.threshold + r[None, :] - q[:, None]) / mech.nu_scale)
+        probs = np.ones((1, len(r)))
+        for k in range(len(q)):  # pattern bit k: 0 below, 1 above
+            probs = np.concatenate([probs * below[k], probs * (1.0 - below[k])])
+        p = _trapezoid(probs * w, r, axis=1)
+        out.append(p / p.sum())
+    return out[0], out[1]
+
+
 def exact_svt_value_probabilities(mech, d, d2, n_grid: int = 400_001, cells: int = 4000):
     """Exact outcome probabilities of a sparse-vector variant with cutoff 1 that releases the noisy
     value of its above answer (Lyu et al.'s Algorithm 3): the position i of the first above and the
@@ -374,6 +404,7 @@ def main(argv=None) -> None:
         mech = get_mechanism(entry["mechanism"], **entry["params"])
         d, d2 = mech.neighbouring_pair()
         probs = (exact_svt_probabilities(mech, d, d2) or exact_svt_value_probabilities(mech, d, d2)
+                 or exact_svt_pattern_probabilities(mech, d, d2)
                  or exact_bit_probabilities(mech, d, d2)
                  or exact_cdf_probabilities(mech, d, d2))
         ordered = False
