@@ -123,3 +123,53 @@ def test_exact_rappor_and_cdf_probabilities_match_the_releases():
         bin_of = np.searchsorted(cum, cdf_at, side="left")
         observed = np.bincount(group[np.minimum(bin_of, len(p) - 1)], minlength=len(expected))
         assert stats.chisquare(observed, expected).pvalue > ALPHA
+
+
+@pytest.mark.parametrize("name, params", [("svt34_parallel", dict(epsilon=0.1, c=2, threshold=1.0, n_queries=10)),
+                                          ("prefix_sum", dict(epsilon=0.1, n_queries=10)),
+                                          ("laplace_parallel", dict(epsilon=0.1, n_parallel=20))])
+def test_exact_log_ratios_are_likelihood_ratios(name, params):
+    """A log likelihood ratio r of D against D' has E_D'[e^r] = E_D[e^-r] = 1 (a wrong density breaks it):
+    each mean within 4.5 standard errors of 1 (a false failure once in 10^5 runs; the seeds are fixed)."""
+    ceiling = _ceiling_module()
+    mech = get_mechanism(name, **params)
+    d, d2 = mech.neighbouring_pair()
+    llr = ceiling.laplace_log_ratio(mech, d, d2) or ceiling.svt34_log_ratio(mech, d, d2, n_grid=50_001)
+    n = 100_000
+    for data, sign, seed in ((d2, 1.0, 5), (d, -1.0, 6)):
+        w = np.exp(sign * llr(np.asarray(mech(data, size=n, rng=seed))))
+        assert abs(w.mean() - 1.0) < 4.5 * w.std() / np.sqrt(n) + 1e-4, (name, w.mean())
+
+
+def test_laplace_log_ratio_is_the_laplace_densities():
+    ceiling = _ceiling_module()
+    mech = get_mechanism("histogram_scale_bug", epsilon=0.1, n_bins=5, answers=True)
+    d, d2 = mech.neighbouring_pair()
+    x = np.array([[0.3, 1.0, 0.9, 1.2, 1.0], [-2.0, 1.0, 1.0, 1.0, 1.0]])
+    exact = (stats.laplace.logpdf(x, loc=d, scale=0.1) - stats.laplace.logpdf(x, loc=d2, scale=0.1)).sum(axis=1)
+    assert np.allclose(ceiling.laplace_log_ratio(mech, d, d2)(x), exact)
+
+
+def test_ordered_bins_keep_their_order():
+    """Bins already in likelihood-ratio order give the same ceiling ordered or sorted; a bin whose estimated
+    ratio is out of order by noise is not moved when ordered (no optimism from the estimate)."""
+    ceiling = _ceiling_module()
+    p0, p1 = np.array([0.2, 0.3, 0.5]), np.array([0.4, 0.3, 0.3])
+    assert ceiling.best_event_bound(p0, p1, 10**6, 0.9, ordered=True) == ceiling.best_event_bound(p0, p1, 10**6, 0.9)
+    noisy0, noisy1 = np.array([0.3, 0.33, 0.37]), np.array([0.34, 0.28, 0.38])  # the middle bin looks best
+    assert ceiling.best_event_bound(noisy0, noisy1, 10**6, 0.9, ordered=True) < ceiling.best_event_bound(
+        noisy0, noisy1, 10**6, 0.9)
+
+
+def test_exact_svt_pattern_probabilities_match_the_releases():
+    """Algorithm 6 (no cutoff): the probability of every status pattern against releases (4 queries: 16 patterns)."""
+    ceiling = _ceiling_module()
+    mech = get_mechanism("svt_lyu_alg6", epsilon=0.5, threshold=1.0, n_queries=4, answers=True)
+    d, d2 = mech.neighbouring_pair()
+    p0, p1 = ceiling.exact_svt_pattern_probabilities(mech, d, d2)
+    assert p0.sum() == pytest.approx(1.0) and len(p0) == 16
+    n = 200_000
+    for data, p, seed in ((d, p0, 7), (d2, p1, 8)):
+        out = np.asarray(mech(data, size=n, rng=seed))
+        code = (out == 1) @ (1 << np.arange(4))  # bit k of the pattern: query k above
+        assert stats.chisquare(np.bincount(code, minlength=16), p * n).pvalue > ALPHA

@@ -186,8 +186,8 @@ class _Test:
 
 #: Rough relative cost of fitting each distinguisher on wide vectors (measured at 50,000 releases of
 #: 200 bits): the candidate pool starts the costliest first.  Only the order of work depends on it.
-FIT_COST = {"mixed": 5, "binned-logistic": 4, "pattern-cells": 4, "density-ratio-sum": 3, "likelihood-ratio": 3,
-            "naive-bayes": 2, "innovation-sign-sum": 2, "coordinate": 1, "sign-sum": 1}
+FIT_COST = {"mixed": 5, "binned-logistic": 4, "pattern-cells": 4, "cell-values": 4, "density-ratio-sum": 3,
+            "likelihood-ratio": 3, "naive-bayes": 2, "innovation-sign-sum": 2, "coordinate": 1, "sign-sum": 1}
 
 
 def choose_test(names, pool, *, cert=None, delta=None, confidence, full: bool, n_test: int = 0,

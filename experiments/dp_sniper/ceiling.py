@@ -38,13 +38,17 @@ HERE = Path(__file__).resolve().parent
 _trapezoid = getattr(np, "trapezoid", None) or np.trapz
 
 
+#: Most distinct releases for estimated outcome probabilities: SVT6 (no cutoff) has 2^10 status patterns.
+MAX_OUTCOMES = 2048
+
+
 def outcome_probabilities(mech, d, d2, n: int, seed: int) -> tuple[np.ndarray, np.ndarray] | None:
     """(P(outcome | D), P(outcome | D')) over the outcomes seen, or None when releases are not discrete."""
     rng = np.random.default_rng(seed)
     probs = []
     keys = {}
     probe = np.asarray(mech(d, size=100_000, rng=rng)).reshape(100_000, -1)
-    if len(np.unique(probe, axis=0)) > 1000:
+    if len(np.unique(probe, axis=0)) > MAX_OUTCOMES:
         return None
     for data in (d, d2):
         x = np.asarray(mech(data, size=n, rng=rng)).reshape(n, -1)
@@ -53,7 +57,7 @@ def outcome_probabilities(mech, d, d2, n: int, seed: int) -> tuple[np.ndarray, n
             rows = values.reshape(-1, 1)
         else:
             rows, counts = np.unique(x, axis=0, return_counts=True)
-        if len(rows) > 1000:
+        if len(rows) > MAX_OUTCOMES:
             return None
         probs.append({row.tobytes(): c / n for row, c in zip(rows, counts)})
         keys.update(dict.fromkeys(probs[-1]))
@@ -90,6 +94,36 @@ def exact_svt_probabilities(mech, d, d2) -> tuple[np.ndarray, np.ndarray] | None
         first = below_before[:-1] * (1.0 - cdf)
         probs = np.r_[[_trapezoid(w * f, r) for f in first], _trapezoid(w * below_before[-1], r)]
         out.append(probs / probs.sum())
+    return out[0], out[1]
+
+
+def exact_svt_pattern_probabilities(mech, d, d2, n_grid: int = 40_001) -> tuple[np.ndarray, np.ndarray] | None:
+    """Exact probabilities of every status pattern of a sparse-vector variant without a cutoff (Algorithm 6),
+    or None for other mechanisms.
+
+    Given the threshold noise rho the queries answer independently, so P(pattern) = E_rho[prod_k
+    (1 - F_k(T + rho) if k is above else F_k(T + rho))]: 2^m products on one grid of rho.  Estimated
+    from 10^7 releases the 1,024 patterns' rare ones read as large ratios and lifted the ceiling.
+    """
+    needed = ("rho_scale", "nu_scale", "threshold", "_prepare")
+    if not all(hasattr(mech, a) for a in needed) or getattr(mech, "_has_cutoff", True):
+        return None
+    if getattr(mech, "_releases_values", True) or mech.nu_scale <= 0 or mech.n_queries > 12:
+        return None
+    from scipy.stats import laplace
+
+    half = 40 * max(mech.rho_scale, mech.nu_scale)
+    r = np.linspace(-half, half, n_grid)
+    w = laplace.pdf(r, scale=mech.rho_scale)
+    out = []
+    for data in (d, d2):
+        q = np.asarray(mech._prepare(data), dtype=float)
+        below = laplace.cdf((mech.threshold + r[None, :] - q[:, None]) / mech.nu_scale)
+        probs = np.ones((1, len(r)))
+        for k in range(len(q)):  # pattern bit k: 0 below, 1 above
+            probs = np.concatenate([probs * below[k], probs * (1.0 - below[k])])
+        p = _trapezoid(probs * w, r, axis=1)
+        out.append(p / p.sum())
     return out[0], out[1]
 
 
@@ -176,10 +210,147 @@ def exact_cdf_probabilities(mech, d, d2, n_bins: int = 200_000) -> tuple[np.ndar
     return out[0], out[1]
 
 
+def laplace_log_ratio(mech, d, d2):
+    """``x -> log p_D(x) / p_D'(x)`` for releases of independent Laplace noise on each answer (the Laplace
+    mechanism, the noisy histograms, Laplace in parallel, prefix sums through their differences), or None.
+
+    The histograms' and the Laplace mechanism's noise is discrete Laplace on a fine grid, whose ratio at a
+    grid point is the continuous one's, ``exp((|x - q'| - |x - q|) / b)``.  ``d`` and ``d2`` are query
+    answers (``answers=True``, as in DP-Sniper's table).
+    """
+    names = {"laplace", "noisy_histogram", "histogram_scale_bug", "laplace_parallel", "prefix_sum"}
+    if getattr(mech, "name", None) not in names:
+        return None
+    b = 1.0 / mech.epsilon if mech.name == "prefix_sum" else float(mech.scale)
+    q, q2 = (np.atleast_1d(np.asarray(data, float)).ravel() for data in (d, d2))  # DP-Sniper's pairs are answers
+
+    def llr(x):
+        x = np.asarray(x, float).reshape(len(x), -1)
+        if mech.name == "prefix_sum":
+            x = np.diff(x, axis=1, prepend=0.0)
+        return ((np.abs(x - q2) - np.abs(x - q)) / b).sum(axis=1)
+
+    return llr
+
+
+def svt34_log_ratio(mech, d, d2, n_grid: int = 200_001):
+    """``x -> log p_D(x) / p_D'(x)`` for SVT34Parallel (Lyu et al.'s Algorithms 3 and 4 side by side), or None.
+
+    Algorithm 3's part: with above answers at positions A (at most c) carrying values v_A and the
+    queries before the last one considered below, its density is
+    ``prod_A f_nu(v_i - q_i) * G_A(min_A v_i - T)`` with ``G_A(r)`` the integral over rho <= r of
+    ``f_rho(rho) prod_below F_nu(T + rho - q_k)`` (tabulated per pattern on one grid of rho);
+    Algorithm 4's part is a pattern of statuses whose probability is the same integral with
+    ``1 - F_nu`` for the above answers.  The parts' noises are independent, so the ratios multiply.
+    """
+    if getattr(mech, "name", None) != "svt34_parallel":
+        return None
+    from itertools import combinations
+
+    from scipy.integrate import cumulative_trapezoid
+    from scipy.stats import laplace
+
+    alg3, alg4 = mech._parts()
+    m, c, t = mech.n_queries, mech.c, mech.threshold
+    patterns = [a for k in range(c + 1) for a in combinations(range(m), k)]
+    q_of = [np.asarray(mech._prepare(data), float) for data in (d, d2)]
+
+    def grid(part):
+        half = 40 * max(part.rho_scale, part.nu_scale)
+        r = np.linspace(-half, half, n_grid)
+        return r, laplace.pdf(r, scale=part.rho_scale)
+
+    def below(part, q, r, pattern):
+        last = pattern[-1] if len(pattern) == c else m - 1
+        rows = [k for k in range(last + 1) if k not in pattern]
+        return np.prod(laplace.cdf((t + r[None, :] - q[rows, None]) / part.nu_scale), axis=0) if rows else 1.0
+
+    r3, w3 = grid(alg3)
+    tables3 = []  # per side: pattern -> log G_A on r3 (or a constant for no above answer)
+    for q in q_of:
+        tab = {}
+        for a in patterns:
+            h = w3 * below(alg3, q, r3, a)
+            tab[a] = np.log(np.maximum(cumulative_trapezoid(h, r3, initial=0.0), 1e-300)) if a else \
+                float(np.log(_trapezoid(h, r3)))
+        tables3.append(tab)
+    r4, w4 = grid(alg4)
+    logp4 = []
+    for q in q_of:
+        tab = {}
+        for a in patterns:
+            above = np.prod(1.0 - laplace.cdf((t + r4[None, :] - q[list(a), None]) / alg4.nu_scale), axis=0) \
+                if a else 1.0
+            tab[a] = float(np.log(max(_trapezoid(w4 * below(alg4, q, r4, a) * above, r4), 1e-300)))
+        logp4.append(tab)
+
+    def key(status):
+        return tuple(int(k) for k in np.flatnonzero(status == 1))
+
+    def llr(x):
+        x = np.asarray(x, float)
+        out = np.zeros(len(x))
+        s3, v3, s4 = x[:, :m], x[:, m:2 * m], x[:, 2 * m:]
+        keys3 = (s3 == 1) @ (1 << np.arange(m))
+        keys4 = (s4 == 1) @ (1 << np.arange(m))
+        for code in np.unique(keys3):
+            rows = keys3 == code
+            a = key(s3[np.argmax(rows)])
+            if a:
+                vals = v3[rows][:, list(a)]
+                lo = vals.min(axis=1) - t
+                for side, sign in ((0, 1.0), (1, -1.0)):
+                    q = q_of[side]
+                    part = np.interp(lo, r3, tables3[side][a]) + laplace.logpdf(
+                        (vals - q[list(a)]) / alg3.nu_scale).sum(axis=1)
+                    out[rows] += sign * part
+            else:
+                out[rows] += tables3[0][a] - tables3[1][a]
+        for code in np.unique(keys4):
+            rows = keys4 == code
+            a = key(s4[np.argmax(rows)])
+            out[rows] += logp4[0][a] - logp4[1][a]
+        return out
+
+    return llr
+
+
+def held_out_ratio_probabilities(mech, d, d2, llr, n: int, seed: int, bins: int = 20_000, chunk: int = 1_000_000):
+    """(P(bin | D), P(bin | D')) over bins of the exact log ratio ``llr`` of fresh releases, in ratio order.
+
+    Each release's exact log likelihood ratio is computed and the releases are
+    counted in ``bins`` bins of it (quantile edges of a first chunk, atoms kept
+    whole): the best events are unions of the top (or bottom) bins, so only the
+    probabilities are estimated, not the order (``ordered`` in :func:`best_event_bound`).
+    """
+    rng = np.random.default_rng(seed)
+    probe = np.concatenate([llr(np.asarray(mech(data, size=min(n, chunk), rng=rng))) for data in (d, d2)])
+    edges = np.unique(np.quantile(probe, np.linspace(0, 1, bins + 1)[1:-1]))
+    own, other = [], []  # per side: counts per bin; sums of the other side's weight per bin
+    for side, data in enumerate((d, d2)):
+        counts, weights = np.zeros(len(edges) + 1), np.zeros(len(edges) + 1)
+        left = n
+        while left > 0:
+            k = min(chunk, left)
+            r = llr(np.asarray(mech(data, size=k, rng=rng)))
+            idx = np.searchsorted(edges, r, side="right")
+            counts += np.bincount(idx, minlength=len(edges) + 1)
+            weights += np.bincount(idx, weights=np.exp(-r if side == 0 else r), minlength=len(edges) + 1)
+            left -= k
+        own.append(counts / n)
+        other.append(weights / n)
+    # P_D(bin) = E_D'[exp(llr) 1_bin] and P_D'(bin) = E_D[exp(-llr) 1_bin]: each bin's probability is the
+    # mean of its count and the other side's weighted count, so its ratio is the exact one's, not noise.
+    return 0.5 * (own[0] + other[1]), 0.5 * (own[1] + other[0])
+
+
 def best_event_bound(p0: np.ndarray, p1: np.ndarray, n_test: int, confidence: float,
-                     certificate: str = "both") -> float:
+                     certificate: str = "both", ordered: bool = False) -> float:
     """The largest bound of a likelihood-ratio-ordered event, both directions, at expected counts.
 
+    ``ordered``: the outcomes are already in increasing likelihood-ratio order (bins of an exact ratio
+    whose probabilities are estimated): events are their top and bottom runs, not re-sorted by the
+    estimated probabilities (which would add the estimation noise's optimism).
     ``certificate``: ``"intervals"`` (two one-sided Clopper-Pearson bounds at half
     the failure probability each), ``"poisson"`` (the audit's Poisson test at its
     share of the failure probability, on ``poisson_held_out_mean(n_test)``
@@ -193,7 +364,10 @@ def best_event_bound(p0: np.ndarray, p1: np.ndarray, n_test: int, confidence: fl
     lam = poisson_held_out_mean(n_test)
     best = 0.0
     for a, b in ((p0, p1), (p1, p0)):
-        order = np.argsort(-(np.log(a + 1e-300) - np.log(b + 1e-300)))
+        if ordered:
+            order = np.arange(len(a))[::-1] if a is p0 else np.arange(len(a))
+        else:
+            order = np.argsort(-(np.log(a + 1e-300) - np.log(b + 1e-300)))
         ca, cb = np.minimum(np.cumsum(a[order]), 1.0), np.minimum(np.cumsum(b[order]), 1.0)
         vals = []
         if certificate in ("intervals", "both"):
@@ -230,14 +404,20 @@ def main(argv=None) -> None:
         mech = get_mechanism(entry["mechanism"], **entry["params"])
         d, d2 = mech.neighbouring_pair()
         probs = (exact_svt_probabilities(mech, d, d2) or exact_svt_value_probabilities(mech, d, d2)
+                 or exact_svt_pattern_probabilities(mech, d, d2)
                  or exact_bit_probabilities(mech, d, d2)
-                 or exact_cdf_probabilities(mech, d, d2)
-                 or outcome_probabilities(mech, d, d2, int(args.estimate), args.seed))
+                 or exact_cdf_probabilities(mech, d, d2))
+        ordered = False
+        llr = laplace_log_ratio(mech, d, d2) or svt34_log_ratio(mech, d, d2)
+        if probs is None and llr is not None:
+            probs, ordered = held_out_ratio_probabilities(mech, d, d2, llr, int(args.estimate), args.seed), True
+        if probs is None:
+            probs = outcome_probabilities(mech, d, d2, int(args.estimate), args.seed)
         cells = [entry["label"], f"{entry['reference']['published']:.4f}"]
         if probs is None:
-            cells += ["(not discrete)"] * len(args.held_out)
+            cells += ["(none: no exact ratio, not discrete)"] * len(args.held_out)
         else:
-            cells += [f"{best_event_bound(*probs, int(n), args.confidence, args.certificate):.4f}"
+            cells += [f"{best_event_bound(*probs, int(n), args.confidence, args.certificate, ordered):.4f}"
                       for n in args.held_out]
         print("| " + " | ".join(cells) + " |", flush=True)
 

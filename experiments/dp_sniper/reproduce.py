@@ -2,6 +2,7 @@
 
     python experiments/dp_sniper/reproduce.py                      # 10^6, 10^7, 2 x 10^7 per side
     python experiments/dp_sniper/reproduce.py --sizes 1e6 --jobs 2 # the quick version
+    python experiments/dp_sniper/reproduce.py --sizes 1e7 --runs 5 --jobs 2  # five seeds, shares of the ceilings
 
 It runs ``dp_sniper.yaml`` through the experiment runner (so the results are
 the runner's: ``results/<name>/trials.jsonl``, ``summary.json`` and the
@@ -11,6 +12,13 @@ sizes of ``--sizes`` in place of the YAML's sweep, then writes a Markdown table
 the 20 rows, our mechanism, DP-Sniper's published bound, and at each size our
 bound, the verdict and the wall time of the audit, with a last line counting
 the rows at or above the published bound.
+
+``--runs R`` repeats the experiment with seeds ``--seed``, ``--seed + 1``, ...
+(each run in its own folder, ``<name>_seed<seed>``) and writes a ``table.md``
+in ``<name>_shares_<size>`` beside them: per row, its ceiling at that size (the YAML's
+``reference.ceiling_<size>``, from ``ceiling.py``), each run's bound and its
+share of the ceiling, the mean share, how many runs reach 98% of it, and the
+wall time of each run.
 """
 
 from __future__ import annotations
@@ -19,7 +27,10 @@ import argparse
 import json
 import math
 import sys
+import time
 from pathlib import Path
+
+import numpy as np
 
 import yaml
 
@@ -86,6 +97,38 @@ def table(config: dict, directory: Path) -> str:
     return "\n".join(lines) + "\n"
 
 
+def shares(config: dict, runs: list[tuple[Path, float]], n: int) -> str:
+    """The Markdown table of several runs at one size ``n``: each row's bound per run beside its ceiling."""
+    key = f"ceiling_{n:.0e}".replace("+0", "").replace("+", "")
+    per_run = []
+    for directory, _ in runs:
+        trials = [json.loads(line) for line in (directory / "trials.jsonl").read_text().splitlines() if line.strip()]
+        per_run.append({t["mechanism"]: t for t in trials if t["result"]["samples"] == n})
+    head = ["row", "published", "ceiling"] + [f"run {i + 1}" for i in range(len(runs))] + [
+        "mean share", "runs >= 98%"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for entry in config["mechanisms"]:
+        ceiling = entry["reference"].get(key)
+        bounds = [r[entry["label"]]["result"]["epsilon_lower_bound"] if entry["label"] in r else None
+                  for r in per_run]
+        cells = [entry["label"], f"{entry['reference']['published']:.4f}",
+                 "-" if ceiling is None else f"{ceiling:.4f}"]
+        for b in bounds:
+            if b is None:
+                cells.append("-")
+            else:
+                cells.append(f"{b:.4f}" + ("" if ceiling is None else f" ({100 * b / ceiling:.0f}%)"))
+        done = [b for b in bounds if b is not None]
+        if ceiling is None or not done:
+            cells += ["-", "-"]
+        else:
+            cells += [f"{100 * np.mean(done) / ceiling:.1f}%", f"{sum(b >= 0.98 * ceiling for b in done)} of {len(done)}"]
+        lines.append("| " + " | ".join(cells) + " |")
+    seconds = ["wall s", "", ""] + [f"{w:.0f}" for _, w in runs] + ["", ""]
+    lines.append("| " + " | ".join(seconds) + " |")
+    return "\n".join(lines) + "\n"
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--sizes", type=_size, nargs="+", default=None,
@@ -93,7 +136,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", default="results", help="results folder (default results/)")
     ap.add_argument("--jobs", type=int, default=1, help="trials run in parallel (the results do not depend on it)")
     ap.add_argument("--table", default=None, help="where to write the Markdown table (default results/<name>/table.md)")
+    ap.add_argument("--runs", type=int, default=1, help="runs with seeds --seed, --seed + 1, ... (default 1)")
+    ap.add_argument("--seed", type=int, default=None, help="seed of the first run (default: the YAML's, 2021)")
     args = ap.parse_args(argv)
+    if args.runs < 1:
+        ap.error(f"--runs must be at least 1; got {args.runs}")
 
     from dpaudit.runner import run_experiment
 
@@ -102,13 +149,30 @@ def main(argv: list[str] | None = None) -> int:
         config["sweep"] = {"parameters": {"audit.samples": list(args.sizes)}}
         if len(args.sizes) == 1:
             config["name"] = f"{config['name']}_{args.sizes[0]:.0e}".replace("+0", "").replace("+", "")
-    directory = Path(args.out) / config["name"]
-    outcome = run_experiment(config, out=args.out, n_jobs=args.jobs, resume=directory.exists())
-    text = table(config, outcome.directory)
-    target = Path(args.table) if args.table else outcome.directory / "table.md"
-    target.write_text(text)
-    print(text)
-    print(f"(table written to {target})", file=sys.stderr)
+    seed = config["seed"] if args.seed is None else args.seed
+    base = config["name"]
+    runs = []
+    for r in range(args.runs):
+        config["seed"] = seed + r
+        if args.runs > 1 or args.seed is not None:
+            config["name"] = f"{base}_seed{seed + r}"
+        directory = Path(args.out) / config["name"]
+        start = time.perf_counter()
+        outcome = run_experiment(config, out=args.out, n_jobs=args.jobs, resume=directory.exists())
+        runs.append((outcome.directory, time.perf_counter() - start))
+        text = table(config, outcome.directory)
+        target = Path(args.table) if args.table and args.runs == 1 else outcome.directory / "table.md"
+        target.write_text(text)
+        print(text)
+        print(f"(table written to {target}; {runs[-1][1]:.0f} s of wall time)", file=sys.stderr)
+    sizes = sorted({int(n) for n in config["sweep"]["parameters"]["audit.samples"]})
+    for n in sizes:
+        text = shares(config, runs, n)
+        target = Path(args.out) / f"{base}_shares_{n:.0e}".replace("+0", "").replace("+", "") / "table.md"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text)
+        print(text)
+        print(f"(shares written to {target})", file=sys.stderr)
     return 0
 
 

@@ -21,6 +21,7 @@ import numpy as np
 
 from ...exceptions import ParameterValueError
 from .base import Distinguisher, OutcomeIndex, as_2d
+from .cells import CellValuesScore
 from ._features import max_abs_correlation, n_distinct_rows, special_values
 from .classifier import WIDE_CELLS, BinnedLogisticScore, ClassifierScore
 from .discrete import LikelihoodRatioScore
@@ -42,6 +43,7 @@ __all__ = [
     "BinnedLogisticScore",
     "MixedScore",
     "PatternCellsScore",
+    "CellValuesScore",
     "SignSumScore",
     "CoordinateScore",
     "ATTACKS",
@@ -88,6 +90,10 @@ register_attack("mixed", MixedScore, outputs="vector",
 register_attack("pattern-cells", PatternCellsScore, outputs="vector",
                 description="special values and numbers as one pattern, each number coarsened to a quantile bin "
                             "of its coordinate: log ratio of whole patterns (where in the row a value sits)")
+register_attack("cell-values", CellValuesScore, outputs="vector",
+                description="per cell (pattern of special values: the position of an above answer) its count log "
+                            "ratio plus a log density ratio of the numbers it holds, fitted per cell in bins that "
+                            "grow as the cube root of its count, monotone where that fits")
 register_attack("sign-sum", SignSumScore, outputs="vector",
                 description="signed count of coordinates on D's side of their median: the far tail of a sum of "
                             "small per-coordinate leaks")
@@ -141,8 +147,9 @@ def auto_choices(kind: str, x: np.ndarray) -> tuple[str, ...]:
     ``WIDE_CELLS`` coordinates: its fit grows as the square of the cells); when
     some coordinate has special values and the rows are not made of special
     values alone, the pattern of specials and binned numbers as one pattern
-    too; when coordinates are correlated and hold numbers only (prefix sums),
-    the sign-sum on innovations too (up to ``WIDE_INNOVATIONS`` coordinates).
+    too, and each cell (pattern of specials) with a density ratio of its
+    numbers fitted per cell; when coordinates are correlated and hold numbers
+    only (prefix sums), the sign-sum on innovations too (up to ``WIDE_INNOVATIONS`` coordinates).
     Releases that repeat exactly (many draws share a value) get the
     likelihood-ratio outcome sets too, whatever their kind: a leak in *which*
     values occur (Mironov's floating-point attack) shows only there.
@@ -159,7 +166,7 @@ def auto_choices(kind: str, x: np.ndarray) -> tuple[str, ...]:
     names = list(AUTO_CHOICES[kind])
     specials, numbers = _specials_and_numbers(x[:20_000]) if kind == "vector" else (False, False)
     if specials and numbers:
-        names.append("pattern-cells")
+        names += ["pattern-cells", "cell-values"]
     width = as_2d(x).shape[1]
     if kind == "vector" and width > WIDE_CELLS:  # the classifier's fit grows as cells^2
         names.remove("binned-logistic")
@@ -211,8 +218,8 @@ def list_attacks() -> list[tuple[str, str]]:
     return [("auto", "by output, best on the selection split: scalar -> threshold, naive-bayes; "
                      "discrete -> likelihood-ratio "
                      "or threshold (rows: + mean-difference, naive-bayes, sign-sum); vector -> mean-difference, naive-bayes, "
-                     "density-ratio-sum, coordinate, sign-sum, mixed, binned-logistic (+ pattern-cells with special values "
-                     "and other numbers, "
+                     "density-ratio-sum, coordinate, sign-sum, mixed, binned-logistic (+ pattern-cells and cell-values with "
+                     "special values and other numbers, "
                      "innovation-sign-sum when coordinates correlate); + likelihood-ratio when values repeat")] + [
         (name, f"[{spec.outputs}] {spec.description}") for name, spec in ATTACKS.items()]
 
