@@ -19,6 +19,7 @@ from .._version import __version__
 from ..exceptions import ParameterValueError, TimeBudgetSpent
 from ..stats import posterior_interval
 from ..stats.bayes import format_confidence, format_percent
+from ..stats.verdict import verdict_of
 from .anytime import DEFAULT_BATCH, DistinguisherWitnesses, ScalarWitnesses, StreamInterrupted, curve_points, run_stream
 from .report import AuditReport
 
@@ -160,7 +161,7 @@ def build_anytime_report(tgt, res, *, claim, claim_given, confidence, entropy, m
     return AuditReport(
         epsilon_lower_bound=bound, claimed_epsilon=claimed_eps, claimed_delta=claimed_delta, confidence=confidence,
         samples=int(res.pairs), attack=attack if attack != "auto" else witness, seed=entropy,
-        verdict="violation" if violation else "no violation found", ceiling=aud.ceiling(), estimator="e-process",
+        verdict=verdict_of(violation), ceiling=aud.ceiling(), estimator="e-process",
         target=str(tgt.name), seeded=bool(getattr(tgt, "seeded", True)), output_kind=kind,
         output_shape=list(shape or ()), **fields, gdp_mu_lower_bound=0.0,
         privacy_profile={"delta": [], "epsilon": [], "simultaneous": True, "confidence": confidence},

@@ -507,6 +507,25 @@ def _retarget(rd: _Round, epsilon: float, delta: float) -> tuple[float, float]:
 
 
 # ----------------------------------------------------------------------------- the audit
+def _probe(tgt, dataset, entropy, timeout) -> np.ndarray:
+    """The target's first releases (:func:`probe_releases`); Ctrl-C there leaves nothing certified."""
+    try:
+        return probe_releases(tgt, dataset, entropy, timeout=timeout)
+    except KeyboardInterrupt as exc:
+        exc.audit_report = None  # interrupted in the target's first call: nothing drawn, nothing certified
+        raise
+
+
+def _grey_box(args: dict) -> AuditReport:
+    """:func:`audit` with ``grey_box=True``: the black-box audit wrapped by :mod:`dpaudit.greybox`."""
+    from ..greybox.audit import audit_grey_box
+
+    options = {k: v for k, v in args.items() if k not in ("target", "dataset", "neighbor", "grey_box", "traces",
+                                                          "sensitivity")}
+    return audit_grey_box(audit, args["target"], args["dataset"], args["neighbor"], resolve_pair=_resolve_pair,
+                          traces=args["traces"], sensitivity=args["sensitivity"], **options)
+
+
 def audit(
     target,
     dataset=None,
@@ -667,12 +686,7 @@ def audit(
     ('no violation found', True, 'fixed')
     """
     if AUDIT_OPTIONS["grey_box"].check(grey_box, "grey_box"):
-        options = {k: v for k, v in locals().items() if k not in ("target", "dataset", "neighbor", "grey_box",
-                                                                  "traces", "sensitivity")}
-        from ..greybox.audit import audit_grey_box
-
-        return audit_grey_box(audit, target, dataset, neighbor, resolve_pair=_resolve_pair, traces=traces,
-                              sensitivity=sensitivity, **options)
+        return _grey_box(dict(locals()))
     t_start = time.perf_counter()
     (epsilon, delta, confidence, samples, max_samples, time_budget, attack, ideal, n_jobs, backend, scheduler,
      calibration_fraction, calibration_cap, chunk_size, timeout, keep_drawing,
@@ -689,11 +703,7 @@ def audit(
     vectorised = bool(getattr(tgt, "vectorised", False))
     entropy = seed_entropy(as_seed_sequence(seed))
     # Wide releases (a 10,000-bin histogram, a model's weights) get shorter chunks and a smaller calibration pool.
-    try:
-        probe = probe_releases(tgt, pair[0], entropy, timeout=timeout)
-    except KeyboardInterrupt as exc:
-        exc.audit_report = None  # interrupted in the target's first call: nothing drawn, nothing certified
-        raise
+    probe = _probe(tgt, pair[0], entropy, timeout)
     chunk_size, calibration_cap = memory_limits(release_bytes(probe), chunk_size, calibration_cap)
     if stopping == "anytime":
         return _anytime(tgt, pair, probe, claim, claim_given, est, samples, confidence=confidence, entropy=entropy,

@@ -20,6 +20,7 @@ import numpy as np
 from .._rng import as_seed_sequence, seed_entropy
 from ..exceptions import ParameterValueError
 from ..params import AUDIT_OPTIONS
+from ..stats.verdict import verdict_of
 from .analysis import analyse, check_rng
 
 __all__ = ["audit_grey_box", "MAX_WITNESS_AUDITS", "Projection"]
@@ -143,7 +144,7 @@ def _merge(main, audits, result, *, epsilon, confidence, share):
     if best is not main:
         notes.append(f"the lower bound comes from the black-box audit of the witness {best.target} (release "
                      "coordinates a finding pointed at); a bound on part of the release bounds the whole")
-    verdict = "violation" if (black or grey) else "no violation found"
+    verdict = verdict_of(bool(black or grey))
     source = "grey-box" if grey else ("black-box" if black else None)
     return replace(best, verdict=verdict, confidence=confidence, grey_box=grey_box, violation_source=source,
                    target=main.target, notes=notes)
