@@ -6,6 +6,9 @@ diffprivlib or OpenDP when they are instantiated, and raise
 (``pip install 'dpaudit[diffprivlib]'`` / ``'dpaudit[opendp]'``) when it is
 missing.  See :mod:`dpaudit.adapters.diffprivlib` for the scikit-learn 1.9
 incompatibility of diffprivlib 0.6.6 and how it is worked around.
+
+:func:`library_call` wraps any library's function or mechanism class as a target from a short description
+(what ``dpaudit survey`` builds its catalogue entries with); ``docs/survey.md`` has the recipe.
 """
 
 from __future__ import annotations
@@ -19,10 +22,11 @@ from .diffprivlib import (
     DiffprivlibGeometric,
     DiffprivlibLaplace,
 )
+from .library import import_dotted, library_call
 from .ldp_libraries import MULTI_FREQ_TARGETS, PURE_LDP_TARGETS
 from .opendp import OpenDPGaussian, OpenDPLaplace, OpenDPRandomizedResponse
 
-__all__ = ["ADAPTERS", "available"]
+__all__ = ["ADAPTERS", "available", "library_call", "import_dotted"]
 
 #: registry name -> (class, extra)
 ADAPTERS = {
