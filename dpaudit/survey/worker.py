@@ -72,7 +72,8 @@ def run_task(task: dict) -> dict:
 
     case = task["case"]
     for folder in reversed(task.get("paths", [])):
-        sys.path.insert(0, folder)
+        if folder not in sys.path:
+            sys.path.insert(0, folder)
     start = time.perf_counter()
     out: dict[str, Any] = {"error": None}
     try:

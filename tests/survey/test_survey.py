@@ -70,8 +70,8 @@ def test_survey_finds_the_buggy_mean_and_passes_the_correct_ones(surveyed):
                 "implementation", "dataset", "neighbor", "parameters", "reproduce"} <= set(r)
         assert r["status"] == "done" and r["seeded"] is True
         assert r["reproduce"].startswith("dpaudit survey ") and f"--entry {r['entry']}" in r["reproduce"]
-    assert rows["laplace"]["relation"] == "add-remove" and len(rows["laplace"]["dataset"]) != len(
-        rows["laplace"]["neighbor"])
+    assert rows["laplace"]["relation"] == "add-remove" and rows["laplace"]["neighbor"] == [1.0, 1.0]
+    assert rows["mean"]["candidates_screened"] > 1 and rows["mean"]["domain"]["size"] == 2
     summary = (tmp / "j1" / "summary.md").read_text()
     assert "mean_buggy" in summary.split("## Violations")[1]
 
