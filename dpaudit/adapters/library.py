@@ -135,7 +135,9 @@ class _Call:
                  seed: str, seed_keyword: str, pick: Any, fresh: bool = False):
         self.name = function if isinstance(function, str) else getattr(function, "__qualname__", repr(function))
         self._fn = import_dotted(function) if isinstance(function, str) else function
-        self.params, self.data, self.method = dict(params), _check(data, DATA_FORMS, "data"), method
+        # YAML and JSON have no tuples, and libraries check for them (diffprivlib's bounds): lists become tuples.
+        self.params = {k: tuple(v) if isinstance(v, list) else v for k, v in params.items()}
+        self.data, self.method = _check(data, DATA_FORMS, "data"), method
         self.statistic = _check(statistic, STATISTICS, "statistic")
         self.seed, self.seed_keyword, self.pick = _check(seed, SEEDING, "seed"), seed_keyword, pick
         self.fresh = bool(fresh)
@@ -199,7 +201,8 @@ def library_call(function: str | Callable, *, params: dict | None = None, data: 
     function : str or callable
         ``"diffprivlib.tools.mean"``, ``"module:Class"``, or the object itself.
     params : dict
-        Keyword arguments of every call (of the class's constructor when ``method`` is given).
+        Keyword arguments of every call (of the class's constructor when ``method`` is given); a list is
+        passed as a tuple.
     data : {"array", "int", "list", "column", "value"}
         The form the dataset is passed in (functions only).
     method : str, optional

@@ -137,8 +137,9 @@ def run_row(task: dict) -> dict:
                 "seconds": round(time.perf_counter() - start, 2)}
 
 
-def _row(lib: Library, version: Version, case: Case, seed: int, catalogue: Catalogue, measured: dict,
+def _row(lib: Library, version: Version, case: Case, seed: int, given: str, measured: dict,
          status: str, versions: dict) -> dict:
+    """One row of ``survey.jsonl``; ``given`` is the catalogue path as the user wrote it (for ``reproduce``)."""
     null = {"verdict": None, "epsilon_lower_bound": None}
     return {
         "library": lib.name, "version": version.version, "entry": case.case_id, "function": case.function,
@@ -146,7 +147,7 @@ def _row(lib: Library, version: Version, case: Case, seed: int, catalogue: Catal
         "ideal": measured.get("ideal", null), "implementation": measured.get("implementation", null),
         "dataset": measured.get("dataset", case.dataset), "neighbor": measured.get("neighbor", case.neighbor),
         "parameters": case.params, "domain": None if case.dataset is not None else case.domain,
-        "reproduce": reproduce_command(catalogue.path, lib.name, version.version, case.case_id, seed),
+        "reproduce": reproduce_command(given, lib.name, version.version, case.case_id, seed),
         "seed": row_seed(seed, lib.name, case.case_id), "seeded": measured.get("seeded"),
         "status": status, "error": measured.get("error"), "docs": case.docs,
         "installed": versions, "candidates_screened": measured.get("candidates_screened"),
@@ -250,7 +251,7 @@ def run_survey(catalogue: str | Path, *, out: str | Path = "survey", libraries: 
             key = (lib.name, version.version)
             s = row_seed(seed, lib.name, case.case_id)
             if key in failures:
-                record(_row(lib, version, case, seed, cat, {"error": failures[key]}, NO_ENV, {}))
+                record(_row(lib, version, case, seed, str(catalogue), {"error": failures[key]}, NO_ENV, {}))
                 continue
             paths = [str((cat.directory / p).resolve()) for p in lib.path]
             log = directory / "logs" / f"{lib.name}-{version.version}-{hashlib.sha1(case.case_id.encode()).hexdigest()[:10]}.log"
@@ -261,7 +262,8 @@ def run_survey(catalogue: str | Path, *, out: str | Path = "survey", libraries: 
         for n, (i, measured) in enumerate(_dispatch(tasks, n_jobs, backend, scheduler), 1):
             lib, version, case = meta_rows[i]
             status = ERROR if measured.get("error") else DONE
-            row = _row(lib, version, case, seed, cat, measured, status, versions.get((lib.name, version.version), {}))
+            row = _row(lib, version, case, seed, str(catalogue), measured, status,
+                       versions.get((lib.name, version.version), {}))
             record(row)
             elapsed = time.monotonic() - t0
             left = elapsed / n * (len(tasks) - n)
