@@ -33,6 +33,7 @@ full reference)::
             max_samples: 20000
             confidence: 0.95
             timeout: 900                 # seconds for the row (its worker is then stopped)
+            search: {screen_samples: 300, max_candidates: 10}   # the screening's size (dpaudit.search)
 """
 
 from __future__ import annotations
@@ -54,7 +55,9 @@ TOP_KEYS = ("seed", "defaults", "libraries", "description")
 LIBRARY_KEYS = ("name", "docs", "path", "versions", "entries", "defaults", "notes")
 VERSION_KEYS = ("version", "requirements", "python", "notes")
 ENTRY_KEYS = ("id", "function", "call", "params", "epsilon", "delta", "relation", "docs", "domain", "dataset",
-              "neighbor", "grid", "cases", "versions", "max_samples", "confidence", "timeout", "notes", "label")
+              "neighbor", "grid", "cases", "versions", "max_samples", "confidence", "timeout", "notes", "label",
+              "search")
+SEARCH_KEYS = ("screen_samples", "max_candidates")
 CALL_KEYS = ("target", "function", "data", "method", "statistic", "seed", "seed_keyword", "pick", "fresh")
 DOMAIN_KEYS = ("size", "low", "high", "integer")
 RELATIONS = ("replace-one", "add-remove", "linf")
@@ -92,6 +95,7 @@ class Case:
     confidence: float
     timeout: float
     docs: str
+    search: dict
     versions: tuple[str, ...] | None
 
     def to_dict(self) -> dict:
@@ -251,6 +255,9 @@ def _case(library: str, entry: dict, suffix: str, where: str, version_names: set
         unknown = [v for v in versions if v not in version_names]
         if unknown:
             raise ConfigError(f"{where}.versions", f"not a version of {library}: {unknown[0]!r}")
+    search = dict(_mapping(entry.get("search"), f"{where}.search", SEARCH_KEYS))
+    for key, value in search.items():
+        search[key] = _int(value, f"{where}.search.{key}", 2 if key == "max_candidates" else 100)
     confidence = _number(entry.get("confidence"), f"{where}.confidence")
     if not 0 < confidence < 1:
         raise ConfigError(f"{where}.confidence", f"expected a number in (0, 1), got {confidence!r}")
@@ -258,7 +265,7 @@ def _case(library: str, entry: dict, suffix: str, where: str, version_names: set
                 params=params, epsilon=epsilon, delta=delta, relation=relation, domain=domain, dataset=dataset,
                 neighbor=neighbor, max_samples=_int(entry.get("max_samples"), f"{where}.max_samples", 100),
                 confidence=confidence, timeout=_number(entry.get("timeout"), f"{where}.timeout", positive=True),
-                docs=str(entry.get("docs", "")), versions=versions)
+                docs=str(entry.get("docs", "")), versions=versions, search=search)
 
 
 def _version(raw: Any, where: str) -> Version:

@@ -84,7 +84,8 @@ def run_task(task: dict) -> dict:
         if case.get("dataset") is None:
             dom = case["domain"]
             impl = dpaudit.search(target, size=dom["size"], low=dom["low"], high=dom["high"],
-                                  integer=dom["integer"], relation=case["relation"], seed=seed_impl, **common)
+                                  integer=dom["integer"], relation=case["relation"], seed=seed_impl,
+                                  **case.get("search", {}), **common)
             dataset, neighbor = impl.dataset, impl.neighbor
             out["candidates_screened"] = impl.candidates_screened
         else:

@@ -152,6 +152,10 @@ def test_dask_gives_the_same_rows(surveyed):
                      "entries": [{"id": "a", "function": "m.f", "params": {"epsilon": 1},
                                   "call": {"seed": "os"}}]}]},
      "libraries[0].entries[0].call.seed"),
+    ({"libraries": [{"name": "x", "versions": [{"version": "1", "python": "current"}],
+                     "entries": [{"id": "a", "function": "m.f", "params": {"epsilon": 1},
+                                  "search": {"screen_samples": 10}}]}]},
+     "libraries[0].entries[0].search.screen_samples"),
 ])
 def test_a_bad_catalogue_exits_2_naming_the_key_path(tmp_path, capsys, change, path):
     cat = _catalogue(tmp_path, **change)
