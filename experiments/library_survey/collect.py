@@ -38,8 +38,11 @@ def main(argv: list[str]) -> int:
     for lib in cat.libraries:
         for v in lib.versions:
             for c in lib.cases:
-                order[(lib.name, v.version, c.case_id)] = len(order)
-    rows.sort(key=lambda r: order.get((r["library"], r["version"], r["entry"]), len(order)))
+                if lib.applies(c, v):
+                    order[(lib.name, v.version, c.case_id)] = len(order)
+    # A row the catalogue no longer lists (an entry later restricted to the versions that have it) is left out.
+    rows = [r for r in rows if (r["library"], r["version"], r["entry"]) in order]
+    rows.sort(key=lambda r: order[(r["library"], r["version"], r["entry"])])
     out.mkdir(parents=True, exist_ok=True)
     (out / "survey.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     seconds = sum(r.get("seconds") or 0 for r in rows)
