@@ -45,7 +45,7 @@ __all__ = ["library_call", "import_dotted", "DATA_FORMS", "STATISTICS", "SEEDING
 #: the first record alone as a Python number (one user's value, for local-DP clients).
 DATA_FORMS = ("array", "int", "list", "column", "value")
 #: What a mechanism class's ``method`` receives: a statistic of the dataset, or nothing ("none").
-STATISTICS = ("sum", "count", "mean", "first", "data", "none")
+STATISTICS = ("sum", "integer_sum", "count", "mean", "first", "data", "none")
 #: How the library's randomness is reached.
 SEEDING = ("random_state", "global", "numba", "none")
 
@@ -86,6 +86,8 @@ def import_dotted(name: str) -> Any:
 def _statistic(kind: str, data: np.ndarray) -> Any:
     if kind == "sum":
         return float(np.sum(data))
+    if kind == "integer_sum":  # integer mechanisms (diffprivlib's Geometric) refuse a float, even 2.0
+        return int(np.rint(np.sum(data)))
     if kind == "count":
         return float(len(data))
     if kind == "mean":
@@ -207,7 +209,7 @@ def library_call(function: str | Callable, *, params: dict | None = None, data: 
         The form the dataset is passed in (functions only).
     method : str, optional
         Given: ``function`` is a class, built with ``params``, and ``instance.method(statistic)`` releases.
-    statistic : {"sum", "count", "mean", "first", "none"}
+    statistic : {"sum", "integer_sum", "count", "mean", "first", "data", "none"}
         What ``method`` receives.
     seed : {"random_state", "global", "numba", "none"}
         How the library's randomness is seeded from dpaudit's ``rng`` (module docstring).

@@ -109,6 +109,11 @@ def _read_rows(path: Path) -> list[dict]:
     return rows
 
 
+def _still_valid(row: dict | None, case: Case) -> bool:
+    """Whether a finished row stands for ``case`` as the catalogue now says it (rows without a digest do)."""
+    return row is not None and row.get("case_hash", case_hash(case)) == case_hash(case)
+
+
 def run_row(task: dict) -> dict:
     """Run one row in its environment's worker process; the row's measured part, or an error."""
     env = dict(os.environ)
@@ -151,8 +156,14 @@ def _row(lib: Library, version: Version, case: Case, seed: int, given: str, meas
         "seed": row_seed(seed, lib.name, case.case_id), "seeded": measured.get("seeded"),
         "status": status, "error": measured.get("error"), "docs": case.docs,
         "installed": versions, "candidates_screened": measured.get("candidates_screened"),
-        "seconds": measured.get("seconds"),
+        "seconds": measured.get("seconds"), "case_hash": case_hash(case),
     }
+
+
+def case_hash(case: Case) -> str:
+    """A digest of everything the catalogue says about a row's case: ``--resume`` re-runs a row whose entry changed."""
+    text = json.dumps(case.to_dict(), sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 def _dispatch(tasks: list[dict], n_jobs: int, backend: str, scheduler: str | None):
@@ -222,9 +233,11 @@ def run_survey(catalogue: str | Path, *, out: str | Path = "survey", libraries: 
         if saved.get("seed") not in (None, seed):
             raise ParameterValueError(f"--resume: {directory} was surveyed with seed {saved['seed']}, not {seed}")
         old = {_key(r): r for r in _read_rows(rows_path) if r.get("status") != NO_ENV}
-    rows_path.write_text("".join(json.dumps(r) + "\n" for r in old.values()))
     meta_path.write_text(json.dumps(meta) + "\n")
-    todo = [(lib, v, c) for lib, v, c in chosen if (lib.name, v.version, c.case_id) not in old]
+    todo = [(lib, v, c) for lib, v, c in chosen if not _still_valid(old.get((lib.name, v.version, c.case_id)), c)]
+    for lib, v, c in todo:
+        old.pop((lib.name, v.version, c.case_id), None)
+    rows_path.write_text("".join(json.dumps(r) + "\n" for r in old.values()))
     _say(f"survey: {len(chosen)} rows over {len({(lib.name, v.version) for lib, v, _ in chosen})} library versions; "
          f"{len(chosen) - len(todo)} already done, {len(todo)} to run")
     pythons, failures, versions = {}, {}, {}

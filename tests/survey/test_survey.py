@@ -117,6 +117,20 @@ def test_resume_keeps_finished_rows_and_runs_the_rest(surveyed):
     assert _comparable(rows_file) == _comparable(tmp / "j1" / "survey.jsonl")
 
 
+def test_resume_reruns_a_row_whose_entry_changed(surveyed):
+    """A catalogue edit (here the laplace entry's sensitivity) invalidates that row only."""
+    cat, tmp, _ = surveyed
+    out = tmp / "edited"
+    shutil.copytree(tmp / "j1", out)
+    raw = yaml.safe_load(cat.read_text())
+    raw["libraries"][0]["entries"][2]["params"]["sensitivity"] = 2.0
+    edited = tmp / "edited.yaml"
+    edited.write_text(yaml.safe_dump(raw))
+    outcome = run_survey(edited, out=out, seed=3, resume=True, draw=False)
+    assert [r["entry"] for r in outcome.ran] == ["laplace"] and outcome.resumed == 2
+    assert {r["entry"]: r["parameters"] for r in outcome.rows}["laplace"]["sensitivity"] == 2.0
+
+
 def test_resume_with_another_seed_is_refused(surveyed):
     cat, tmp, _ = surveyed
     with pytest.raises(ValueError, match="seed 3, not 4"):
