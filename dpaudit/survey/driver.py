@@ -52,7 +52,7 @@ def row_seed(seed: int, library: str, case_id: str) -> int:
     True
     """
     key = int.from_bytes(hashlib.sha256(f"{library}\0{case_id}".encode()).digest()[:8], "big")
-    return int(np.random.SeedSequence([seed, key]).generate_state(1, np.uint64)[0] >> 1)
+    return int(np.random.SeedSequence([seed, key]).generate_state(1, np.uint64)[0]) >> 1
 
 
 def _parse_selector(text: str) -> tuple[str, str | None]:

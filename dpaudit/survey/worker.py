@@ -63,7 +63,7 @@ def _verdict(report: Any, *, floating: bool) -> dict:
 
 def _seeds(seed: int) -> tuple[int, int]:
     a, b = np.random.SeedSequence(seed).spawn(2)
-    return int(a.generate_state(1, np.uint64)[0] >> 1), int(b.generate_state(1, np.uint64)[0] >> 1)
+    return int(a.generate_state(1, np.uint64)[0]) >> 1, int(b.generate_state(1, np.uint64)[0]) >> 1  # int first: numpy 1 has no uint64 >> int
 
 
 def run_task(task: dict) -> dict:
