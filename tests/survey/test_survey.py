@@ -202,3 +202,12 @@ def test_cases_grid_and_relations_expand_to_rows(tmp_path):
     case = lib.cases[0]
     assert case.params == {"epsilon": 0.5, "b": [-1, 1]} and case.epsilon == 0.5 and case.domain["low"] == -1
     assert case.domain["high"] == 1.0 and [lib.applies(case, v) for v in lib.versions] == [False, True]
+
+
+def test_survey_help_has_examples(capsys):
+    from dpaudit.cli import main
+
+    with pytest.raises(SystemExit) as exit_info:
+        main(["survey", "--help"])
+    out = capsys.readouterr().out
+    assert exit_info.value.code == 0 and "examples:" in out and "--resume" in out and "--library" in out
