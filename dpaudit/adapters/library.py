@@ -222,8 +222,7 @@ def library_call(function: str | Callable, *, params: dict | None = None, data: 
 
     Returns a callable ``f(dataset, *, size=None[, rng=None])`` (``rng`` only when seeded).
 
-    >>> t = library_call("numpy.random.laplace", params={"loc": 0.0}, statistic="none", seed="none",
-    ...                  method=None)  # an unseeded function of the data: numpy.random.laplace(data, ...)
+    >>> t = library_call("numpy.random.laplace", params={"scale": 1.0}, seed="none")  # numpy.random.laplace(data, scale=1)
     >>> t(np.array([0.0, 1.0]), size=3).shape
     (3, 2)
     """
