@@ -145,6 +145,9 @@ def _build_parser() -> argparse.ArgumentParser:
 
     cli_commands.add_run_parser(sub)
     cli_commands.add_plot_parser(sub)
+    from .survey.cli import add_survey_parser
+
+    add_survey_parser(sub)
     return p
 
 

@@ -7,6 +7,9 @@ diffprivlib or OpenDP when they are instantiated, and raise
 missing.  Importing it also calls :func:`~dpaudit.adapters.compat.install_diffprivlib_import_fix`,
 so that diffprivlib 0.6.6 imports beside scikit-learn 1.9, in the adapters and in users' own code
 (see :mod:`dpaudit.adapters.compat`).
+
+:func:`library_call` wraps any library's function or mechanism class as a target from a short description
+(what ``dpaudit survey`` builds its catalogue entries with); ``docs/survey.md`` has the recipe.
 """
 
 from __future__ import annotations
@@ -21,10 +24,11 @@ from .diffprivlib import (
     DiffprivlibGeometric,
     DiffprivlibLaplace,
 )
+from .library import import_dotted, library_call
 from .ldp_libraries import MULTI_FREQ_TARGETS, PURE_LDP_TARGETS
 from .opendp import OpenDPGaussian, OpenDPLaplace, OpenDPRandomizedResponse
 
-__all__ = ["ADAPTERS", "available"]
+__all__ = ["ADAPTERS", "available", "library_call", "import_dotted"]
 
 #: registry name -> (class, extra)
 ADAPTERS = {
