@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from pathlib import Path
+from ..stats.verdict import Verdict
 
 __all__ = ["write_summary", "draw_figure", "SUMMARY_FILE", "FIGURE_NAME"]
 
@@ -100,7 +101,7 @@ def draw_figure(directory: str | Path, rows: list[dict]) -> list[Path]:
     width_cols = max(2 * len(lib["versions"]) for lib in libs.values())
     fig, axes = plt.subplots(len(libs), 1, figsize=(3.2 + 0.9 * width_cols, 0.6 + 0.19 * sum(heights)),
                              gridspec_kw={"height_ratios": heights}, squeeze=False)
-    colours = {"violation": "#d62728", "no violation found": "#b7e1b0", None: "#bdbdbd"}
+    colours = {Verdict.VIOLATION: "#d62728", Verdict.NO_VIOLATION: "#b7e1b0", None: "#bdbdbd"}
     for ax, (name, lib) in zip(axes[:, 0], libs.items()):
         entries = list(lib["entries"])
         ncol = 2 * len(lib["versions"])
@@ -130,7 +131,7 @@ def draw_figure(directory: str | Path, rows: list[dict]) -> list[Path]:
             side.set_visible(False)
         ax.set_title(name, fontsize=8, loc="left", pad=14)
     handles = [Rectangle((0, 0), 1, 1, facecolor=c) for c in ("#d62728", "#b7e1b0", "#bdbdbd")]
-    fig.legend(handles, ["violation certified", "no violation found", "did not run"], loc="lower center",
+    fig.legend(handles, ["violation certified", str(Verdict.NO_VIOLATION), "did not run"], loc="lower center",
                ncol=3, fontsize=6, frameon=False)
     fig.tight_layout(rect=(0, 0.03, 1, 1))
     paths = []

@@ -211,3 +211,11 @@ def test_survey_help_has_examples(capsys):
         main(["survey", "--help"])
     out = capsys.readouterr().out
     assert exit_info.value.code == 0 and "examples:" in out and "--resume" in out and "--library" in out
+
+
+def test_the_shipped_catalogue_loads():
+    """The project's own catalogue passes the checks a user's gets (no environment is built)."""
+    from dpaudit.survey.catalogue import load_catalogue
+
+    cat = load_catalogue(Path(__file__).resolve().parents[2] / "experiments" / "library_survey" / "catalogue.yaml")
+    assert len(cat.libraries) >= 6
