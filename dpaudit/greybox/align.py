@@ -434,6 +434,9 @@ def _determined(trace, probe: Probe, hooked: bool) -> tuple[bool, str]:
     """Whether the release determines every aligned draw: then the pair's epsilon is the coupling's cost."""
     if not probe.complete:
         return False, f"more than {MAX_PROBED} draw elements: not probed"
+    clamped = [d for d in trace if d.meta.get("post_processed")]
+    if clamped:  # a truncated or folded library mechanism: the clamp hides the draw where it acts
+        return False, f"{clamped[0].describe()} is truncated or folded by {clamped[0].meta['post_processed']}"
     seeds = [d for d in trace if d.family == "seed"]
     if seeds and not hooked:
         return False, f"{seeds[0].describe()} seeds randomness dpaudit does not see"

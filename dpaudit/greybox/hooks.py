@@ -56,16 +56,23 @@ _DECLARE = {"Laplace": _laplace, "Gaussian": _gaussian, "GaussianAnalytic": _gau
             "Exponential": _exponential, "Binary": _binary}
 
 
-def _hooked(original):
+def _hooked(original, name: str):
+    """``name.randomise`` taped as one draw of the noise ``name`` declares.
+
+    Keyed by the class the hook is installed on, not by ``type(self)``: a subclass that post-processes
+    its parent's noise (``LaplaceTruncated``, ``GeometricTruncated``: ``super().randomise`` then a
+    clamp, as diffprivlib's tools use them) is taped at its parent's call; one that draws its own
+    noise (``LaplaceBoundedDomain``) never reaches the hook and is refused as unrecorded.
+    """
     def randomise(self, value=None):
-        name = type(self).__name__
         declare = _DECLARE.get(name)
         if not _ACTIVE or declare is None:
             return original(self) if value is None else original(self, value)
         family, params, labels = declare(self, value)
         location = list(np.asarray(self.utility, dtype=float)) if name == "Exponential" else value
         meta = {"hooked": True, "epsilon": self.epsilon, "delta": getattr(self, "delta", 0.0),
-                "sensitivity": getattr(self, "sensitivity", None), "location": location}
+                "sensitivity": getattr(self, "sensitivity", None), "location": location,
+                "post_processed": None if type(self).randomise is randomise else type(self).__name__}
 
         def sample(_generator):
             out = original(self) if name == "Exponential" else original(self, value)
@@ -95,7 +102,7 @@ def library_hooks():
             cls = getattr(module, name, None)
             if cls is not None and "randomise" in vars(cls):
                 patched.append((cls, vars(cls)["randomise"]))
-                cls.randomise = _hooked(vars(cls)["randomise"])
+                cls.randomise = _hooked(vars(cls)["randomise"], name)
     try:
         yield
     finally:

@@ -50,3 +50,19 @@ def test_a_value_moving_more_than_the_declared_sensitivity_is_found():
     (f,) = r.findings
     assert f["kind"] == "sensitivity" and "diffprivlib.Laplace" in f["detail"] and "moves by 3" in f["detail"]
     assert r.exact and math.isclose(r.epsilon_upper_bound, 3.0)
+
+
+def test_a_tool_is_taped_at_the_mechanism_it_post_processes():
+    """``diffprivlib.tools.mean`` clamps ``LaplaceTruncated``'s noise, which is ``Laplace.randomise`` plus a clamp:
+    taped there, with the declared sensitivity (upper - lower) / n checked against the mean's move."""
+    from diffprivlib.accountant import BudgetAccountant
+    from diffprivlib.tools import mean
+
+    def dp_mean(data, rng):
+        return mean(np.asarray(data, float), epsilon=1.0, bounds=(0, 1), random_state=int(rng.integers(2**31)),
+                    accountant=BudgetAccountant())
+
+    r = analyse(dp_mean, np.array([0.0, 1.0, 1.0]), np.array([0.0, 1.0, 0.0]), traces=30, seed=4)
+    assert r.library_hooks and r.findings == [] and not r.exact  # the clamp hides the draw where it acts
+    assert math.isclose(r.epsilon_upper_bound, 1.0, rel_tol=1e-6)  # an upper bound: clamping is post-processing
+
