@@ -8,6 +8,7 @@ probability at most ``1 - confidence``; a few seeded audits at confidence
 """
 
 import numpy as np
+from _releases import two_cell_releases
 import pytest
 from scipy import stats as sps
 
@@ -43,10 +44,7 @@ def test_cell_values_recovers_a_per_cell_density_ratio():
     n = 60_000
 
     def draw(shift):
-        pos = rng.integers(0, 2, size=n)
-        x = np.full((n, 2), -1.0)
-        x[np.arange(n), pos] = rng.laplace(np.where(pos == 1, shift, 0.0), 1.0)
-        return x
+        return two_cell_releases(rng, n, shift)
 
     s = CellValuesScore().fit(draw(1.0), draw(0.0))
     v = np.array([-3.0, -0.5, 0.5, 3.0])

@@ -8,6 +8,7 @@ probability < 2e-3), and with the fixed seeds the tests are deterministic.
 """
 
 import numpy as np
+from _releases import two_cell_releases
 import pytest
 
 import dpaudit
@@ -193,10 +194,7 @@ def test_pattern_cells_codes_numbers_by_their_coordinate_bins():
     n = 60_000
 
     def draw(late_shift):
-        pos = rng.integers(0, 2, size=n)
-        x = np.full((n, 2), -1.0)
-        x[np.arange(n), pos] = rng.laplace(np.where(pos == 1, late_shift, 0.0), 1.0)
-        return x
+        return two_cell_releases(rng, n, late_shift)
 
     s = PatternCellsScore(per_cell=3000, max_bins=4).fit(draw(1.0), draw(0.0))
     assert sorted(s.edges) == [0, 1] and all(len(e) == 3 for e in s.edges.values())  # 4 bins each

@@ -18,7 +18,7 @@ import numpy as np
 from .base import as_2d
 
 __all__ = ["special_values", "symbol_codes", "position_codes", "row_keys", "KeyIndex", "quantile_edges", "log_ratio",
-           "Innovations", "n_distinct_rows", "columns", "tail_edges", "bin_index", "dependence_blocks"]
+           "Innovations", "n_distinct_rows", "columns", "coded_columns", "tail_edges", "bin_index", "dependence_blocks"]
 
 #: A value is *special* in a coordinate when this share of the pooled releases or more take it exactly.
 SPECIAL_SHARE = 0.002
@@ -169,6 +169,19 @@ def columns(x: np.ndarray, *, exact: bool = False) -> np.ndarray:
         return (x.view(np.uint8) if x.dtype == bool else x).T.copy(order="C")
     return x.T.astype(float, order="C")  # one strided pass, also from bytes (not a float copy, then its transpose)
 
+
+
+def coded_columns(x0: np.ndarray, x1: np.ndarray) -> tuple:
+    """Both sides as exact columns, each coordinate's special values, their radices and symbol codes.
+
+    Returns ``(a, b, specials, radix, codes0, codes1)``: the prologue every fit on mixed releases (a
+    few exact values, the rest numbers) starts from; the specials are read on at most 100,000 rows a side.
+    """
+    a, b = columns(x0, exact=True), columns(x1, exact=True)
+    specials = special_values(np.concatenate([a[:, :100_000], b[:, :100_000]], axis=1), transposed=True)
+    radix = np.array([len(v) + 1 for v in specials], dtype=np.int64)
+    return (a, b, specials, radix, symbol_codes(a, specials, transposed=True),
+            symbol_codes(b, specials, transposed=True))
 
 def _log2_keys(radix) -> float:
     """log2 of the number of possible keys (the product of the radices), without a product that overflows:

@@ -29,8 +29,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._features import (KeyIndex, bin_index, columns, dependence_blocks, log_ratio, monotone, row_keys,
-                        special_values, symbol_codes, tail_edges)
+from ._features import (KeyIndex, bin_index, coded_columns, columns, dependence_blocks, log_ratio, monotone, row_keys,
+                        symbol_codes, tail_edges)
 
 __all__ = ["CellValuesScore"]
 
@@ -118,11 +118,7 @@ class CellValuesScore:
         self.z = z
 
     def fit(self, x0, x1):
-        a, b = columns(x0, exact=True), columns(x1, exact=True)
-        self.specials = special_values(np.concatenate([a[:, :100_000], b[:, :100_000]], axis=1), transposed=True)
-        radix = np.array([len(v) + 1 for v in self.specials], dtype=np.int64)
-        codes0 = symbol_codes(a, self.specials, transposed=True)
-        codes1 = symbol_codes(b, self.specials, transposed=True)
+        a, b, self.specials, radix, codes0, codes1 = coded_columns(x0, x1)
         groups = dependence_blocks(codes0, codes1, radix)
         if len(groups) == 0 and np.any(radix > 1):
             groups = [np.flatnonzero(radix > 1)]

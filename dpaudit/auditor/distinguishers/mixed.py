@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._features import (KeyIndex, bin_index, column_codes, columns, dependence_blocks, exact_keys, log_ratio, monotone,
+from ._features import (KeyIndex, bin_index, coded_columns, column_codes, columns, dependence_blocks, exact_keys, log_ratio, monotone,
                         quantile_edges, row_keys, significant, special_values, symbol_codes, tail_edges)
 from .base import as_2d
 
@@ -105,11 +105,7 @@ class MixedScore:
     def fit(self, x0, x1):
         # Each coordinate contiguous, integers in their own dtype (bits: one byte each, coded by a
         # table lookup); a coordinate's numbers are read as floats, so every value is its float64's.
-        a, b = columns(x0, exact=True), columns(x1, exact=True)
-        self.specials = special_values(np.concatenate([a[:, :100_000], b[:, :100_000]], axis=1), transposed=True)
-        self.radix = np.array([len(v) + 1 for v in self.specials], dtype=np.int64)
-        codes0 = symbol_codes(a, self.specials, transposed=True)
-        codes1 = symbol_codes(b, self.specials, transposed=True)
+        a, b, self.specials, self.radix, codes0, codes1 = coded_columns(x0, x1)
         # The pattern's probability, part by part when the coordinates with specials
         # fall into independent groups (see dependence_blocks); one group otherwise.
         groups = dependence_blocks(codes0, codes1, self.radix) if self.factorise else []
