@@ -34,14 +34,12 @@ import numpy as np
 from .._executor import LINES, Executor
 from .._progress import RoundProgress, progress_wanted
 from .._rng import as_seed_sequence, seed_entropy
-from .._version import __version__
 from ..datasets import align_empty, load_dataset
 from ..exceptions import ParameterValueError, TimeBudgetSpent
 from ..params import AUDIT_OPTIONS, all_cores
 # DEFAULT_CHUNK_SIZE is re-exported: the one chunk size.
 from ..sampling import DEFAULT_CHUNK_SIZE, Sampler, memory_limits, probe_releases, release_bytes
-from ..stats import DEFAULT_DELTAS, posterior_interval
-from ..stats.bayes import format_confidence, format_percent
+from ..stats import DEFAULT_DELTAS
 from ..stats.bounds import poisson_epsilon_bound, poisson_held_out_mean
 from ..stats.curves import CurveCertificate, CurveTest, curve_test
 from ..stats.estimators import (
@@ -54,9 +52,9 @@ from ..stats.estimators import (
 )
 from ..stats.selection import calibration_counts, calibration_rates
 from ..stats.sequential import SequentialBound
-from ..stats.verdict import verdict_of
 from . import sequential
-from .distinguishers import FLOAT_ATTACKS, auto_choices, float_choices, make_distinguisher, output_kind
+from .assemble import build_report, ceiling_note
+from .distinguishers import auto_choices, float_choices, make_distinguisher, output_kind
 from .report import AuditReport
 
 __all__ = [
@@ -775,16 +773,6 @@ def _anytime(tgt, pair, probe, claim, claim_given, est, samples, *, confidence, 
     return replace(report, notes=[*report.notes, *notes]) if notes else report
 
 
-def ceiling_note(report) -> str | None:
-    """A note when the claim is above what the audit's sample size could certify at all: its "no violation" is no
-    evidence (a classic Gaussian at epsilon 10, truly 14.7, passed ``assert_dp`` at a ceiling of 9.4, and nothing
-    said that no size of this order could have caught it).  The ceiling grows about as ``ln`` of the samples."""
-    if report.violation or not report.ceiling < report.claimed_epsilon:
-        return None
-    return (f"the claimed epsilon {report.claimed_epsilon:.4g} is above the ceiling {report.ceiling:.4g}, the most "
-            f"these samples could certify: no violation could have been found; the ceiling grows about as ln(samples)")
-
-
 def _deadline(time_budget, t_start: float) -> float | None:
     """The wall-clock time (``time.time()``, which worker processes share) at which ``time_budget`` ends."""
     if time_budget is None:
@@ -931,106 +919,3 @@ class _Run:
             # can hide from an event chosen on a few thousand releases).
             return None
         return stop
-
-
-def build_report(tgt, rounds, kind, shape, *, reason, attack, ideal, est, epsilon, claim, confidence, entropy, drawn,
-                 max_samples, t_start, time_budget=None, interrupted=False) -> AuditReport:
-    """The :class:`AuditReport` of certified rounds: the decisive point of the claim, each test's strongest round, notes.
-
-    The distribution test's fields (event, counts, rates, GDP, profile, ROC, ceiling) all come from the round
-    whose distribution test certified most at the reported delta, the bound reported as
-    ``distribution_epsilon_lower_bound``; the float test's (``floating_point``) from its own strongest round.
-    """
-    # The reported point: that of the test (any round, distribution or float) that came closest to the
-    # claim -- the largest margin over the curve when there is a violation, reported at its witness
-    # (CurveTest.index; a point claim: its own point).
-    decisive = max(reversed([t for rd in rounds for t in rd.tests()]), key=lambda t: t.as_bound_against(epsilon))
-    delta, claimed_epsilon = decisive.delta, decisive.claimed_epsilon
-    # The distribution test's round that certified most at that delta (the latest on ties) is the one described.
-    best = max(reversed(rounds), key=lambda rd: rd.curve.certified_at(delta))
-    main = best.main
-    dist_bound = best.curve.certified_at(delta)
-    floating = _floating_section(rounds, delta)
-    bound = decisive.epsilon_lower_bound
-    post = posterior_interval(min(bound, 700.0), delta=delta)
-    claim_post = posterior_interval(claimed_epsilon, delta=delta)
-    at = f" at delta = {delta:g}" if len(decisive.deltas) > 1 else ""  # a curve: say where
-    explanation = (
-        f"on this pair an attacker who starts at 50% can be moved to {format_percent(post.high)} or more "
-        f"(epsilon >= {bound:.3g}{at} with {format_confidence(confidence)} confidence); "
-        f"the claim epsilon = {claimed_epsilon:g}{at} "
-        f"allows at most {format_percent(claim_post.high)}")
-    fpr, tpr = best.roc
-    return AuditReport(
-        epsilon_lower_bound=float(bound), claimed_epsilon=float(claimed_epsilon), claimed_delta=float(delta),
-        confidence=confidence, samples=drawn, attack=best.test.name if attack == "auto" else attack, seed=entropy,
-        verdict=verdict_of(any(rd.violation() for rd in rounds)),
-        ceiling=best.ceiling, estimator=est.name, target=str(tgt.name), seeded=bool(getattr(tgt, "seeded", True)),
-        output_kind=kind, output_shape=list(shape or ()),
-        event=best.test.event.describe(), threshold=best.test.event.threshold,
-        direction=f"{main.direction}, {main.event}",
-        tp=main.tp, fn=main.fn, fp=main.fp, tn=main.tn, tpr=main.tpr, fpr=main.fpr,
-        tpr_interval=list(main.tpr_interval()), fpr_interval=list(main.fpr_interval()),
-        n_calibration=best.n_calibration, n_test=best.n_test, gdp_mu_lower_bound=best.gdp.mu_lower_bound,
-        privacy_profile={"delta": list(DEFAULT_DELTAS), "epsilon": list(best.profile),
-                         "simultaneous": True, "confidence": confidence},
-        roc={"fpr": fpr.tolist(), "tpr": tpr.tolist()},
-        posterior={"prior": 0.5, "low": post.low, "high": post.high, "claimed_high": claim_post.high},
-        explanation=explanation, notes=_notes(tgt, est, main, floating, dist_bound, interrupted, len(rounds)),
-        rounds=len(rounds), interrupted=bool(interrupted),
-        stopping_reason=reason, max_samples=max_samples, time_budget=time_budget,
-        trajectory=_trajectory(rounds, delta),
-        floating_point=floating, distribution_epsilon_lower_bound=float(dist_bound), ideal=ideal,
-        certificate=main.method, version=__version__, elapsed_seconds=round(time.perf_counter() - t_start, 4),
-        claim=claim,
-        curve_violation=None if not decisive.violation else {
-            **decisive.curve_violation(), "confidence": confidence},  # every round's test holds at once
-        claim_curve=decisive.curve(),
-    )
-
-
-def _floating_section(rounds, delta: float) -> dict | None:
-    """The report's ``floating_point``: the strongest float test at ``delta``, or None.
-
-    When the audit's own attack is a float attack (``attack="float-lsb"``, say), that attack's result
-    is the float answer: it is reported here as well as in the main fields, not as null.
-    """
-    float_rounds = [(rd.float_test, rd.float_bound, rd.float_curve) if rd.float_bound is not None
-                    else (rd.test, rd.main, rd.curve) for rd in rounds
-                    if rd.float_bound is not None or rd.test.name in FLOAT_ATTACKS]
-    if not float_rounds:
-        return None
-    test, fb, curve = max(reversed(float_rounds), key=lambda f: f[2].certified_at(delta))
-    return {"attack": test.name, "epsilon_lower_bound": curve.certified_at(delta), "event": test.event.describe(),
-            "tp": fb.tp, "fp": fb.fp, "n_test": fb.n0, "ceiling": fb.ceiling,
-            # what the summary's float block shows: the rest of the counts, the rates and the inequality certified
-            "fn": fb.fn, "tn": fb.tn, "tpr_interval": list(fb.tpr_interval()), "fpr_interval": list(fb.fpr_interval()),
-            "direction": f"{fb.direction}, {fb.event}", "certificate": fb.method}
-
-
-def _notes(tgt, est, main, floating, dist_bound: float, interrupted: bool = False, rounds: int = 1) -> list[str]:
-    notes = []
-    if interrupted:
-        notes.append(f"interrupted: the audit was stopped by hand during round {rounds + 1}, which is dropped; "
-                     f"this report covers the {rounds} round{'s' * (rounds != 1)} finished, and its bound holds "
-                     "at the stated confidence, as at any round of a sequential audit")
-    if est.caveat:
-        notes.append(est.caveat)
-    if floating is not None and floating["epsilon_lower_bound"] > dist_bound:
-        notes.append(f"the bound is the floating-point test's ({floating['attack']}), from which bit patterns the "
-                     "releases can take; audit with ideal=True / --ideal to check the mathematics only")
-    if not getattr(tgt, "seeded", True):
-        notes.append("the target takes no rng: its randomness is its own, so this audit is not reproducible")
-    if main.epsilon_lower_bound >= main.ceiling - 1e-9 and est.name == "clopper-pearson":
-        notes.append("the bound reached the sample-size ceiling: more samples could certify more")
-    return notes
-
-
-def _trajectory(rounds, delta: float) -> dict:
-    """The running best certified epsilon at ``delta`` after each round."""
-    running, trajectory = 0.0, {"samples": [], "epsilon_lower_bound": []}
-    for rd in rounds:
-        running = max(running, *(t.certified_at(delta) for t in rd.tests()))
-        trajectory["samples"].append(rd.samples)
-        trajectory["epsilon_lower_bound"].append(running)
-    return trajectory
