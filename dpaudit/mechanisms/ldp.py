@@ -32,7 +32,7 @@ from ._noise import laplace_release
 from .base import BuiltinMechanism, answers_vector, input_domain, positive_epsilon
 
 __all__ = ["LDPProtocol", "GRR", "SubsetSelection", "UnaryEncoding", "SUE", "OUE", "SHE", "THE", "LocalHashing", "BLH", "OLH",
-           "HadamardResponse", "LDP_PROTOCOLS", "the_threshold", "bernoulli_bits"]
+           "HadamardResponse", "LDP_PROTOCOLS", "the_threshold", "bernoulli_bits", "uniform_others"]
 
 #: A prime above every domain size: local hashing's universal family ((a v + b) mod P) mod g.
 _PRIME = (1 << 31) - 1
@@ -78,8 +78,8 @@ class LDPProtocol(BuiltinMechanism):
         return self.k
 
 
-def _others(v: int, k: int, n: int, rng: np.random.Generator) -> np.ndarray:
-    """``n`` values drawn uniformly from ``{0..k-1}`` without ``v``."""
+def uniform_others(v: int, k: int, n: int, rng: np.random.Generator) -> np.ndarray:
+    """``n`` values drawn uniformly from ``{0..k-1}`` without ``v``: a randomized response's lie."""
     out = rng.integers(0, k - 1, size=n)
     return out + (out >= v)
 
@@ -100,7 +100,7 @@ class GRR(LDPProtocol):
         return math.exp(self.epsilon) / (math.exp(self.epsilon) + self.k - 1)
 
     def _draw(self, v: int, n: int, rng: np.random.Generator) -> np.ndarray:
-        return np.where(rng.random(n) < self.keep_probability, v, _others(v, self.k, n, rng))
+        return np.where(rng.random(n) < self.keep_probability, v, uniform_others(v, self.k, n, rng))
 
 
 #: Below this probability of a 1, :func:`bernoulli_bits` places the ones by their gaps (measured crossover
