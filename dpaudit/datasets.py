@@ -55,8 +55,8 @@ def as_numpy(value: Any) -> np.ndarray:
     (array(1.5, dtype=float32), array([1.5, 2. ]))
 
     A float type numpy has no kind for (JAX's and ml_dtypes' ``bfloat16``, ``float8_*``: dtype kind ``"V"``, no
-    fields) is read as float64, which holds each such value exactly: before, a JAX release in bfloat16 was refused
-    as "non-numeric" while the message showed its number. Void data that does not convert stays as it is.
+    fields) is read as float64, which holds each such value exactly, so a JAX release in bfloat16 is a number,
+    not "non-numeric". Void data that does not convert stays as it is.
     """
     arr = _as_numpy(value)
     if arr.dtype.kind == "V" and arr.dtype.fields is None:
@@ -176,8 +176,9 @@ def _read_csv(path: Path, where: str) -> Any:
 def _read_csv_fast(path: Path) -> np.ndarray | None:
     """The numbers of a CSV that holds nothing else (a header row aside) as a 2-D float array, else None.
 
-    Reading row by row in Python took 47 s and 3.5 GB for 10^7 scores; numpy's reader takes 4 s and the
-    array.  Where it fails, None: the careful reader reads the file again and names the problem.
+    numpy's reader, because reading row by row in Python costs ten times the time and the memory on large
+    score files (docs/decisions/reading-datasets.md).  Where it fails, None: the careful reader reads the
+    file again and names the problem.
     """
     import warnings
 
@@ -347,7 +348,7 @@ def parse_dataset(text_or_path: Any, name: str = "--dataset") -> np.ndarray:
     if isinstance(text_or_path, os.PathLike):
         text_or_path = os.fspath(text_or_path)
     if not isinstance(text_or_path, str):
-        # From Python a generator or a set once read as if a command line's argument were wrong.
+        # From Python, a generator or a set gets a hint, not the command line's "expected a JSON array".
         hint = "; pass a list, e.g. list(...)" if hasattr(text_or_path, "__iter__") else ""
         raise DatasetError(f"{name}: expected an array, a list, a JSON array or a file path, got "
                            f"{type(text_or_path).__name__}{hint}")
@@ -363,7 +364,7 @@ def parse_dataset(text_or_path: Any, name: str = "--dataset") -> np.ndarray:
             raise DatasetError(f"{name}: invalid JSON array literal: nested too deeply") from None
         return _validate_dataset(obj, name, "JSON literal")
     path = expand_user(text)
-    # The command line's names already show the file, 'IN (in.npy)': said twice it was "IN (in.npy): 'in.npy': ...".
+    # The command line's names already show the file, 'IN (in.npy)': the message names it once.
     named = name.endswith(f"({file_label_text(text)})")
     shown = "" if named else f" {text!r}"
     try:
