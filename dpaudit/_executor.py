@@ -6,7 +6,7 @@ One implementation for every entry point: an audit's chunks
 task order, and every task carries its own seed, so nothing that depends on
 them can depend on the number of workers or on the backend.
 
-numpy's samplers hold the GIL, so threads gave no speed-up; processes do, and
+numpy's samplers hold the GIL, so threads give no speed-up; processes do, and
 they also keep a misbehaving target out of our process.
 """
 

@@ -43,7 +43,7 @@ def as_numpy(value: Any) -> np.ndarray:
     a list or tuple.
 
     Why: a training loop's natural release or score is such a tensor (``model(x)``), and numpy's refusal
-    ("Can't call numpy() on Tensor that requires grad") stopped audits of correct code; the numbers are the same.
+    ("Can't call numpy() on Tensor that requires grad") would stop audits of correct code; the numbers are the same.
     torch is never imported. When even that fails, numpy's own exception is raised.
 
     >>> class Held:                       # the form of a torch tensor that requires grad
@@ -122,7 +122,7 @@ def _validate_dataset(obj: Any, name: str, source: str | None) -> np.ndarray:
             except (TypeError, ValueError):
                 bad = value
                 break
-        if bad is None and arr.size:  # ["1", "0"]: each reads as a number, but is text ("value None" said nothing)
+        if bad is None and arr.size:  # ["1", "0"]: each reads as a number, but is text: say so
             raise DatasetError(f"{where}: values are strings, not numbers (the first is {arr.ravel()[0].item()!r}); "
                                "write them without quotes")
         raise DatasetError(f"{where}: non-numeric value {bad!r} (dtype {arr.dtype})")
@@ -208,7 +208,7 @@ def _is_csv_number(cell: str) -> bool:
 def _read_csv_rows(path: Path, where: str) -> np.ndarray:
     """The CSV's rows as numbers, read row by row (any cell ``float`` reads, ``true``/``false``) with messages
     naming the row; errors start with ``where``."""
-    # utf-8-sig: a spreadsheet's "CSV UTF-8" starts with a byte-order mark, which made the first value
+    # utf-8-sig: a spreadsheet's "CSV UTF-8" starts with a byte-order mark, which would make the first value
     # non-numeric, so read as a header and silently dropped.
     with path.open(newline="", encoding="utf-8-sig") as fh:
         rows = [row for row in csv.reader(fh) if row and any(cell.strip() for cell in row)]
