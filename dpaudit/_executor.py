@@ -6,7 +6,7 @@ One implementation for every entry point: an audit's chunks
 task order, and every task carries its own seed, so nothing that depends on
 them can depend on the number of workers or on the backend.
 
-numpy's samplers hold the GIL, so threads gave no speed-up; processes do, and
+numpy's samplers hold the GIL, so threads give no speed-up; processes do, and
 they also keep a misbehaving target out of our process.
 """
 
@@ -25,7 +25,7 @@ from typing import Any
 
 from .exceptions import ParameterValueError
 
-__all__ = ["Backend", "Executor", "check_backend", "dask_client", "in_worker", "kill_workers", "run_ordered"]
+__all__ = ["Backend", "Executor", "check_backend", "dask_client", "end_with_parent", "in_worker", "kill_workers", "run_ordered"]
 
 #: Seconds to wait for a Dask scheduler to answer before giving up.
 CONNECT_TIMEOUT = "10s"
@@ -108,7 +108,7 @@ def _collect_with_lines(results: Iterable[Any], total: int, desc: str, unit: str
     """The results in order, with :class:`~dpaudit._progress.LogLines` (quiet for 10 s, then a line per 30 s).
 
     For a log (stderr not a terminal), where a bar is a smear of carriage returns and a long fixed-size audit
-    (10,000 Opacus runs per side: ten minutes) said nothing until it ended.
+    would otherwise say nothing until it ends.
 
     >>> import io
     >>> out = io.StringIO()
@@ -131,14 +131,15 @@ PARENT_CHECK_SECONDS = 1.0
 _watching: list[int] = []
 
 
-def _end_with_parent() -> None:
-    """In a loky worker: end this process within :data:`PARENT_CHECK_SECONDS` of its parent's death.
+def end_with_parent() -> None:
+    """In a worker process: end it within :data:`PARENT_CHECK_SECONDS` of its parent's death.
 
     A parent killed by SIGKILL (the OOM killer, ``timeout -s KILL``, a cancelled CI job) runs no exit handler
-    and no :func:`kill_workers`: its workers ran their tasks to the end and then waited out loky's idle timeout
-    (300 s), holding its stdout and stderr (``dpaudit run ... | tee log`` hung that long) and the cores a
-    ``--resume`` needs.  A daemon thread, started once per worker, polls ``os.getppid()``, which changes when
-    the parent is gone.  Called only in workers: in the main process the parent is the shell.
+    and no :func:`kill_workers`; without this its workers would run their tasks to the end and then wait out
+    loky's idle timeout (300 s), holding the parent's stdout and stderr (a pipe to ``tee`` stays open) and the
+    cores a ``--resume`` needs (docs/decisions/worker-lifetime.md).  A daemon thread, started once per
+    process, polls ``os.getppid()``, which changes when the parent is gone.  Call it only in workers: in the
+    main process the parent is the shell.
     """
     if _watching:
         return
@@ -157,8 +158,8 @@ def _end_with_parent() -> None:
 
 
 def in_worker(fn: Callable[..., Any], *args: Any) -> Any:
-    """``fn(*args)`` in a loky worker process that ends when its parent does (:func:`_end_with_parent`)."""
-    _end_with_parent()
+    """``fn(*args)`` in a loky worker process that ends when its parent does (:func:`end_with_parent`)."""
+    end_with_parent()
     return fn(*args)
 
 
@@ -182,10 +183,10 @@ def run_ordered(fn: Callable[..., Any], tasks: Sequence[tuple], *, n_jobs: int =
 def kill_workers() -> None:
     """Kill this process's loky worker processes at once, for a process about to end by a signal.
 
-    A process killed by a signal runs no exit handlers, so its idle loky workers lived on for loky's
-    idle timeout (300 s), holding its stdout and stderr: ``dpaudit audit --jobs 2 | tee log`` hung that
-    long after a second Ctrl-C.  Without locks or imports (it reads the executor joblib already made,
-    if any), so that a signal handler may call it whatever the main thread was doing.
+    A process killed by a signal runs no exit handlers, so its idle loky workers would live on for loky's
+    idle timeout (300 s), holding its stdout and stderr (docs/decisions/worker-lifetime.md).  Without locks
+    or imports (it reads the executor joblib already made, if any), so that a signal handler may call it
+    whatever the main thread was doing.
     """
     module = sys.modules.get("joblib.externals.loky.reusable_executor")
     processes = getattr(getattr(module, "_executor", None), "_processes", None) or {}
@@ -321,7 +322,7 @@ class Executor:
 
         Nothing needs sending when tasks run in this process.  Reading back matters: a module global
         holding a ``ctypes.CDLL`` pickles but cannot be rebuilt, and a worker that fails to rebuild a task
-        breaks the pool (exit 3 before this check read it back).
+        breaks the pool, an internal error instead of a message naming the object.
         """
         if self._dask is None and self.n_jobs == 1:
             return None

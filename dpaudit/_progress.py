@@ -97,8 +97,8 @@ def lines_every() -> float | None:
 def bar_size(file: IO[str] | None = None) -> dict:
     """tqdm keywords for the bar's size: follow the terminal, or 80 x 24 (``COLUMNS``/``LINES``) when it gives none.
 
-    A pseudo-terminal that reports a size of 0 x 0 (python's ``pty``, some CI runners and containers) made tqdm
-    hide the bar altogether: it read the height as -1 rows, less than the bar's row 0.
+    A pseudo-terminal that reports a size of 0 x 0 (python's ``pty``, some CI runners and containers) would make
+    tqdm hide the bar altogether: it reads the height as -1 rows, less than the bar's row 0.
     """
     stream = file if file is not None else sys.stderr
     try:

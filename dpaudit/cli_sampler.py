@@ -26,7 +26,7 @@ such arrays) or .npy (a boolean mask of shape (steps, N), or an integer array of
 rows are batches, -1 padding shorter ones).  The batches are tested against Poisson sampling (each
 record in each step independently with probability Q): the overall rate, the batch sizes, the most and
 least sampled records and how regular the per-record counts are, at --confidence for the whole report.
-Exit status: 0 no violation found, 1 violation found, 2 bad input.
+Exit status: 0 when no violation is found, 1 on a violation, 2 bad input.
 """
 
 

@@ -43,7 +43,7 @@ def as_numpy(value: Any) -> np.ndarray:
     a list or tuple.
 
     Why: a training loop's natural release or score is such a tensor (``model(x)``), and numpy's refusal
-    ("Can't call numpy() on Tensor that requires grad") stopped audits of correct code; the numbers are the same.
+    ("Can't call numpy() on Tensor that requires grad") would stop audits of correct code; the numbers are the same.
     torch is never imported. When even that fails, numpy's own exception is raised.
 
     >>> class Held:                       # the form of a torch tensor that requires grad
@@ -55,8 +55,8 @@ def as_numpy(value: Any) -> np.ndarray:
     (array(1.5, dtype=float32), array([1.5, 2. ]))
 
     A float type numpy has no kind for (JAX's and ml_dtypes' ``bfloat16``, ``float8_*``: dtype kind ``"V"``, no
-    fields) is read as float64, which holds each such value exactly: before, a JAX release in bfloat16 was refused
-    as "non-numeric" while the message showed its number. Void data that does not convert stays as it is.
+    fields) is read as float64, which holds each such value exactly, so a JAX release in bfloat16 is a number,
+    not "non-numeric". Void data that does not convert stays as it is.
     """
     arr = _as_numpy(value)
     if arr.dtype.kind == "V" and arr.dtype.fields is None:
@@ -122,7 +122,7 @@ def _validate_dataset(obj: Any, name: str, source: str | None) -> np.ndarray:
             except (TypeError, ValueError):
                 bad = value
                 break
-        if bad is None and arr.size:  # ["1", "0"]: each reads as a number, but is text ("value None" said nothing)
+        if bad is None and arr.size:  # ["1", "0"]: each reads as a number, but is text: say so
             raise DatasetError(f"{where}: values are strings, not numbers (the first is {arr.ravel()[0].item()!r}); "
                                "write them without quotes")
         raise DatasetError(f"{where}: non-numeric value {bad!r} (dtype {arr.dtype})")
@@ -176,8 +176,9 @@ def _read_csv(path: Path, where: str) -> Any:
 def _read_csv_fast(path: Path) -> np.ndarray | None:
     """The numbers of a CSV that holds nothing else (a header row aside) as a 2-D float array, else None.
 
-    Reading row by row in Python took 47 s and 3.5 GB for 10^7 scores; numpy's reader takes 4 s and the
-    array.  Where it fails, None: the careful reader reads the file again and names the problem.
+    numpy's reader, because reading row by row in Python costs ten times the time and the memory on large
+    score files (docs/decisions/reading-datasets.md).  Where it fails, None: the careful reader reads the
+    file again and names the problem.
     """
     import warnings
 
@@ -207,7 +208,7 @@ def _is_csv_number(cell: str) -> bool:
 def _read_csv_rows(path: Path, where: str) -> np.ndarray:
     """The CSV's rows as numbers, read row by row (any cell ``float`` reads, ``true``/``false``) with messages
     naming the row; errors start with ``where``."""
-    # utf-8-sig: a spreadsheet's "CSV UTF-8" starts with a byte-order mark, which made the first value
+    # utf-8-sig: a spreadsheet's "CSV UTF-8" starts with a byte-order mark, which would make the first value
     # non-numeric, so read as a header and silently dropped.
     with path.open(newline="", encoding="utf-8-sig") as fh:
         rows = [row for row in csv.reader(fh) if row and any(cell.strip() for cell in row)]
@@ -347,7 +348,7 @@ def parse_dataset(text_or_path: Any, name: str = "--dataset") -> np.ndarray:
     if isinstance(text_or_path, os.PathLike):
         text_or_path = os.fspath(text_or_path)
     if not isinstance(text_or_path, str):
-        # From Python a generator or a set once read as if a command line's argument were wrong.
+        # From Python, a generator or a set gets a hint, not the command line's "expected a JSON array".
         hint = "; pass a list, e.g. list(...)" if hasattr(text_or_path, "__iter__") else ""
         raise DatasetError(f"{name}: expected an array, a list, a JSON array or a file path, got "
                            f"{type(text_or_path).__name__}{hint}")
@@ -363,7 +364,7 @@ def parse_dataset(text_or_path: Any, name: str = "--dataset") -> np.ndarray:
             raise DatasetError(f"{name}: invalid JSON array literal: nested too deeply") from None
         return _validate_dataset(obj, name, "JSON literal")
     path = expand_user(text)
-    # The command line's names already show the file, 'IN (in.npy)': said twice it was "IN (in.npy): 'in.npy': ...".
+    # The command line's names already show the file, 'IN (in.npy)': the message names it once.
     named = name.endswith(f"({file_label_text(text)})")
     shown = "" if named else f" {text!r}"
     try:

@@ -90,7 +90,7 @@ def notes_as_lines():
     """While the block runs, each :class:`SerialFallbackWarning` becomes a ``note: ...`` line added to the
     list it yields, for the command line to print once the command has succeeded.
 
-    Said at once, the note came before a later error, and an error must be the only line on stderr.
+    Said at once, the note would come before a later error, and an error must be the only line on stderr.
     Other warnings keep Python's display; on leaving, the previous display is restored.
 
     >>> import warnings

@@ -4,7 +4,7 @@ Registered as ``diffprivlib.laplace``, ``diffprivlib.gaussian``,
 ``diffprivlib.gaussian_analytic``, ``diffprivlib.geometric``,
 ``diffprivlib.exponential`` and ``diffprivlib.binary``.
 
-Compatibility (measured with diffprivlib 0.6.6): ``import diffprivlib`` fails
+Compatibility (diffprivlib 0.6.6): ``import diffprivlib`` fails
 with scikit-learn >= 1.9 (``cannot import name 'DOUBLE' from
 sklearn.tree._tree``) because its ``__init__`` imports ``diffprivlib.models``;
 :func:`~dpaudit.adapters.compat.fix_diffprivlib_import` restores the two
@@ -27,7 +27,7 @@ Randomness: diffprivlib mechanisms accept ``random_state`` (an int or a
 The adapters pass a ``RandomState`` seeded from dpaudit's ``rng``, so these
 targets *are* seedable and reproducible; the sampling algorithm is the same
 either way.  diffprivlib has no vectorised API: one Python call per release
-(about 2e5 releases/s for Laplace).
+(docs/decisions/adapter-throughput.md has the rate).
 """
 
 from __future__ import annotations

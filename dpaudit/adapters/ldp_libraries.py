@@ -170,7 +170,7 @@ class _MultiFreq(_LibraryClient):
     extra: ClassVar[str] = "multi-freq-ldpy"
 
     def _seed(self, seed: int) -> None:
-        _numba_seed()(seed)  # numba's generator is not numpy's: seed it from jitted code
+        seed_numba(seed)
 
     def _make_client(self):
         return {m: _import(f"multi_freq_ldpy.pure_frequency_oracles.{m}", self.extra) for m in ("GRR", "UE")}
@@ -179,16 +179,20 @@ class _MultiFreq(_LibraryClient):
 _SEEDER = []
 
 
-def _numba_seed():
+def seed_numba(seed: int) -> None:
+    """Seed numba's own generator, which numba-compiled code draws from instead of numpy's global one.
+
+    Only jitted code can reach it, so the seeding function is compiled once, on first use.
+    """
     if not _SEEDER:
         import numba
 
         @numba.njit
-        def seed(s):
+        def seeder(s):
             np.random.seed(s)
 
-        _SEEDER.append(seed)
-    return _SEEDER[0]
+        _SEEDER.append(seeder)
+    _SEEDER[0](seed)
 
 
 @dataclass(frozen=True)

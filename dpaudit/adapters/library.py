@@ -154,9 +154,9 @@ class _Call:
             np.random.seed(s)
             random.seed(s)
             if self.seed == "numba":  # numba-compiled code draws from numba's own generator
-                from .ldp_libraries import _numba_seed
+                from .ldp_libraries import seed_numba
 
-                _numba_seed()(s)
+                seed_numba(s)
         if self.method is not None:
             if self.statistic == "data":
                 stat = _data(self.data, dataset)

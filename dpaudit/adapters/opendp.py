@@ -20,7 +20,7 @@ Randomness: OpenDP samples from its own cryptographic RNG, which cannot be
 seeded, so these targets take no ``rng`` (``seeded=False``) and audits of them
 are not reproducible.  Releases are vectorised: ``size`` releases are one call
 of the same measurement on a vector domain (i.i.d. noise per coordinate, the
-same sampler), about 10x faster than one call per release.
+same sampler), much faster than one call per release (docs/decisions/adapter-throughput.md).
 """
 
 from __future__ import annotations

@@ -243,83 +243,162 @@ def census_solutions(
             attributes=(), sum_slack=sum_slack, median_slack=median_slack, seconds=time.perf_counter() - t0,
             details={"age_range": [lo_age, hi_age], "method": "enumerate"},
         )
+    program = _Program.of(statistics, attributes, range(lo_age, hi_age + 1), adult_age=adult_age,
+                          n_people=n_people, sum_slack=sum_slack, median_slack=median_slack)
+    solutions, complete = program.solutions(solver, max_solutions)
+    return CensusSolutions(
+        statistics=tuple(statistics), n_solutions=len(solutions), complete=complete,
+        solutions=tuple(sorted(solutions)), attributes=tuple(attributes), sum_slack=sum_slack,
+        median_slack=median_slack, seconds=time.perf_counter() - t0,
+        details={"age_range": [lo_age, hi_age], "n_types": len(program.types), "method": "ip"},
+    )
 
-    import pulp
 
+def _person_types(attributes: Mapping[str, tuple], ages: range, adult_age: int) -> list[tuple]:
+    """Every record ``(age, value of each attribute)``; married people are adults."""
     names = tuple(attributes)
-    ages = range(lo_age, hi_age + 1)
     types = [(age,) + combo for age in ages for combo in itertools.product(*attributes.values())]
-    if "marital" in attributes:  # married people are adults
+    if "marital" in attributes:
         types = [t for t in types if not (t[1 + names.index("marital")] == "M" and t[0] < adult_age)]
+    return types
 
-    def members(stat: GroupStatistic) -> list[int]:
-        return [ti for ti, t in enumerate(types)
-                if all(t[1 + names.index(k)] == v for k, v in stat.where.items())
-                and (not stat.adults_only or t[0] >= adult_age)]
 
-    # a type cannot occur more often than the smallest published count of a group containing it
-    cap = [n_people] * len(types)
-    for stat in statistics:
-        if stat.count is not None:
-            for ti in members(stat):
-                cap[ti] = min(cap[ti], int(stat.count))
-    prob = pulp.LpProblem("census", pulp.LpMinimize)
-    b = {(ti, r): add_variable(prob, f"b_{ti}_{r}", 0, 1, cat="Binary") for ti in range(len(types))
-         for r in range(1, cap[ti] + 1)}
-    prob += pulp.LpAffineExpression([])
-    for ti in range(len(types)):
-        for r in range(1, cap[ti]):
-            prob += b[ti, r] >= b[ti, r + 1]
-    y = {ti: [(b[ti, r], 1.0) for r in range(1, cap[ti] + 1)] for ti in range(len(types))}
+@dataclass
+class _Program:
+    """The integer program of a publication over person types.
 
-    for gi, stat in enumerate(statistics):
-        if stat.count is None:
-            continue
-        group = members(stat)
+    ``b[t, r] = 1`` says "at least ``r`` people of type ``t``"; ``y[t]`` is the count of type ``t`` as
+    pulp terms; ``cap[t]`` the most people of type ``t`` any published count allows.
+    """
+
+    prob: Any
+    types: list
+    cap: list
+    b: dict
+    y: dict
+
+    @classmethod
+    def of(cls, statistics: Sequence[GroupStatistic], attributes: Mapping[str, tuple], ages: range, *,
+           adult_age: int, n_people: int, sum_slack: float, median_slack: float) -> "_Program":
+        import pulp
+
+        names = tuple(attributes)
+        types = _person_types(attributes, ages, adult_age)
+
+        def members(stat: GroupStatistic) -> list[int]:
+            return [ti for ti, t in enumerate(types)
+                    if all(t[1 + names.index(k)] == v for k, v in stat.where.items())
+                    and (not stat.adults_only or t[0] >= adult_age)]
+
+        # a type cannot occur more often than the smallest published count of a group containing it
+        cap = [n_people] * len(types)
+        for stat in statistics:
+            if stat.count is not None:
+                for ti in members(stat):
+                    cap[ti] = min(cap[ti], int(stat.count))
+        prob = pulp.LpProblem("census", pulp.LpMinimize)
+        b = {(ti, r): add_variable(prob, f"b_{ti}_{r}", 0, 1, cat="Binary") for ti in range(len(types))
+             for r in range(1, cap[ti] + 1)}
+        prob += pulp.LpAffineExpression([])
+        for ti in range(len(types)):
+            for r in range(1, cap[ti]):
+                prob += b[ti, r] >= b[ti, r + 1]
+        y = {ti: [(b[ti, r], 1.0) for r in range(1, cap[ti] + 1)] for ti in range(len(types))}
+        program = cls(prob, types, cap, b, y)
+        for gi, stat in enumerate(statistics):
+            if stat.count is not None:
+                program._add_group(gi, stat, members(stat), ages, sum_slack=sum_slack, median_slack=median_slack)
+        return program
+
+    def _add_group(self, gi: int, stat: GroupStatistic, group: list[int], ages: range, *,
+                   sum_slack: float, median_slack: float) -> None:
+        """The count, age-sum and median constraints of group ``gi``."""
+        import pulp
+
+        y, prob = self.y, self.prob
         c = check_int(stat.count, f"statistics[{stat.name!r}].count", low=0)
         prob += pulp.LpAffineExpression([vc for ti in group for vc in y[ti]]) == c, f"count_{gi}"
         if stat.mean is not None:
-            total_age = pulp.LpAffineExpression([(v, coef * types[ti][0]) for ti in group for v, coef in y[ti]])
+            total_age = pulp.LpAffineExpression([(v, coef * self.types[ti][0]) for ti in group for v, coef in y[ti]])
             tol = sum_slack + (c * 0.5 * 10.0 ** -stat.mean_decimals if stat.mean_decimals is not None else 0.0)
             target = c * float(stat.mean)
             prob += total_age >= math.ceil(target - tol - 1e-9), f"sum_lo_{gi}"
             prob += total_age <= math.floor(target + tol + 1e-9), f"sum_hi_{gi}"
         if stat.median is not None and c > 0:
-            _add_median(prob, pulp, stat, gi, c, group, types, y, ages, float(stat.median), median_slack)
+            self._add_median(gi, c, group, ages, float(stat.median), median_slack)
 
-    if solver == "cbc":
-        with warnings.catch_warnings():  # pulp 3.3 deprecates its bundled CBC (removed in 4.0)
-            warnings.filterwarnings("ignore", message="PULP_CBC_CMD is deprecated", category=DeprecationWarning)
-            backend = pulp.PULP_CBC_CMD(msg=False)
-    else:
-        backend = pulp.HiGHS(msg=False)
+    def solutions(self, solver: str, max_solutions: int) -> tuple[list, bool]:
+        """Every table, each excluded by a no-good cut once found, until infeasible (complete) or
+        ``max_solutions``."""
+        import pulp
 
-    solutions = []
-    complete = False
-    while len(solutions) < max_solutions:
-        status = prob.solve(backend)
-        if pulp.LpStatus[status] != "Optimal":
-            complete = True
-            break
-        counts = {ti: int(round(sum(v.varValue for v, _ in y[ti]))) for ti in range(len(types))}
-        table = tuple(sorted(t for ti, t in enumerate(types) for _ in range(counts[ti])))
-        solutions.append(table)
-        # no-good cut: some type's multiplicity must change (unary: b[t, y] drops or b[t, y + 1] rises)
+        if solver == "cbc":
+            with warnings.catch_warnings():  # pulp 3.3 deprecates its bundled CBC (removed in 4.0)
+                warnings.filterwarnings("ignore", message="PULP_CBC_CMD is deprecated", category=DeprecationWarning)
+                backend = pulp.PULP_CBC_CMD(msg=False)
+        else:
+            backend = pulp.HiGHS(msg=False)
+        solutions: list = []
+        while len(solutions) < max_solutions:
+            status = self.prob.solve(backend)
+            if pulp.LpStatus[status] != "Optimal":
+                return solutions, True
+            counts = {ti: int(round(sum(v.varValue for v, _ in self.y[ti]))) for ti in range(len(self.types))}
+            solutions.append(tuple(sorted(t for ti, t in enumerate(self.types) for _ in range(counts[ti]))))
+            self._exclude(counts, len(solutions))
+        return solutions, False
+
+    def _add_median(self, gi: int, c: int, group: list[int], ages: range, median: float, slack: float) -> None:
+        """Median constraints on the cumulative counts C(a) = #members aged <= a."""
+        import pulp
+
+        prob, types, y = self.prob, self.types, self.y
+        ages = list(ages)
+        by_age: dict[int, list] = {}
+        for ti in group:
+            by_age.setdefault(types[ti][0], []).extend(y[ti])
+        cum = {ages[0] - 1: pulp.LpAffineExpression([])}
+        for a in ages:  # C(a) = C(a - 1) + members aged a, as auxiliary variables (keeps rows short)
+            cum[a] = add_variable(prob, f"C_{gi}_{a}", 0, c)
+            prob += cum[a] - cum[a - 1] - pulp.LpAffineExpression(by_age.get(a, [])) == 0, f"C_def_{gi}_{a}"
+        lo, hi = median - slack, median + slack
+        if c % 2 == 1:
+            h = (c - 1) // 2
+            a_lo = math.ceil(lo - 1e-9)
+            a_hi = math.floor(hi + 1e-9)
+            if a_lo > ages[-1] or a_hi < ages[0] or a_lo > a_hi:
+                prob += pulp.LpAffineExpression([]) >= 1, f"median_impossible_{gi}"
+                return
+            prob += cum[max(a_lo, ages[0]) - 1] <= h, f"median_lo_{gi}"
+            prob += c - cum[min(a_hi, ages[-1])] <= h, f"median_hi_{gi}"
+            return
+        h = c // 2
+        M = c
+        lower = {a: add_variable(prob, f"L_{gi}_{a}", 0, 1, cat="Binary") for a in ages}
+        upper = {a: add_variable(prob, f"U_{gi}_{a}", 0, 1, cat="Binary") for a in ages}
+        prob += pulp.lpSum(lower.values()) == 1, f"L_one_{gi}"
+        prob += pulp.lpSum(upper.values()) == 1, f"U_one_{gi}"
+        for a in ages:
+            prob += cum[a - 1] <= h - 1 + M * (1 - lower[a]), f"L_below_{gi}_{a}"
+            prob += cum[a] >= h - M * (1 - lower[a]), f"L_at_{gi}_{a}"
+            prob += cum[a - 1] <= h + M * (1 - upper[a]), f"U_below_{gi}_{a}"
+            prob += cum[a] >= h + 1 - M * (1 - upper[a]), f"U_at_{gi}_{a}"
+        both = pulp.LpAffineExpression([(lower[a], a) for a in ages] + [(upper[a], a) for a in ages])
+        prob += both >= math.ceil(2 * lo - 1e-9), f"median2_lo_{gi}"
+        prob += both <= math.floor(2 * hi + 1e-9), f"median2_hi_{gi}"
+
+    def _exclude(self, counts: dict, k: int) -> None:
+        """No-good cut ``k``: some type's multiplicity must change (unary: b[t, y] drops or b[t, y + 1] rises)."""
+        import pulp
+
         cut = []
         for ti, cnt in counts.items():
             if cnt >= 1:
-                cut.append((b[ti, cnt], -1.0))
-            if cnt < cap[ti]:
-                cut.append((b[ti, cnt + 1], 1.0))
+                cut.append((self.b[ti, cnt], -1.0))
+            if cnt < self.cap[ti]:
+                cut.append((self.b[ti, cnt + 1], 1.0))
         n_present = sum(1 for cnt in counts.values() if cnt >= 1)
-        prob += pulp.LpAffineExpression(cut) >= 1 - n_present, f"nogood_{len(solutions)}"
-    return CensusSolutions(
-        statistics=tuple(statistics), n_solutions=len(solutions), complete=complete,
-        solutions=tuple(sorted(solutions)), attributes=names, sum_slack=sum_slack, median_slack=median_slack,
-        seconds=time.perf_counter() - t0,
-        details={"age_range": [lo_age, hi_age], "n_types": len(types), "method": "ip"},
-    )
-
+        self.prob += pulp.LpAffineExpression(cut) >= 1 - n_present, f"nogood_{k}"
 
 def _enumerate_one_group(stat: GroupStatistic, lo_age: int, hi_age: int, sum_slack: float,
                          median_slack: float, max_solutions: int) -> tuple[list, bool]:
@@ -363,43 +442,6 @@ def _enumerate_one_group(stat: GroupStatistic, lo_age: int, hi_age: int, sum_sla
 
     complete = walk([], 0)
     return out, complete
-
-
-def _add_median(prob, pulp, stat, gi, c, group, types, y, ages, median, slack) -> None:
-    """Median constraints on the cumulative counts C(a) = #members aged <= a."""
-    ages = list(ages)
-    by_age: dict[int, list] = {}
-    for ti in group:
-        by_age.setdefault(types[ti][0], []).extend(y[ti])
-    cum = {ages[0] - 1: pulp.LpAffineExpression([])}
-    for a in ages:  # C(a) = C(a - 1) + members aged a, as auxiliary variables (keeps rows short)
-        cum[a] = add_variable(prob, f"C_{gi}_{a}", 0, c)
-        prob += cum[a] - cum[a - 1] - pulp.LpAffineExpression(by_age.get(a, [])) == 0, f"C_def_{gi}_{a}"
-    lo, hi = median - slack, median + slack
-    if c % 2 == 1:
-        h = (c - 1) // 2
-        a_lo = math.ceil(lo - 1e-9)
-        a_hi = math.floor(hi + 1e-9)
-        if a_lo > ages[-1] or a_hi < ages[0] or a_lo > a_hi:
-            prob += pulp.LpAffineExpression([]) >= 1, f"median_impossible_{gi}"
-            return
-        prob += cum[max(a_lo, ages[0]) - 1] <= h, f"median_lo_{gi}"
-        prob += c - cum[min(a_hi, ages[-1])] <= h, f"median_hi_{gi}"
-        return
-    h = c // 2
-    M = c
-    lower = {a: add_variable(prob, f"L_{gi}_{a}", 0, 1, cat="Binary") for a in ages}
-    upper = {a: add_variable(prob, f"U_{gi}_{a}", 0, 1, cat="Binary") for a in ages}
-    prob += pulp.lpSum(lower.values()) == 1, f"L_one_{gi}"
-    prob += pulp.lpSum(upper.values()) == 1, f"U_one_{gi}"
-    for a in ages:
-        prob += cum[a - 1] <= h - 1 + M * (1 - lower[a]), f"L_below_{gi}_{a}"
-        prob += cum[a] >= h - M * (1 - lower[a]), f"L_at_{gi}_{a}"
-        prob += cum[a - 1] <= h + M * (1 - upper[a]), f"U_below_{gi}_{a}"
-        prob += cum[a] >= h + 1 - M * (1 - upper[a]), f"U_at_{gi}_{a}"
-    both = pulp.LpAffineExpression([(lower[a], a) for a in ages] + [(upper[a], a) for a in ages])
-    prob += both >= math.ceil(2 * lo - 1e-9), f"median2_lo_{gi}"
-    prob += both <= math.floor(2 * hi + 1e-9), f"median2_hi_{gi}"
 
 
 def noisy_statistics(

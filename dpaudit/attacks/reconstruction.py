@@ -28,11 +28,10 @@ one dense Cholesky factorisation per iteration) however many queries there are;
 ``scipy.optimize.linprog(method="highs-ipm")`` on the same matrices;
 ``"pulp-highs"`` and ``"pulp-cbc"`` build the model with pulp (the modelling
 layer, readable but slow for large ``n``).  ``"auto"`` is ``"dense-ipm"`` for
-``norm="l1"`` with ``n <= 5000`` and ``"highs"`` otherwise: the fastest
-correct path in ``benchmarks/bench_reconstruction.py``.  HiGHS' interior point
-(IPX) solves its Newton systems by preconditioned conjugate gradients, which
-the dense 0/1 ``F`` (``k n / 2`` nonzeros) makes slow: ~90 s at ``n = 2000``
-against ~9 s here (the table in ``docs/attacks.md``).
+``norm="l1"`` with ``n <= 5000`` and ``"highs"`` otherwise, the fastest
+correct path (timed in ``docs/attacks.md``): HiGHS' interior point (IPX) solves
+its Newton systems by preconditioned conjugate gradients, which the dense 0/1
+``F`` (``k n / 2`` nonzeros) makes slow.
 
 Attribute inference: each trial draws a fresh database and one random target
 person; the target's secret is 1 (the run is on D) in even trials and 0 (on
@@ -209,16 +208,27 @@ def _solve_dense_ipm(queries, answers, *, tol: float = 1e-6, max_iter: int = 200
     ``4 F' diag(theta_v) F + diag(theta_w + theta_s)`` (one BLAS ``syrk`` of
     ``k n^2`` flops); ``x`` is minus the multiplier ``lambda`` of those rows.
     Mehrotra's predictor-corrector from the centre ``v = 1/2``; stops when the
-    relative primal and dual residuals and the duality gap are below ``tol``:
-    ``1e-6`` leaves ``x`` within ~1e-3 of the ``1e-8`` solution (n = 500 to 2000,
-    Laplace noise) for a quarter fewer iterations, and only its rounding at 1/2 is used.
+    relative primal and dual residuals and the duality gap are below ``tol``,
+    loose enough because only the rounding of ``x`` at 1/2 is used (``docs/attacks.md``).
     """
-    # One BLAS thread: with two cores and another busy job, OpenBLAS' second thread made this
-    # solver ~10x slower (n = 1000: 17 s against 1.8 s); threadpoolctl comes with scikit-learn.
+    # One BLAS thread: a second OpenBLAS thread competing with other work slows this solver
+    # down (docs/attacks.md); threadpoolctl comes with scikit-learn.
     from threadpoolctl import threadpool_limits
 
     with threadpool_limits(limits=1, user_api="blas"):
         return _dense_ipm(queries, answers, tol=tol, max_iter=max_iter)
+
+
+def _max_step(x: np.ndarray, dx: np.ndarray) -> float:
+    """The longest step, at most 1, along ``dx`` that keeps ``x`` non-negative."""
+    neg = dx < 0
+    return min(1.0, float(np.min(-x[neg] / dx[neg]))) if neg.any() else 1.0
+
+
+def _step_lengths(primal, primal_step, dual, dual_step) -> tuple[float, float]:
+    """(primal, dual) step lengths of an interior point step: the longest keeping every variable >= 0."""
+    return (min(_max_step(x, dx) for x, dx in zip(primal, primal_step)),
+            min(_max_step(z, dz) for z, dz in zip(dual, dual_step)))
 
 
 def _dense_ipm(queries, answers, *, tol: float, max_iter: int) -> np.ndarray:
@@ -238,10 +248,6 @@ def _dense_ipm(queries, answers, *, tol: float, max_iter: int) -> np.ndarray:
     scale_b = 1.0 + np.linalg.norm(b)
     scale_c = 1.0 + np.sqrt(cv @ cv + n)
     m = 2 * (k + n)
-
-    def max_step(x, dx):
-        neg = dx < 0
-        return min(1.0, float(np.min(-x[neg] / dx[neg]))) if neg.any() else 1.0
 
     for _ in range(max_iter):
         rb = b - (2.0 * (FT @ v) - w + s)
@@ -272,9 +278,7 @@ def _dense_ipm(queries, answers, *, tol: float, max_iter: int) -> np.ndarray:
             return dl, dv, dw, ds, (pv - zv * dv) / v, (pt + tv * dv) / r, (pw - zw * dw) / w, (ps - zs * ds) / s
 
         def lengths(dv, dw, ds, dzv, dtv, dzw, dzs):
-            primal_step = min(max_step(v, dv), max_step(r, -dv), max_step(w, dw), max_step(s, ds))
-            dual_step = min(max_step(zv, dzv), max_step(tv, dtv), max_step(zw, dzw), max_step(zs, dzs))
-            return primal_step, dual_step
+            return _step_lengths((v, r, w, s), (dv, -dv, dw, ds), (zv, tv, zw, zs), (dzv, dtv, dzw, dzs))
 
         _, dv, dw, ds, dzv, dtv, dzw, dzs = newton(-v * zv, -r * tv, -w * zw, -s * zs)  # affine predictor
         ap, ad = lengths(dv, dw, ds, dzv, dtv, dzw, dzs)

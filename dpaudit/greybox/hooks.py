@@ -19,7 +19,7 @@ import sys
 
 import numpy as np
 
-from .tape import _ACTIVE
+from .tape import active_tape
 
 __all__ = ["library_hooks", "HOOKED"]
 
@@ -66,7 +66,8 @@ def _hooked(original, name: str):
     """
     def randomise(self, value=None):
         declare = _DECLARE.get(name)
-        if not _ACTIVE or declare is None:
+        tape = active_tape()
+        if tape is None or declare is None:
             return original(self) if value is None else original(self, value)
         family, params, labels = declare(self, value)
         location = list(np.asarray(self.utility, dtype=float)) if name == "Exponential" else value
@@ -80,7 +81,7 @@ def _hooked(original, name: str):
                 return np.asarray(out)
             return np.asarray(labels.index(out))
 
-        drawn = _ACTIVE[-1].draw(f"diffprivlib.{name}", family, params, (), sample, meta=meta, labels=labels)
+        drawn = tape.draw(f"diffprivlib.{name}", family, params, (), sample, meta=meta, labels=labels)
         if family == "categorical":
             idx = int(np.asarray(drawn))
             return labels[idx] if labels is not None else idx

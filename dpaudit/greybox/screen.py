@@ -3,7 +3,7 @@
 A pair whose few traces give an *exact* upper bound is ranked by it: that is the pair's epsilon, read
 from a handful of target calls where a black-box screening draws thousands of releases per side.  A
 pair the traces cannot settle (a finding, no bound, or a bound that is not exact) returns None, and
-the search screens it black-box as before.  The screening only ranks pairs; the final audit, on fresh
+the search screens it black-box, as without ``grey_box``.  The screening only ranks pairs; the final audit, on fresh
 draws, certifies.
 """
 

@@ -28,7 +28,7 @@ import numpy as np
 from ..exceptions import ParameterValueError
 
 __all__ = ["Draw", "Tape", "Recorder", "Replayer", "TapedGenerator", "GreyBoxError", "LOCATION_FAMILIES",
-           "SEED_RANGE", "SHIFTABLE", "taped_call"]
+           "SEED_RANGE", "SHIFTABLE", "active_tape", "taped_call"]
 
 
 class GreyBoxError(ParameterValueError):
@@ -201,6 +201,11 @@ def _broadcast(params: dict, shape: tuple) -> dict:
 
 # --------------------------------------------------------------------------- the generator
 _ACTIVE: list[Tape] = []
+
+
+def active_tape() -> Tape | None:
+    """The tape of the target call under way (the innermost), or None outside a taped call."""
+    return _ACTIVE[-1] if _ACTIVE else None
 
 
 def _tape() -> Tape:

@@ -10,7 +10,7 @@ location family is therefore handed to the target as a :class:`TrackedArray` (an
 a :class:`TrackedFloat` (a ``numpy.float64`` subclass): the *first* operation on it, when it is an
 addition or a subtraction of a value that is not itself noise, records that value as the draw's outside
 location (:meth:`dpaudit.greybox.tape.Tape.locate`) and returns plain numbers; any other first operation
-returns plain numbers and records nothing, and the probe decides as before.  What happens downstream of
+returns plain numbers and records nothing, and the probe decides as it would untracked.  What happens downstream of
 the sum does not matter: the coupling makes the two sums equal.
 """
 

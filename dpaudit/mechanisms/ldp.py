@@ -32,7 +32,7 @@ from ._noise import laplace_release
 from .base import BuiltinMechanism, answers_vector, input_domain, positive_epsilon
 
 __all__ = ["LDPProtocol", "GRR", "SubsetSelection", "UnaryEncoding", "SUE", "OUE", "SHE", "THE", "LocalHashing", "BLH", "OLH",
-           "HadamardResponse", "LDP_PROTOCOLS", "the_threshold", "bernoulli_bits"]
+           "HadamardResponse", "LDP_PROTOCOLS", "the_threshold", "bernoulli_bits", "uniform_others"]
 
 #: A prime above every domain size: local hashing's universal family ((a v + b) mod P) mod g.
 _PRIME = (1 << 31) - 1
@@ -78,8 +78,8 @@ class LDPProtocol(BuiltinMechanism):
         return self.k
 
 
-def _others(v: int, k: int, n: int, rng: np.random.Generator) -> np.ndarray:
-    """``n`` values drawn uniformly from ``{0..k-1}`` without ``v``."""
+def uniform_others(v: int, k: int, n: int, rng: np.random.Generator) -> np.ndarray:
+    """``n`` values drawn uniformly from ``{0..k-1}`` without ``v``: a randomized response's lie."""
     out = rng.integers(0, k - 1, size=n)
     return out + (out >= v)
 
@@ -100,11 +100,11 @@ class GRR(LDPProtocol):
         return math.exp(self.epsilon) / (math.exp(self.epsilon) + self.k - 1)
 
     def _draw(self, v: int, n: int, rng: np.random.Generator) -> np.ndarray:
-        return np.where(rng.random(n) < self.keep_probability, v, _others(v, self.k, n, rng))
+        return np.where(rng.random(n) < self.keep_probability, v, uniform_others(v, self.k, n, rng))
 
 
-#: Below this probability of a 1, :func:`bernoulli_bits` places the ones by their gaps (measured crossover
-#: 0.12-0.2 on 40 million bits: 0.2 s either way at 0.12, cell by cell 0.28 s against 0.39 s at 0.27).
+#: Below this probability of a 1, :func:`bernoulli_bits` places the ones by their gaps, above it draws bit by
+#: bit: the crossover of the two costs (docs/decisions/ldp-sampling.md).
 SPARSE_BELOW = 0.125
 
 
@@ -113,8 +113,8 @@ def bernoulli_bits(n: int, k: int, q: float, rng: np.random.Generator, *, batch:
 
     Below :data:`SPARSE_BELOW` the bits, read row by row as one sequence, are drawn by the gaps
     between their ones, which in a Bernoulli(q) sequence are independent Geometric(q): one draw per
-    1 instead of one per bit (OUE at epsilon 6, k 200, 200,000 rows: 0.3-0.8 s -> 0.01 s).  ``batch``
-    caps the gaps drawn per round (tests use it to force several rounds).
+    1 instead of one per bit.  ``batch`` caps the gaps drawn per round (tests use it to force several
+    rounds).
     """
     total = n * k
     if not 0.0 < q < SPARSE_BELOW or total == 0:
@@ -139,8 +139,8 @@ def _random_subsets(v: int, k: int, size, n: int, rng: np.random.Generator) -> n
     ``size`` is one integer or one per row, each the largest size or one less (subset selection's
     subsets without and with the true value).  Small subsets (or small complements) come from
     :func:`_floyd_subsets`, O(size) per row; large ones from :func:`_rounded_subsets`, O(k) per row
-    but a byte per value: the crossover, measured on 200,000 rows, is about a quarter of the
-    values (k 200, 76 of 199: 0.66 s by Floyd before, 0.36 s by Floyd now, 0.19 s rounded).
+    but a byte per value: the crossover is at about a quarter of the values
+    (docs/decisions/ldp-sampling.md).
 
     >>> rng = np.random.default_rng(0)
     >>> x = _random_subsets(2, 6, np.array([3, 2, 3]), 3, rng)
@@ -163,7 +163,7 @@ def _floyd_subsets(v: int, k: int, sizes: np.ndarray, top: int, rng: np.random.G
     To draw s of N: for j = N - s, ..., N - 1 take t uniform in 0..j, or j itself when t is taken.
     Subsets larger than half are drawn as the complement of the values left out.  Element e of the
     k - 1 others is column ``e + (e >= v)``, written straight into the output through one flat index
-    (2-10x faster than marking a (rows, k - 1) array and copying it around column v, same draws).
+    rather than marked in a (rows, k - 1) array copied around column v (the same draws, fewer passes).
     """
     n, m = len(sizes), k - 1
     complement = top > m - top + 1

@@ -33,7 +33,7 @@ import numpy as np
 from .._validation import check_choice, check_int
 from ..privacy import PrivacyClaim
 from .base import positive_epsilon
-from .ldp import LDP_PROTOCOLS, LDPProtocol, _others
+from .ldp import LDP_PROTOCOLS, LDPProtocol, uniform_others
 
 __all__ = ["RepeatedReports", "LGRR", "LUE", "LONGITUDINAL_LDP"]
 
@@ -154,7 +154,7 @@ class LGRR(_Memoized):
     def _draw(self, v: int, n: int, rng: np.random.Generator) -> np.ndarray:
         p1, _ = self._keep(self.epsilon_perm)
         p2, _ = self._keep(self.epsilon)
-        memo = np.where(rng.random(n) < p1, v, _others(v, self.k, n, rng))
+        memo = np.where(rng.random(n) < p1, v, uniform_others(v, self.k, n, rng))
         out = np.empty((n, self.tau), dtype=np.int64)
         for t in range(self.tau):
             other = rng.integers(0, self.k - 1, size=n)

@@ -129,7 +129,7 @@ class RandomizedResponse(BuiltinMechanism):
         if ones + zeros == 1:  # the audit's usual one-respondent pair: one Bernoulli draw
             u = rng.random(n)
             # Compare in place: each float64 is overwritten by its own 0/1 as int64 (same
-            # element, same itemsize), which saves a pass and 80 MB at 10^7 releases.
+            # element, same itemsize), which saves a pass and an array of the releases' size.
             out = u.view(np.int64)
             np.less(u, q1 if ones else 1.0 - q1, out=out, casting="unsafe")
             return out

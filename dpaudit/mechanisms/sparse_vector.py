@@ -124,8 +124,8 @@ class SVTBase(PureClaim, BuiltinMechanism):
         # q(D) = 0 everywhere; the added record raises the first half of the queries and lowers the
         # rest (StatDP's and DP-Sniper's "half above, half below" pattern).  Below answers on the
         # raised queries push the noisy threshold up, where an above answer on a lowered query is
-        # least likely on D': at claimed epsilon 0.1 (10 queries) the exact best event of Algorithm 6
-        # certifies about 0.25 at 10^6 samples, against 0.12 when 9 queries were raised and 1 lowered.
+        # least likely on D': the exact best event certifies about twice as much as with one query
+        # lowered (docs/decisions/stress-pairs.md).
         if self.answers:
             return self._answers_pair()
         return self._pair(np.zeros(self.n_queries))

@@ -1,9 +1,9 @@
 """The terminal table of ``dpaudit run``: at most :data:`TABLE_WIDTH` columns, numbers without e-notation.
 
-The search, training, scores and tracing kinds once printed 15 to 23 metric columns, about 280 characters,
-with counts such as ``fn 4.122e+04``.  A table that does not fit keeps the columns a reader needs first (the
-bound, the claim, the verdict's count, the rates, the samples: :data:`PRIORITY`), then others while they fit;
-every statistic of every metric stays in ``summary.json``.
+The search, training, scores and tracing kinds have 15 to 23 metric columns, too wide for a terminal, and
+counts read badly in e-notation (``fn 4.122e+04``).  A table that does not fit keeps the columns a reader
+needs first (the bound, the claim, the verdict's count, the rates, the samples: :data:`PRIORITY`), then
+others while they fit; every statistic of every metric stays in ``summary.json``.
 """
 
 from __future__ import annotations

@@ -169,64 +169,76 @@ def format_table(summary: dict, config: dict, *, width: int | None = TABLE_WIDTH
     first (:mod:`dpaudit.runner._table`); ``summary.json`` holds every statistic of every metric.
     """
     kind = get_kind(summary["kind"], "attack.name")
-    sweep_keys = summary["sweep"]["parameters"]
-    rows = []
     if kind.name == "audit":
-        # a mechanism's own swept parameters show up through its claimed epsilon
-        sweep_keys = [k for k in sweep_keys if not k.startswith("mechanisms.")]
-        refs = sorted({k for m in config.get("mechanisms", []) for k in (m.get("reference") or {})})
-        # A claimed curve is compared at a point of its own choosing (docs/claims.md): without its delta, a claim
-        # of epsilon 2 at 1e-5 showed up as "claimed eps 0.2998" and read as a wrong number.
-        curve = (config.get("audit") or {}).get("claim") is not None or "audit.claim" in sweep_keys
-        header = ["mechanism", *short_names(sweep_keys), "claimed eps", *(["at delta"] if curve else []),
-                  "eps lower bound (median [min, max])", "ceiling", "true eps", "verdict", *[f"ref {r}" for r in refs]]
-        keep = header.index("ceiling")  # a row is a mechanism and its point: its claim and bound
-        names = header[keep:]
-        ref_of = {m["label"]: (m.get("reference") or {}) for m in config.get("mechanisms", [])}
-        for g in summary["groups"]:
-            if not g["n_trials"]:
-                continue
-            lb = f"{g['epsilon_lower_bound_median']:.4g} [{g['epsilon_lower_bound_min']:.4g}, {g['epsilon_lower_bound_max']:.4g}]"
-            at = [_fmt(g.get("claimed_delta"))] if curve else []
-            rows.append([g["mechanism"], *[_fmt(g["sweep"][k]) for k in sweep_keys], _fmt(g["claimed_epsilon"]), *at,
-                         lb,
-                         _fmt(g["ceiling"]), _fmt(g["true_epsilon"]), g["verdict"],
-                         *[_fmt(ref_of[g["mechanism"]].get(r)) for r in refs]])
+        header, rows, keep, names = _audit_table(summary, config)
     else:
-        sweep_names = short_names(sweep_keys)
-        # rr_tradeoff pools its squared errors over every trial; that rmse replaces the mean of per-trial ones.
-        pooled = ["rmse"] if kind.name == "rr_tradeoff" else []
-        metric_names = []
-        for g in summary["groups"]:
-            for k in g.get("metrics", {}):
-                if k in metric_names or k.startswith("sum_") or k in pooled:
-                    continue
-                # A metric that only echoes a swept parameter adds a column with the same name and value.
-                swept = [sk for sk, name in zip(sweep_keys, sweep_names) if name == k]
-                if swept and all(g2.get("metrics", {}).get(k, {}).get("mean") == g2["sweep"].get(swept[0])
-                                 for g2 in summary["groups"] if g2.get("metrics")):
-                    continue
-                metric_names.append(k)
-        extra = [f"rmse, pooled [{summary['confidence']:.0%} CI]"] if pooled else []
-        # How many trials flagged a violation, a count: the scores and one_run kinds record it per trial (whose mean,
-        # a share, read "violations 1" for three of three), training and search in their aggregate (no column).
-        if any("violations" in g for g in summary["groups"]) and "violations" not in metric_names:
-            metric_names.append("violations")
-        taken = set(sweep_names)
-        metric_headers = [f"{k} (mean)" if k in taken else HEADERS.get(k, k) for k in metric_names]
-        header = [*sweep_names, "trials", *metric_headers, *extra]
-        keep = len(sweep_names) + 1
-        names = [*metric_names, *extra]
-        for g in summary["groups"]:
-            if not g["n_trials"]:
-                continue
-            row = [*[_fmt(g["sweep"][k]) for k in sweep_keys], str(g["n_trials"])]
-            row += [_count(g, k) if k in COUNT_METRICS else _cell(g["metrics"].get(k, {}), k) for k in metric_names]
-            if extra:
-                row.append(f"{g['rmse']:.4g} [{g['rmse_low']:.4g}, {g['rmse_high']:.4g}]")
-            rows.append(row)
+        header, rows, keep, names = _metric_table(summary, pooled=["rmse"] if kind.name == "rr_tradeoff" else [])
     if width is not None:
         shown = fit_columns(header, rows, keep=keep, names=names, width=width)
         header = [header[i] for i in shown]
         rows = [[r[i] for i in shown] for r in rows]
     return render(header, rows)
+
+
+def _audit_table(summary: dict, config: dict) -> tuple[list, list, int, list]:
+    """(header, rows, columns always kept, names of the others) of an audit kind's table."""
+    rows = []
+    # a mechanism's own swept parameters show up through its claimed epsilon
+    sweep_keys = [k for k in summary["sweep"]["parameters"] if not k.startswith("mechanisms.")]
+    refs = sorted({k for m in config.get("mechanisms", []) for k in (m.get("reference") or {})})
+    # A claimed curve is compared at a point of its own choosing (docs/claims.md): shown without its delta,
+    # that point's epsilon reads as a wrong number.
+    curve = (config.get("audit") or {}).get("claim") is not None or "audit.claim" in sweep_keys
+    header = ["mechanism", *short_names(sweep_keys), "claimed eps", *(["at delta"] if curve else []),
+              "eps lower bound (median [min, max])", "ceiling", "true eps", "verdict", *[f"ref {r}" for r in refs]]
+    keep = header.index("ceiling")  # a row is a mechanism and its point: its claim and bound
+    names = header[keep:]
+    ref_of = {m["label"]: (m.get("reference") or {}) for m in config.get("mechanisms", [])}
+    for g in summary["groups"]:
+        if not g["n_trials"]:
+            continue
+        lb = f"{g['epsilon_lower_bound_median']:.4g} [{g['epsilon_lower_bound_min']:.4g}, {g['epsilon_lower_bound_max']:.4g}]"
+        at = [_fmt(g.get("claimed_delta"))] if curve else []
+        rows.append([g["mechanism"], *[_fmt(g["sweep"][k]) for k in sweep_keys], _fmt(g["claimed_epsilon"]), *at,
+                     lb,
+                     _fmt(g["ceiling"]), _fmt(g["true_epsilon"]), g["verdict"],
+                     *[_fmt(ref_of[g["mechanism"]].get(r)) for r in refs]])
+    return header, rows, keep, names
+
+
+def _metric_table(summary: dict, *, pooled: list) -> tuple[list, list, int, list]:
+    """(header, rows, columns always kept, names of the others) of the other kinds' tables; ``pooled``: metrics
+    pooled over every trial (rr_tradeoff's squared errors), shown instead of the mean of per-trial ones."""
+    rows = []
+    sweep_keys = summary["sweep"]["parameters"]
+    sweep_names = short_names(sweep_keys)
+    metric_names = []
+    for g in summary["groups"]:
+        for k in g.get("metrics", {}):
+            if k in metric_names or k.startswith("sum_") or k in pooled:
+                continue
+            # A metric that only echoes a swept parameter adds a column with the same name and value.
+            swept = [sk for sk, name in zip(sweep_keys, sweep_names) if name == k]
+            if swept and all(g2.get("metrics", {}).get(k, {}).get("mean") == g2["sweep"].get(swept[0])
+                             for g2 in summary["groups"] if g2.get("metrics")):
+                continue
+            metric_names.append(k)
+    extra = [f"rmse, pooled [{summary['confidence']:.0%} CI]"] if pooled else []
+    # How many trials flagged a violation, a count: the scores and one_run kinds record it per trial (whose mean,
+    # a share, would read "violations 1" for three of three), training and search in their aggregate (no column).
+    if any("violations" in g for g in summary["groups"]) and "violations" not in metric_names:
+        metric_names.append("violations")
+    taken = set(sweep_names)
+    metric_headers = [f"{k} (mean)" if k in taken else HEADERS.get(k, k) for k in metric_names]
+    header = [*sweep_names, "trials", *metric_headers, *extra]
+    keep = len(sweep_names) + 1
+    names = [*metric_names, *extra]
+    for g in summary["groups"]:
+        if not g["n_trials"]:
+            continue
+        row = [*[_fmt(g["sweep"][k]) for k in sweep_keys], str(g["n_trials"])]
+        row += [_count(g, k) if k in COUNT_METRICS else _cell(g["metrics"].get(k, {}), k) for k in metric_names]
+        if extra:
+            row.append(f"{g['rmse']:.4g} [{g['rmse_low']:.4g}, {g['rmse_high']:.4g}]")
+        rows.append(row)
+    return header, rows, keep, names

@@ -63,8 +63,8 @@ def format_percent(p: float) -> str:
 
 
 def format_confidence(c: float) -> str:
-    """A confidence level as a percentage with every digit it was given: ``{:.0%}`` wrote 0.999 as "100%",
-    a certainty no audit has.
+    """A confidence level as a percentage with every digit it was given: ``{:.0%}`` would write 0.999 as
+    "100%", a certainty no audit has.
 
     >>> format_confidence(0.95), format_confidence(0.999), format_confidence(0.999999)
     ('95%', '99.9%', '99.9999%')

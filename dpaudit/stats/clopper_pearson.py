@@ -5,7 +5,8 @@ successes in ``n`` trials, the lower bound at failure probability ``alpha``
 is the ``alpha`` quantile of Beta(k, n - k + 1) (0 when k = 0) and the upper
 bound the ``1 - alpha`` quantile of Beta(k + 1, n - k) (1 when k = n).
 ``scipy.special.betaincinv`` computes the quantile without importing
-``scipy.stats`` (about 0.3 s of start-up saved for the command line).
+``scipy.stats``, whose import the command line would pay at every start
+(docs/decisions/import-cost.md).
 """
 
 from __future__ import annotations

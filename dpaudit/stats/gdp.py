@@ -54,9 +54,8 @@ def gaussian_epsilon(mu: float, delta: float) -> float:
     1e-13: Newton's method on ``ln delta(eps)`` in a bracket (the slope is exact,
     ``d delta / d eps = -e^eps Phi(-mu/2 - eps/mu)``) to 1e-15, then one step of
     1e-13 up and more until delta fits, so the result is never below the true
-    value.  About 14 evaluations with the bracket's doubling (bisection took 45),
-    0.03 ms, and no ``scipy.optimize``, whose import (0.17 s) every ``gdp:`` claim
-    on the command line paid when Brent's method did this.
+    value.  A few evaluations, and no ``scipy.optimize``, whose import every ``gdp:``
+    claim on the command line would pay (docs/decisions/import-cost.md).
 
     >>> round(gaussian_epsilon(1.0, 1e-5), 3)
     4.377

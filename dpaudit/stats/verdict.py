@@ -4,7 +4,7 @@ Every report in dpaudit (audit, scores, one-run, search, attacks, the YAML aggre
 lab) says its verdict with :class:`Verdict` and decides it with :func:`verdict_of` or
 :func:`any_violation`, so the JSON spells it the same everywhere.  Both enums are ``str`` enums:
 ``Verdict.VIOLATION == "violation"``, ``json.dumps`` writes the plain string, and the repr is the
-string's, so a report reads the same in a REPL as before the enums existed.
+string's, so a report reads the same in a REPL as a plain string would.
 """
 
 from __future__ import annotations

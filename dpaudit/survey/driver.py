@@ -189,9 +189,9 @@ def _dispatch(tasks: list[dict], n_jobs: int, backend: str, scheduler: str | Non
 
 
 def _indexed(i: int, task: dict) -> tuple[int, dict]:
-    from .._executor import _end_with_parent
+    from .._executor import end_with_parent
 
-    _end_with_parent()
+    end_with_parent()
     return i, run_row(task)
 
 
@@ -225,32 +225,11 @@ def run_survey(catalogue: str | Path, *, out: str | Path = "survey", libraries: 
     chosen = select(cat, libraries, entries)
     directory = Path(out)
     directory.mkdir(parents=True, exist_ok=True)
-    rows_path, meta_path = directory / ROW_FILE, directory / META_FILE
-    meta = {"catalogue": str(cat.path), "seed": seed}
-    old: dict = {}
-    if resume and rows_path.exists():
-        saved = json.loads(meta_path.read_text()) if meta_path.exists() else {}
-        if saved.get("seed") not in (None, seed):
-            raise ParameterValueError(f"--resume: {directory} was surveyed with seed {saved['seed']}, not {seed}")
-        old = {_key(r): r for r in _read_rows(rows_path) if r.get("status") != NO_ENV}
-    meta_path.write_text(json.dumps(meta) + "\n")
-    todo = [(lib, v, c) for lib, v, c in chosen if not _still_valid(old.get((lib.name, v.version, c.case_id)), c)]
-    for lib, v, c in todo:
-        old.pop((lib.name, v.version, c.case_id), None)
-    rows_path.write_text("".join(json.dumps(r) + "\n" for r in old.values()))
+    rows_path = directory / ROW_FILE
+    todo = _rows_to_run(directory, chosen, {"catalogue": str(cat.path), "seed": seed}, resume=resume)
     _say(f"survey: {len(chosen)} rows over {len({(lib.name, v.version) for lib, v, _ in chosen})} library versions; "
          f"{len(chosen) - len(todo)} already done, {len(todo)} to run")
-    pythons, failures, versions = {}, {}, {}
-    for lib, version, _ in todo:
-        key = (lib.name, version.version)
-        if key in pythons or key in failures:
-            continue
-        try:
-            pythons[key] = sys.executable if version.current else environment_python(version.requirements, log=_say)
-            versions[key] = {} if version.current else installed(pythons[key])
-        except EnvironmentFailed as exc:
-            failures[key] = str(exc)
-            _say(f"survey: {lib.name} {version.version}: no environment: {exc}")
+    pythons, failures, versions = _environments(todo)
     src = str(dpaudit_path())
     tasks, meta_rows, finished = [], [], []
     with open(rows_path, "a") as fh:
@@ -282,12 +261,7 @@ def run_survey(catalogue: str | Path, *, out: str | Path = "survey", libraries: 
             left = elapsed / n * (len(tasks) - n)
             _say(f"survey: {n}/{len(tasks)} {lib.name} {version.version} {case.case_id}: {_describe(row)} "
                  f"[{measured.get('seconds', 0):.0f} s; {elapsed:.0f} s elapsed, about {left:.0f} s left]")
-    # The same rows in catalogue order: the file no longer depends on which worker finished first.
-    order = {(lib.name, v.version, c.case_id): j for j, (lib, v, c) in enumerate(chosen)}
-    all_rows = sorted(_read_rows(rows_path), key=lambda r: order.get(_key(r), len(order)))
-    tmp = rows_path.with_suffix(".jsonl.tmp")
-    tmp.write_text("".join(json.dumps(r) + "\n" for r in all_rows))
-    os.replace(tmp, rows_path)
+    all_rows = _in_catalogue_order(rows_path, chosen)
     outcome = SurveyOutcome(directory, all_rows, ran=finished, resumed=len(chosen) - len(todo),
                             seconds=time.monotonic() - start)
     from .report import write_summary
@@ -295,3 +269,48 @@ def run_survey(catalogue: str | Path, *, out: str | Path = "survey", libraries: 
     outcome.figures = write_summary(directory, all_rows, seconds=outcome.seconds, draw=draw)
     return outcome
 
+
+def _rows_to_run(directory: Path, chosen: list, meta: dict, *, resume: bool) -> list:
+    """The chosen rows to run, after writing ``meta`` and keeping in the row file only the finished rows
+    that are still valid (all of them gone unless ``resume``)."""
+    rows_path, meta_path = directory / ROW_FILE, directory / META_FILE
+    seed = meta["seed"]
+    old: dict = {}
+    if resume and rows_path.exists():
+        saved = json.loads(meta_path.read_text()) if meta_path.exists() else {}
+        if saved.get("seed") not in (None, seed):
+            raise ParameterValueError(f"--resume: {directory} was surveyed with seed {saved['seed']}, not {seed}")
+        old = {_key(r): r for r in _read_rows(rows_path) if r.get("status") != NO_ENV}
+    meta_path.write_text(json.dumps(meta) + "\n")
+    todo = [(lib, v, c) for lib, v, c in chosen if not _still_valid(old.get((lib.name, v.version, c.case_id)), c)]
+    for lib, v, c in todo:
+        old.pop((lib.name, v.version, c.case_id), None)
+    rows_path.write_text("".join(json.dumps(r) + "\n" for r in old.values()))
+    return todo
+
+
+def _environments(todo: list) -> tuple[dict, dict, dict]:
+    """``(python, failure, installed versions)`` per ``(library, version)`` of the rows to run: the
+    interpreter of its environment (built when missing), or why it could not be built."""
+    pythons, failures, versions = {}, {}, {}
+    for lib, version, _ in todo:
+        key = (lib.name, version.version)
+        if key in pythons or key in failures:
+            continue
+        try:
+            pythons[key] = sys.executable if version.current else environment_python(version.requirements, log=_say)
+            versions[key] = {} if version.current else installed(pythons[key])
+        except EnvironmentFailed as exc:
+            failures[key] = str(exc)
+            _say(f"survey: {lib.name} {version.version}: no environment: {exc}")
+    return pythons, failures, versions
+
+
+def _in_catalogue_order(rows_path: Path, chosen: list) -> list[dict]:
+    """Rewrite the row file in catalogue order, so it does not depend on which worker finished first."""
+    order = {(lib.name, v.version, c.case_id): j for j, (lib, v, c) in enumerate(chosen)}
+    all_rows = sorted(_read_rows(rows_path), key=lambda r: order.get(_key(r), len(order)))
+    tmp = rows_path.with_suffix(".jsonl.tmp")
+    tmp.write_text("".join(json.dumps(r) + "\n" for r in all_rows))
+    os.replace(tmp, rows_path)
+    return all_rows

@@ -105,9 +105,9 @@ def _plain(value: Any) -> Any:
 
 
 def main() -> int:
-    from .._executor import _end_with_parent
+    from .._executor import end_with_parent
 
-    _end_with_parent()
+    end_with_parent()
     task = json.loads(sys.stdin.read())
     result_fd = os.dup(1)
     os.dup2(2, 1)  # the library's prints (Python and C) go to stderr; the result alone to the saved stdout

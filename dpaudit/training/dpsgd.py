@@ -132,7 +132,7 @@ def batch_masks(config: DPSGDConfig, n_records: int, *, runs: int = 1, rng=None,
 
     Poisson sampling at rate q, or for :attr:`Variant.SHUFFLE` the fixed-size batches of a fresh
     permutation per epoch of ``round(1 / q)`` batches.  :func:`train_runs` draws its batches here (a
-    generator, so its draws interleave with the noise's as before), and a sampler check
+    generator, so each step's batch is drawn just before that step's noise), and a sampler check
     (:func:`~dpaudit.training.audit_sampler`) reads the same batches.
 
     >>> cfg = DPSGDConfig(noise_multiplier=1.0, sampling_rate=0.5, steps=2, variant="shuffle")
