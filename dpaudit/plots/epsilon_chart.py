@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -83,9 +84,8 @@ def plot_epsilon_vs_claimed(results, *, size="one-column"):
 
 
 def _per_mechanism_chart(results, groups, size):
-    multi_point = len({g["point"] for g in groups}) > 1
-    paths = differing_paths(results, groups)
-    rows = groups  # config order: the summary lists groups point by point, mechanisms in config order
+    """One row per group (config order: the summary lists groups point by point, mechanisms in config order)."""
+    rows = groups
     refs = _reference_values(results)
     n = len(rows)
     n_published = len({k for published, _ in refs.values() for k in published})
@@ -93,8 +93,43 @@ def _per_mechanism_chart(results, groups, size):
     fig, (ax,) = new_figure(size, height=0.75 + 0.17 * n + 0.115 * (legend_lines + 2))
     claim = float(rows[0]["claimed_epsilon"])
     ys = np.arange(n)[::-1]
+    axis = _row_axis(ax, rows, refs, claim)
+    n_trials = max(g["n_trials"] for g in rows)
+    legend_items, at_zero = _draw_rows(ax, rows, ys, refs, axis, n_trials)
+    _row_legend(ax, legend_items)
+    # Reference lines after the points, so that the legend lists the bounds first.
+    ax.axvline(claim, color="0.35", ls=(0, (5, 2)), lw=0.9, label=_claim_label(results, rows, size),
+               zorder=1)
+    if axis.ceiling_on_axis:
+        txt = "ceiling: the most this sample size can certify"
+        if len(axis.ceilings) == 1:
+            ax.axvline(axis.ceilings[0], color="0.1", ls=(0, (1, 1.5)), lw=1.0, label=txt, zorder=1)
+        else:
+            ax.plot([g.get("ceiling") for g in rows], ys, ls="none", marker="|", ms=9, color="0.1", label=txt)
+    ax.set_yticks(ys, _row_names(results, rows))
+    ax.set_ylim(-0.7, n - 0.3)
+    ax.tick_params(axis="y", length=0)
+    ax.grid(axis="y", visible=False)
+    ax.set_xlabel(EPS + (" (log scale)" if axis.log else ""))
+    notes = _row_notes(rows, n_trials, axis, at_zero)
+    return finish(fig, results, notes, size, ncol=1 if size == "one-column" else 2)
 
-    # Which values are on the axis decides the scale.
+
+@dataclass(frozen=True)
+class _RowAxis:
+    """The per-mechanism chart's epsilon axis: its scale, limits, where off-scale markers go, the ceilings."""
+
+    log: bool
+    lo_lim: float
+    hi_lim: float
+    edge_lo: float
+    edge_hi: float
+    ceilings: list
+    ceiling_on_axis: bool
+
+
+def _row_axis(ax, rows, refs, claim) -> _RowAxis:
+    """Set the epsilon axis from the values drawn on it: log when they span more than a factor 30."""
     values = [claim]
     for g in rows:
         values += [g["epsilon_lower_bound_min"], g["epsilon_lower_bound_max"]]
@@ -118,16 +153,19 @@ def _per_mechanism_chart(results, groups, size):
         lo_lim, hi_lim = 0.0, max(positive + [claim]) * 1.12
     ax.set_xlim(lo_lim, hi_lim)
     edge_lo, edge_hi = (lo_lim * 1.15, hi_lim / 1.15) if log else (lo_lim, hi_lim * 0.985)
+    return _RowAxis(log, lo_lim, hi_lim, edge_lo, edge_hi, ceilings, ceiling_on_axis)
 
+
+def _draw_rows(ax, rows, ys, refs, axis: _RowAxis, n_trials: int) -> tuple[dict, bool]:
+    """Each row's bound (and range), true epsilon and published bounds; returns the legend's kinds and whether a
+    bound below the axis was drawn at its edge."""
     legend_items: dict = {}
 
     def point(x, y, label, **kw):
-        # Points carry no label; one proxy per kind is added below, in a fixed order.
+        # Points carry no label; one proxy per kind is added later, in a fixed order.
         legend_items.setdefault(label, kw)
         ax.plot([x], [y], ls="none", clip_on=False, **kw)
 
-    n_trials = max(g["n_trials"] for g in rows)
-    conf = rows[0].get("confidence")
     at_zero = False
     for y, g in zip(ys, rows):
         med, lo, hi = g["epsilon_lower_bound_median"], g["epsilon_lower_bound_min"], g["epsilon_lower_bound_max"]
@@ -135,60 +173,66 @@ def _per_mechanism_chart(results, groups, size):
         colour, marker = ("#D55E00", "D") if violation else ("#0072B2", "o")
         name = f"{EPS} lower bound: violation" if violation else f"{EPS} lower bound: no violation found"
         if n_trials > 1 and hi > lo:
-            ax.plot([max(lo, edge_lo) if log else lo, hi], [y, y], color=colour, lw=1.4, solid_capstyle="butt", zorder=3)
+            ax.plot([max(lo, axis.edge_lo) if axis.log else lo, hi], [y, y], color=colour, lw=1.4,
+                    solid_capstyle="butt", zorder=3)
         x = med
-        if log and med <= lo_lim:
-            x, at_zero = edge_lo, True
+        if axis.log and med <= axis.lo_lim:
+            x, at_zero = axis.edge_lo, True
             ax.annotate(f"{med:.2g}", (x, y), xytext=(0, 3.5), textcoords="offset points", ha="center", va="bottom",
                         fontsize=6, color=colour)
         point(x, y, color=colour, marker=marker, ms=4.5, zorder=4, label=name)
-        true = g.get("true_epsilon")
         published, ref_true = refs.get(g["mechanism"], ({}, None))
-        if true is None and ref_true is not None:
-            true, upper = ref_true
-        else:
-            upper = False
-        if isinstance(true, numbers.Real) and not isinstance(true, bool) and not math.isnan(true):
-            if math.isinf(true):
-                point(edge_hi, y, color="black", marker=">", ms=4.5, mfc="none", mew=0.9, zorder=4,
-                      label=f"true {EPS} = \u221e (at the edge)")
-            elif upper:
-                point(true, y, color="black", marker="<", ms=4.5, mfc="none", mew=0.9, zorder=4,
-                      label=f"true {EPS}: at most")
-            else:
-                point(true, y, color="black", marker="s", ms=4.5, mfc="none", mew=0.9, zorder=3.5,
-                      label=f"true {EPS}")
+        _true_marker(point, g.get("true_epsilon"), ref_true, y, axis)
         for j, (key, value) in enumerate(sorted(published.items())):
             c, m = _PUBLISHED_STYLES[j % len(_PUBLISHED_STYLES)]
             # Just under the row's line, so that neither marker hides the other.
-            point(min(max(value, edge_lo), edge_hi) if log else value, y - 0.3, color=c, marker=m, ms=4, mew=0.8,
-                  zorder=5, label=_published_label(key))
+            point(min(max(value, axis.edge_lo), axis.edge_hi) if axis.log else value, y - 0.3, color=c, marker=m,
+                  ms=4, mew=0.8, zorder=5, label=_published_label(key))
+    return legend_items, at_zero
 
+
+def _true_marker(point, true, ref_true, y, axis: _RowAxis) -> None:
+    """The row's true epsilon (the record's, else the config reference's): a square, or an arrow when it is
+    infinite (at the axis' edge) or only an upper bound."""
+    upper = False
+    if true is None and ref_true is not None:
+        true, upper = ref_true
+    if not isinstance(true, numbers.Real) or isinstance(true, bool) or math.isnan(true):
+        return
+    if math.isinf(true):
+        point(axis.edge_hi, y, color="black", marker=">", ms=4.5, mfc="none", mew=0.9, zorder=4,
+              label=f"true {EPS} = \u221e (at the edge)")
+    elif upper:
+        point(true, y, color="black", marker="<", ms=4.5, mfc="none", mew=0.9, zorder=4, label=f"true {EPS}: at most")
+    else:
+        point(true, y, color="black", marker="s", ms=4.5, mfc="none", mew=0.9, zorder=3.5, label=f"true {EPS}")
+
+
+def _row_legend(ax, legend_items: dict) -> None:
+    """One legend proxy per kind of marker: bounds first, then the true epsilons, then published bounds."""
     def rank(label):
         return next((i for i, key in enumerate(("no violation", "violation", "true", "")) if key in label), 9)
 
     for label, kw in sorted(legend_items.items(), key=lambda item: rank(item[0])):
         ax.plot([], [], ls="none", label=label, **kw)
-    # Reference lines after the points, so that the legend lists the bounds first.
-    ax.axvline(claim, color="0.35", ls=(0, (5, 2)), lw=0.9, label=_claim_label(results, rows, size),
-               zorder=1)
-    if ceiling_on_axis:
-        txt = "ceiling: the most this sample size can certify"
-        if len(ceilings) == 1:
-            ax.axvline(ceilings[0], color="0.1", ls=(0, (1, 1.5)), lw=1.0, label=txt, zorder=1)
-        else:
-            ax.plot([g.get("ceiling") for g in rows], ys, ls="none", marker="|", ms=9, color="0.1", label=txt)
+
+
+def _row_names(results, rows) -> list:
+    """Each row's tick label: its mechanism, the sweep values that tell rows apart, a dagger if known broken."""
+    multi_point = len({g["point"] for g in rows}) > 1
+    paths = differing_paths(results, rows)
     names = []
     for g in rows:
         label = str(g["mechanism"] or "attack")
         if multi_point:
             label += " (" + ", ".join(f"{k.split('.')[-1]}={fmt(g['sweep'][k])}" for k in paths) + ")"
         names.append(label + (" \u2020" if g.get("broken") else ""))
-    ax.set_yticks(ys, names)
-    ax.set_ylim(-0.7, n - 0.3)
-    ax.tick_params(axis="y", length=0)
-    ax.grid(axis="y", visible=False)
-    ax.set_xlabel(EPS + (" (log scale)" if log else ""))
+    return names
+
+
+def _row_notes(rows, n_trials: int, axis: _RowAxis, at_zero: bool) -> list:
+    """The per-mechanism chart's notes: confidence and trials, sample sizes, what is off scale."""
+    conf = rows[0].get("confidence")
     notes = [f"lower bounds at {conf_text(conf)} confidence; {n_trials} trial{'s' * (n_trials > 1)} per mechanism"
              + ("; bar: range over trials" if n_trials > 1 else "")]
     sample_text = samples_text(rows)
@@ -197,11 +241,11 @@ def _per_mechanism_chart(results, groups, size):
         notes.append(sample_text)
     if any(g.get("broken") for g in rows):
         notes.append("\u2020 known not to satisfy its claim")
-    if ceilings and not ceiling_on_axis:
-        notes.append(f"ceiling {min(ceilings):.3g} (off scale)")
+    if axis.ceilings and not axis.ceiling_on_axis:
+        notes.append(f"ceiling {min(axis.ceilings):.3g} (off scale)")
     if at_zero:
         notes.append("bounds below the axis drawn at its left edge, value above")
-    return finish(fig, results, notes, size, ncol=1 if size == "one-column" else 2)
+    return notes
 
 
 def _claim_label(results, rows, size) -> str:
@@ -221,6 +265,7 @@ def _claim_label(results, rows, size) -> str:
 
 
 def _bound_vs_claim_chart(results, groups, size):
+    """The bound against the claimed epsilon, one series per mechanism, beside the diagonal and the ceiling."""
     labels = list(dict.fromkeys(g["mechanism"] for g in groups))
     claims = [float(g["claimed_epsilon"]) for g in groups if finite(g.get("claimed_epsilon"))]
     bounds = [g["epsilon_lower_bound_max"] for g in groups] + [g["epsilon_lower_bound_min"] for g in groups]
@@ -232,26 +277,49 @@ def _bound_vs_claim_chart(results, groups, size):
     nudge = 0.012 * span
     deltas = sorted({float(g.get("claimed_delta") or 0.0) for g in groups})
     for i, label in enumerate(labels):
-        st = style_of(results, label, i)
         gs = sorted((g for g in groups if g["mechanism"] == label), key=lambda g: g["claimed_epsilon"])
-        x = np.array([g["claimed_epsilon"] for g in gs], dtype=float)
         off = (i - (len(labels) - 1) / 2) * nudge
-        x = x * math.exp(off) if log else x + off
-        y = np.array([g["epsilon_lower_bound_median"] for g in gs], dtype=float)
-        lo = np.array([g["epsilon_lower_bound_min"] for g in gs], dtype=float)
-        hi = np.array([g["epsilon_lower_bound_max"] for g in gs], dtype=float)
-        broken = any(g.get("broken") for g in gs)
-        # An (epsilon, delta) claim says its delta where the claims differ in delta (the quickstart's Gaussian).
-        own = sorted({float(g.get("claimed_delta") or 0.0) for g in gs})
-        at = f" ({DELTA} = {own[0]:g})" if len(deltas) > 1 and len(own) == 1 and own[0] > 0 else ""
-        ax.errorbar(x, y, yerr=asymmetric_error(y - lo, hi - y), color=st["color"], marker=st["marker"],
-                    ls=st["linestyle"], capsize=2, lw=1.0, ms=3.8,
-                    label=str(label or "bound") + at + (" \u2020" if broken else ""), zorder=3)
-        true = [(xx, g["true_epsilon"]) for xx, g in zip(x, gs) if finite(g.get("true_epsilon"))
-                and abs(g["true_epsilon"] - g["claimed_epsilon"]) > 1e-9]
-        if true:
-            tx, ty = zip(*true)
-            ax.plot(tx, ty, ls="none", marker=st["marker"], mfc="none", color=st["color"], ms=6, mew=0.8, zorder=2)
+        _claim_series(ax, gs, style_of(results, label, i), label, offset=off, log=log, several_deltas=len(deltas) > 1)
+    top = _claim_axes(ax, bounds, claims, log)
+    notes = _ceiling_line(ax, groups, top)
+    # Every bound is at its claim's delta: the axis says which (one delta), or that the legend does.
+    ax.set_xlabel(f"claimed {EPS} (at {DELTA} = {deltas[0]:g})" if len(deltas) == 1
+                  else f"claimed {EPS} (at {DELTA} = 0 unless the legend gives one)" if deltas[0] == 0
+                  else f"claimed {EPS} (at each claim's {DELTA}, in the legend)")
+    conf = groups[0].get("confidence")
+    ax.set_ylabel(f"{EPS} lower bound at the claimed {DELTA}\n({conf_text(conf)} confidence)")
+    ntr = max(g["n_trials"] for g in groups)
+    notes[:0] = [f"bars: range over {ntr} trials" if ntr > 1 else "1 trial per point", samples_text(groups)]
+    if any(finite(g.get("true_epsilon")) and abs(g["true_epsilon"] - g["claimed_epsilon"]) > 1e-9 for g in groups):
+        notes.append(f"open: true {EPS}")
+    if any(g.get("broken") for g in groups):
+        notes.append("\u2020 known not to satisfy its claim")
+    return finish(fig, results, notes, size, ncol=2)
+
+
+def _claim_series(ax, gs, st, label, *, offset: float, log: bool, several_deltas: bool) -> None:
+    """One mechanism's bounds (median, range bars) at its claims shifted by ``offset``, and its open true epsilons."""
+    x = np.array([g["claimed_epsilon"] for g in gs], dtype=float)
+    x = x * math.exp(offset) if log else x + offset
+    y = np.array([g["epsilon_lower_bound_median"] for g in gs], dtype=float)
+    lo = np.array([g["epsilon_lower_bound_min"] for g in gs], dtype=float)
+    hi = np.array([g["epsilon_lower_bound_max"] for g in gs], dtype=float)
+    broken = any(g.get("broken") for g in gs)
+    # An (epsilon, delta) claim says its delta where the claims differ in delta (the quickstart's Gaussian).
+    own = sorted({float(g.get("claimed_delta") or 0.0) for g in gs})
+    at = f" ({DELTA} = {own[0]:g})" if several_deltas and len(own) == 1 and own[0] > 0 else ""
+    ax.errorbar(x, y, yerr=asymmetric_error(y - lo, hi - y), color=st["color"], marker=st["marker"],
+                ls=st["linestyle"], capsize=2, lw=1.0, ms=3.8,
+                label=str(label or "bound") + at + (" \u2020" if broken else ""), zorder=3)
+    true = [(xx, g["true_epsilon"]) for xx, g in zip(x, gs) if finite(g.get("true_epsilon"))
+            and abs(g["true_epsilon"] - g["claimed_epsilon"]) > 1e-9]
+    if true:
+        tx, ty = zip(*true)
+        ax.plot(tx, ty, ls="none", marker=st["marker"], mfc="none", color=st["color"], ms=6, mew=0.8, zorder=2)
+
+
+def _claim_axes(ax, bounds, claims, log: bool) -> float:
+    """Limits (log-log or from 0) and the diagonal bound = claim; returns the top of the bound axis."""
     top = max(max(bounds), max(claims)) * 1.15
     if log:
         pos = [v for v in bounds + claims if v > 0]
@@ -266,25 +334,16 @@ def _bound_vs_claim_chart(results, groups, size):
         ax.set_xlim(0, max(claims) * 1.15)
         ax.set_ylim(0, top)
     ax.plot(diag, diag, color="0.45", ls=(0, (5, 2)), lw=0.8, label=f"bound = claimed {EPS}", zorder=1)
+    return top
+
+
+def _ceiling_line(ax, groups, top: float) -> list:
+    """The ceiling against the claim when it is on the axis; else a note saying where it is."""
     ceilings = sorted({round(g["ceiling"], 9) for g in groups if finite(g.get("ceiling"))})
     samples = groups[0].get("samples")
-    notes = []
     if ceilings and min(ceilings) <= top:
         txt = f"ceiling ({samples:,} samples per side)" if isinstance(samples, int) else "ceiling"
         cx = sorted({(g["claimed_epsilon"], g["ceiling"]) for g in groups if finite(g.get("ceiling"))})
         ax.plot(*zip(*cx), color="0.1", ls=(0, (1, 1.5)), lw=0.9, label=txt)
-    elif ceilings:
-        notes.append(f"ceiling {min(ceilings):.3g} (off scale)")
-    # Every bound is at its claim's delta: the axis says which (one delta), or that the legend does.
-    ax.set_xlabel(f"claimed {EPS} (at {DELTA} = {deltas[0]:g})" if len(deltas) == 1
-                  else f"claimed {EPS} (at {DELTA} = 0 unless the legend gives one)" if deltas[0] == 0
-                  else f"claimed {EPS} (at each claim's {DELTA}, in the legend)")
-    conf = groups[0].get("confidence")
-    ax.set_ylabel(f"{EPS} lower bound at the claimed {DELTA}\n({conf_text(conf)} confidence)")
-    ntr = max(g["n_trials"] for g in groups)
-    notes[:0] = [f"bars: range over {ntr} trials" if ntr > 1 else "1 trial per point", samples_text(groups)]
-    if any(finite(g.get("true_epsilon")) and abs(g["true_epsilon"] - g["claimed_epsilon"]) > 1e-9 for g in groups):
-        notes.append(f"open: true {EPS}")
-    if any(g.get("broken") for g in groups):
-        notes.append("\u2020 known not to satisfy its claim")
-    return finish(fig, results, notes, size, ncol=2)
+        return []
+    return [f"ceiling {min(ceilings):.3g} (off scale)"] if ceilings else []

@@ -97,18 +97,7 @@ def plot_privacy_profile(results, *, size="one-column", point=None):
     a dashed line.  The mechanism's exact epsilon(delta) is dotted when known
     (for a correct mechanism it is the claimed mechanism's own curve).
     """
-    groups = groups_of(results)
-    wanted = point if point is not None else (results.config.get("plot") or {}).get("point")
-    if wanted is None and _one_claim(results, groups):  # the points differ only in what is audited: draw them all
-        chosen, point_note = groups, None
-    else:
-        chosen, point_note = one_point(results, groups, point)
-    series = []
-    for g in chosen:
-        ts = results.trials_at(g["point"], g["mechanism"])
-        prof = [t["result"].get("privacy_profile") for t in ts]
-        if prof and all(isinstance(p, dict) and p.get("delta") for p in prof):
-            series.append((g, ts))
+    series, point_note = _profile_series(results, point)
     if not series:
         return None
     paths = differing_paths(results, [g for g, _ in series])
@@ -129,47 +118,12 @@ def plot_privacy_profile(results, *, size="one-column", point=None):
     kinds, curves_drawn = set(), set()
     for i, (g, ts) in enumerate(series):
         st = style_of(results, g["mechanism"], i)
-        delta = np.asarray(ts[0]["result"]["privacy_profile"]["delta"], dtype=float)
-        eps = np.array([t["result"]["privacy_profile"]["epsilon"] for t in ts], dtype=float)
-        keep = delta > 0
-        if len(ts) > 1:
-            ax.fill_between(delta[keep], eps.min(0)[keep], eps.max(0)[keep], color=st["color"], alpha=0.2, lw=0)
-        # Solid: in this figure dashes mean a claim and dots an exact curve.
-        ax.plot(delta[keep], np.median(eps, 0)[keep], color=st["color"], marker=st["marker"], ls="-",
-                ms=3, lw=1.1, label=series_label(g, paths, "certified lower bound") + (" \u2020" * bool(g.get("broken"))),
-                zorder=3)
-        top = max(top, float(eps.max()))
+        label = series_label(g, paths, "certified lower bound") + (" \u2020" * bool(g.get("broken")))
+        top = max(top, _measured_profile(ax, ts, st, label))
         r = ts[0]["result"]
-        claim_eps, claim_delta = r.get("claimed_epsilon"), r.get("claimed_delta") or 0.0
-        curve = claim_curve_of(r)
-        if curve is not None:  # a claimed curve, drawn whole (dashed), once
-            if str(r.get("claim")) not in curves_drawn:
-                curves_drawn.add(str(r.get("claim")))
-                draw_curve_profile(ax, curve, color=st["color"], label=f"claimed curve ({short_spec(r.get('claim'))})")
-            top = max(top, float(np.max(curve["claimed_epsilon"][(curve["delta"] >= d_range[0])
-                                                                 & np.isfinite(curve["claimed_epsilon"])], initial=0.0)))
-        elif finite(claim_eps):
-            kinds.add("point" if claim_delta else "line")
-            top = max(top, float(claim_eps))
-            if claim_delta or round(float(claim_eps), 6) in pure:
-                draw_profile_claim(ax, claim_eps, claim_delta, color=st["color"], delta_range=d_range)
-        true = r.get("true_profile")
-        if isinstance(true, dict) and true.get("delta"):
-            td = np.asarray(true["delta"], dtype=float)
-            te = np.array([np.nan if e is None else e for e in true["epsilon"]], dtype=float)
-            ok = (td > 0) & np.isfinite(te)
-            if ok.any():
-                kinds.add("exact")
-                ax.plot(td[ok], te[ok], color=st["color"], ls=(0, (1, 1.2)), lw=1.2, zorder=2)
-                top = max(top, float(np.nanmax(te[ok])))
-    # One legend entry per kind of line, in grey: the colours are the mechanisms'.
-    if "line" in kinds:
-        value = f" = {shared:g}" if shared is not None else ""
-        ax.plot([], [], color="0.35", ls=(0, (5, 2)), lw=0.9, label=f"claim {EPS}{value} (pure: every {DELTA})")
-    if "point" in kinds:
-        ax.plot([], [], ls="none", marker="*", ms=8, mfc="0.6", mec="black", mew=0.5, label=f"claim ({EPS}, {DELTA})")
-    if "exact" in kinds:
-        ax.plot([], [], color="0.35", ls=(0, (1, 1.2)), lw=1.2, label=f"exact {EPS}({DELTA}) of the mechanism")
+        top = max(top, _claimed_profile(ax, r, st, d_range, pure, kinds, curves_drawn))
+        top = max(top, _true_profile(ax, r, st, kinds))
+    _profile_legend(ax, kinds, shared)
     ax.set_xscale("log")
     ax.set_xlim(*d_range)
     ax.set_ylim(0, top * 1.08 if top > 0 else 1.0)
@@ -183,6 +137,81 @@ def plot_privacy_profile(results, *, size="one-column", point=None):
         notes.append("\u2020 known not to satisfy its claim")
     point_title(ax, point_note)
     return finish(fig, results, notes, size, ncol=2)
+
+
+def _profile_series(results, point) -> tuple[list, str | None]:
+    """``[(group, trials)]`` whose every trial recorded a profile, and the title naming the sweep point drawn."""
+    groups = groups_of(results)
+    wanted = point if point is not None else (results.config.get("plot") or {}).get("point")
+    if wanted is None and _one_claim(results, groups):  # the points differ only in what is audited: draw them all
+        chosen, point_note = groups, None
+    else:
+        chosen, point_note = one_point(results, groups, point)
+    series = []
+    for g in chosen:
+        ts = results.trials_at(g["point"], g["mechanism"])
+        prof = [t["result"].get("privacy_profile") for t in ts]
+        if prof and all(isinstance(p, dict) and p.get("delta") for p in prof):
+            series.append((g, ts))
+    return series, point_note
+
+
+def _measured_profile(ax, ts, st, label) -> float:
+    """The certified profile: median over trials (solid), range as a band; returns its largest epsilon."""
+    delta = np.asarray(ts[0]["result"]["privacy_profile"]["delta"], dtype=float)
+    eps = np.array([t["result"]["privacy_profile"]["epsilon"] for t in ts], dtype=float)
+    keep = delta > 0
+    if len(ts) > 1:
+        ax.fill_between(delta[keep], eps.min(0)[keep], eps.max(0)[keep], color=st["color"], alpha=0.2, lw=0)
+    # Solid: in this figure dashes mean a claim and dots an exact curve.
+    ax.plot(delta[keep], np.median(eps, 0)[keep], color=st["color"], marker=st["marker"], ls="-",
+            ms=3, lw=1.1, label=label, zorder=3)
+    return float(eps.max())
+
+
+def _claimed_profile(ax, r, st, d_range, pure, kinds: set, curves_drawn: set) -> float:
+    """The record's claim: a curve drawn whole (once per claim), a point, or a pure claim's line (when not the
+    shared grey one); records the kind in ``kinds``; returns the largest epsilon drawn (-inf if none)."""
+    claim_eps, claim_delta = r.get("claimed_epsilon"), r.get("claimed_delta") or 0.0
+    curve = claim_curve_of(r)
+    if curve is not None:  # a claimed curve, drawn whole (dashed), once
+        if str(r.get("claim")) not in curves_drawn:
+            curves_drawn.add(str(r.get("claim")))
+            draw_curve_profile(ax, curve, color=st["color"], label=f"claimed curve ({short_spec(r.get('claim'))})")
+        return float(np.max(curve["claimed_epsilon"][(curve["delta"] >= d_range[0])
+                                                     & np.isfinite(curve["claimed_epsilon"])], initial=0.0))
+    if not finite(claim_eps):
+        return -math.inf
+    kinds.add("point" if claim_delta else "line")
+    if claim_delta or round(float(claim_eps), 6) in pure:
+        draw_profile_claim(ax, claim_eps, claim_delta, color=st["color"], delta_range=d_range)
+    return float(claim_eps)
+
+
+def _true_profile(ax, r, st, kinds: set) -> float:
+    """The mechanism's exact epsilon(delta), dotted, when the record knows it; returns its largest epsilon."""
+    true = r.get("true_profile")
+    if not (isinstance(true, dict) and true.get("delta")):
+        return -math.inf
+    td = np.asarray(true["delta"], dtype=float)
+    te = np.array([np.nan if e is None else e for e in true["epsilon"]], dtype=float)
+    ok = (td > 0) & np.isfinite(te)
+    if not ok.any():
+        return -math.inf
+    kinds.add("exact")
+    ax.plot(td[ok], te[ok], color=st["color"], ls=(0, (1, 1.2)), lw=1.2, zorder=2)
+    return float(np.nanmax(te[ok]))
+
+
+def _profile_legend(ax, kinds: set, shared) -> None:
+    """One legend entry per kind of line, in grey: the colours are the mechanisms'."""
+    if "line" in kinds:
+        value = f" = {shared:g}" if shared is not None else ""
+        ax.plot([], [], color="0.35", ls=(0, (5, 2)), lw=0.9, label=f"claim {EPS}{value} (pure: every {DELTA})")
+    if "point" in kinds:
+        ax.plot([], [], ls="none", marker="*", ms=8, mfc="0.6", mec="black", mew=0.5, label=f"claim ({EPS}, {DELTA})")
+    if "exact" in kinds:
+        ax.plot([], [], color="0.35", ls=(0, (1, 1.2)), lw=1.2, label=f"exact {EPS}({DELTA}) of the mechanism")
 
 
 def _one_claim(results, groups) -> bool:

@@ -56,18 +56,7 @@ def plot_trajectory(results, *, size="one-column", point=None):
     N``) have no trajectory: with none sequential, there is nothing to draw
     (None).
     """
-    wanted = point if point is not None else (results.config.get("plot") or {}).get("point")
-    if wanted is None:
-        chosen, point_note = groups_of(results), None
-    else:
-        chosen, point_note = one_point(results, groups_of(results), point)
-    series, own_claims = [], []
-    for g in chosen:
-        records = [t["result"] for t in results.trials_at(g["point"], g["mechanism"])]
-        rows = [tr for tr in (_sequential_trajectory(r) for r in records) if tr is not None]
-        if rows:
-            series.append((g, records[0], rows))
-            own_claims.append(_trial_claims(records))
+    series, own_claims, point_note = _trajectory_series(results, point)
     if not series:
         return None
     paths = differing_paths(results, [g for g, _, _ in series])
@@ -81,18 +70,8 @@ def plot_trajectory(results, *, size="one-column", point=None):
     for i, (g, first, rows) in enumerate(series):
         # A mechanism keeps its style across figures; drawn at several sweep points, each series needs its own.
         st = series_style(i) if several_points else style_of(results, g["mechanism"], i)
-        reasons: dict = {}
-        for j, (samples, bounds, reason) in enumerate(rows):
-            reasons[reason] = reasons.get(reason, 0) + 1
-            # A marker on every round, faint trials included: a trial that stopped in its first round is one point.
-            ax.plot(samples, bounds, color=st["color"], drawstyle="steps-post", lw=1.1 if j == 0 else 0.6,
-                    alpha=1.0 if j == 0 else 0.35, marker=st["marker"], ms=3 if j == 0 else 2.2, zorder=3 - (j > 0),
-                    gid="trajectory")
-            # The stop: where the audit ended.
-            ax.plot(samples[-1:], bounds[-1:], ls="none", marker="|", ms=7, color=st["color"],
-                    alpha=1.0 if j == 0 else 0.35, zorder=3)
-            lo, hi, top = min(lo, float(samples.min())), max(hi, float(samples.max())), max(top, float(bounds.max()))
-        stops = ", ".join(f"{r} {n}" if len(rows) > 1 else r for r, n in sorted(reasons.items()))
+        stops, (s_lo, s_hi, s_top) = _draw_trials(ax, rows, st)
+        lo, hi, top = min(lo, s_lo), max(hi, s_hi), max(top, s_top)
         # A search kind's groups have no mechanism: its target names the series.
         name = series_label(g, paths) if g.get("mechanism") or paths else str(first.get("target") or "audit")
         own = []
@@ -109,24 +88,8 @@ def plot_trajectory(results, *, size="one-column", point=None):
         elif finite(eps):
             claims.setdefault((float(eps), float(delta), first.get("claim")), []).append((st["color"], name))
             top = max(top, float(eps))
-    for colour, name, spec, points in per_trial:
-        for j, (eps, _) in enumerate(points):
-            ax.plot([lo, hi], [eps, eps], color=colour, ls=(0, (5, 2)), lw=0.9 if j == 0 else 0.6,
-                    alpha=1.0 if j == 0 else 0.35, zorder=2)
-        ax.plot([], [], color=colour, ls=(0, (5, 2)), lw=0.9, label=f"{name}: claim {spec} at each trial's {DELTA}")
-    for (eps, delta, spec), owners in sorted(claims.items(), key=lambda item: item[0][:2]):
-        # A claim of one mechanism among several takes its colour; a shared one is grey and names its owners.
-        colour = owners[0][0] if len(owners) == 1 and len(claims) > 1 else "0.35"
-        label = "claim ({})".format(f"{EPS} = {eps:g}" + (f", {DELTA} = {delta:g}" if delta else ""))
-        if spec is not None and not str(spec).startswith("eps:"):
-            # A curve read at one delta: "claim (epsilon = 0.328852, delta = 0.0656296)" named neither the curve nor
-            # that the point was the curve's; in one column a dpsgd: spec leaves no room for the point.
-            spec = short_spec(spec)
-            sep = "\n" if size == "one-column" and len(spec) > 20 else " "
-            label = f"claim {spec}{sep}({EPS} = {eps:.4g} at {DELTA} = {delta:.2g})"
-        # With several sweep points each series names its own parameters: the claim's value says whose it is.
-        whose = f": {', '.join(n for _, n in owners)}" if len(claims) > 1 and not several_points else ""
-        ax.axhline(eps, color=colour, ls=(0, (5, 2)), lw=0.9, zorder=2, label=label + whose)
+    _per_trial_claim_lines(ax, per_trial, lo, hi)
+    _claim_lines(ax, claims, size=size, several_points=several_points)
     if hi / max(lo, 1.0) > 30:
         ax.set_xscale("log")
     else:  # from 0: a run whose audits all stopped at one size is not a point on an axis of +-5%
@@ -135,6 +98,75 @@ def plot_trajectory(results, *, size="one-column", point=None):
     ax.set_ylim(-0.03 * (top if top > 0 else 1.0), top * 1.12 if top > 0 else 1.0)
     ax.set_xlabel("releases drawn per side (cumulative)")
     ax.set_ylabel(f"certified {EPS} lower bound")
+    point_title(ax, point_note)
+    return finish(fig, results, _trajectory_notes(series, n_series), size, ncol=1)
+
+
+def _trajectory_series(results, point) -> tuple[list, list, str | None]:
+    """``[(group, its first record, its trials' trajectories)]`` of the groups with a sequential trial, each
+    group's per-trial claims, and the title naming the sweep point drawn (every point unless one is chosen)."""
+    wanted = point if point is not None else (results.config.get("plot") or {}).get("point")
+    if wanted is None:
+        chosen, point_note = groups_of(results), None
+    else:
+        chosen, point_note = one_point(results, groups_of(results), point)
+    series, own_claims = [], []
+    for g in chosen:
+        records = [t["result"] for t in results.trials_at(g["point"], g["mechanism"])]
+        rows = [tr for tr in (_sequential_trajectory(r) for r in records) if tr is not None]
+        if rows:
+            series.append((g, records[0], rows))
+            own_claims.append(_trial_claims(records))
+    return series, own_claims, point_note
+
+
+def _draw_trials(ax, rows, st) -> tuple[str, tuple[float, float, float]]:
+    """One series' trials as step lines (the first solid, the others faint) with a mark at each stop; returns
+    the stopping reasons counted and (fewest samples, most samples, largest bound) drawn."""
+    reasons: dict = {}
+    lo, hi, top = math.inf, 0.0, 0.0
+    for j, (samples, bounds, reason) in enumerate(rows):
+        reasons[reason] = reasons.get(reason, 0) + 1
+        # A marker on every round, faint trials included: a trial that stopped in its first round is one point.
+        ax.plot(samples, bounds, color=st["color"], drawstyle="steps-post", lw=1.1 if j == 0 else 0.6,
+                alpha=1.0 if j == 0 else 0.35, marker=st["marker"], ms=3 if j == 0 else 2.2, zorder=3 - (j > 0),
+                gid="trajectory")
+        # The stop: where the audit ended.
+        ax.plot(samples[-1:], bounds[-1:], ls="none", marker="|", ms=7, color=st["color"],
+                alpha=1.0 if j == 0 else 0.35, zorder=3)
+        lo, hi, top = min(lo, float(samples.min())), max(hi, float(samples.max())), max(top, float(bounds.max()))
+    stops = ", ".join(f"{r} {n}" if len(rows) > 1 else r for r, n in sorted(reasons.items()))
+    return stops, (lo, hi, top)
+
+
+def _per_trial_claim_lines(ax, per_trial: list, lo: float, hi: float) -> None:
+    """A curve claim's point at each trial's own delta: a dashed line per trial, in the series' colour."""
+    for colour, name, spec, points in per_trial:
+        for j, (eps, _) in enumerate(points):
+            ax.plot([lo, hi], [eps, eps], color=colour, ls=(0, (5, 2)), lw=0.9 if j == 0 else 0.6,
+                    alpha=1.0 if j == 0 else 0.35, zorder=2)
+        ax.plot([], [], color=colour, ls=(0, (5, 2)), lw=0.9, label=f"{name}: claim {spec} at each trial's {DELTA}")
+
+
+def _claim_lines(ax, claims: dict, *, size: str, several_points: bool) -> None:
+    """One dashed line per claimed (epsilon, delta), labelled with the curve it was read from, if any."""
+    for (eps, delta, spec), owners in sorted(claims.items(), key=lambda item: item[0][:2]):
+        # A claim of one mechanism among several takes its colour; a shared one is grey and names its owners.
+        colour = owners[0][0] if len(owners) == 1 and len(claims) > 1 else "0.35"
+        label = "claim ({})".format(f"{EPS} = {eps:g}" + (f", {DELTA} = {delta:g}" if delta else ""))
+        if spec is not None and not str(spec).startswith("eps:"):
+            # A curve read at one delta names the curve and its point there; in one column a dpsgd: spec takes
+            # a line of its own.
+            spec = short_spec(spec)
+            sep = "\n" if size == "one-column" and len(spec) > 20 else " "
+            label = f"claim {spec}{sep}({EPS} = {eps:.4g} at {DELTA} = {delta:.2g})"
+        # With several sweep points each series names its own parameters: the claim's value says whose it is.
+        whose = f": {', '.join(n for _, n in owners)}" if len(claims) > 1 and not several_points else ""
+        ax.axhline(eps, color=colour, ls=(0, (5, 2)), lw=0.9, zorder=2, label=label + whose)
+
+
+def _trajectory_notes(series: list, n_series: int) -> list:
+    """What the steps, the stop and the faint lines mean, and how many series were left out."""
     ntr = max(len(rows) for _, _, rows in series)
     conf = series[0][1].get("confidence")
     notes = [f"steps: the bound certified after each round, valid at {conf_text(conf)} confidence whichever "
@@ -143,5 +175,4 @@ def plot_trajectory(results, *, size="one-column", point=None):
                 if ntr == 2 else "")]
     if n_series > len(series):
         notes.append(f"the first {len(series)} of {n_series} series; --point N draws one sweep point")
-    point_title(ax, point_note)
-    return finish(fig, results, notes, size, ncol=1)
+    return notes
