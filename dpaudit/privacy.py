@@ -10,8 +10,7 @@ from ._validation import check_delta, check_epsilon, check_int, check_real
 
 __all__ = ["Neighbouring", "PrivacyClaim"]
 
-# Composed deltas are capped just below 1 (a vacuous but valid claim).  The
-# former cap, 1.0 - 1e-300, rounds to 1.0 and was rejected by check_delta.
+# Composed deltas are capped just below 1 (a vacuous but valid claim; 1.0 itself is not a delta).
 _DELTA_CAP = math.nextafter(1.0, 0.0)
 
 

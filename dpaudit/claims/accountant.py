@@ -4,7 +4,7 @@ Every such curve comes from one PLD accountant (:func:`pld_accountant`, add/remo
 discretisation: :data:`PLD_DISCRETIZATION`), read on an epsilon grid; the accountant's estimate is
 pessimistic, so a claim read here is never below the exact curve.  A ``dpsgd:`` curve is computed once
 per machine and kept on disk (:func:`cache_dir`), so a command that finds it there never imports
-dp-accounting (about a second).
+dp-accounting, whose import is slow.
 """
 
 from __future__ import annotations

@@ -249,11 +249,8 @@ def _row_notes(rows, n_trials: int, axis: _RowAxis, at_zero: bool) -> list:
 
 
 def _claim_label(results, rows, size) -> str:
-    """The claim line's legend: a curve claim is compared at a delta of its own choosing, so it names both.
-
-    A curve claim's line once read "claimed epsilon = 0.00635801", a number with no delta and no claim: a
-    reader could not tell that the figure compared with gdp:mu=0.05 at delta 0.017.
-    """
+    """The claim line's legend: a curve claim is compared at a delta of its own choosing, so it names both
+    (an epsilon without its delta and curve would not say what the figure compares with)."""
     claim, delta = float(rows[0]["claimed_epsilon"]), rows[0].get("claimed_delta") or 0.0
     specs = {str(g["sweep"].get("audit.claim", (results.config.get("audit") or {}).get("claim"))) for g in rows}
     spec = specs.pop() if len(specs) == 1 else None
