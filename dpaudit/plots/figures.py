@@ -117,8 +117,8 @@ def plot_reconstruction(results, *, size="one-column"):
         scale = float(p[nn]) / math.sqrt(p["n"])
         by_q.setdefault(p.get(qn) if qn else None, []).append((scale, m))
         by_noise.setdefault((round(scale, 6), float(p[nn])), []).append((float(p[qn]) if qn else float(p["n"]), m))
-    # Each panel's series are an ordered quantity, in a colour family of its own (queries blue, noise orange):
-    # continuing one palette across panels gave the most noise and the fewest queries the same colour.
+    # Each panel's series are an ordered quantity, in a colour family of its own (queries blue, noise orange),
+    # so that no colour means one thing in one panel and another in the other.
     for i, (q, rows) in enumerate(sorted(by_q.items(), key=lambda kv: (kv[0] is None, kv[0] or 0))):
         _errbar_series(ax_noise, rows, i, f"{qn} = {q:,}" if qn else None, color=_shade("Blues", i, len(by_q)))
     for i, ((s, raw), rows) in enumerate(sorted(by_noise.items())):
