@@ -20,6 +20,11 @@ from .base import DELTA_FLOOR, Claim, epsilon_grid, quiet_numbers, shaped
 
 __all__ = ["MAX_MU", "GaussianDPClaim", "PointClaim", "ProfileClaim"]
 
+#: Largest mu a GDP claim may state: its epsilon at delta 1e-12 is then about 10^12, and beyond about 10^150 the
+#: curve's arithmetic overflows (mu^2).  No audit can come near such a claim.
+MAX_MU = 1e6
+
+
 @dataclass(frozen=True)
 class PointClaim(Claim):
     """(epsilon, delta)-DP: one point, the curve that is ``epsilon`` from ``delta`` on and infinite below.
@@ -93,11 +98,6 @@ class GaussianDPClaim(Claim):
 
     def to_dict(self):
         return {**super().to_dict(), "mu": self.mu}
-
-
-#: Largest mu a GDP claim may state: its epsilon at delta 1e-12 is then about 10^12, and beyond about 10^150 the
-#: curve's arithmetic overflows (mu^2).  No audit can come near such a claim.
-MAX_MU = 1e6
 
 
 @functools.lru_cache(maxsize=64)

@@ -19,6 +19,7 @@ __all__ = [
     "DELTA",
     "cp_interval",
     "roc_points",
+    "set_roc_axes",
     "draw_roc",
     "dp_frontier",
     "draw_frontier",
@@ -55,6 +56,16 @@ def roc_points(fpr, tpr, n, *, confidence: float = 0.95) -> dict:
     order = np.argsort(f, kind="stable")
     return {k: np.asarray(v)[order] for k, v in
             {"x": f, "x_lo": f_lo, "x_hi": f_hi, "y": t, "y_lo": t_lo, "y_hi": t_hi}.items()}
+
+
+def set_roc_axes(ax, low: float) -> None:
+    """ROC axes: both rates on log scales from ``low`` to just above 1, labelled."""
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlim(low, 1.4)
+    ax.set_ylim(low, 1.4)
+    ax.set_xlabel("false positive rate")
+    ax.set_ylabel("true positive rate")
 
 
 def _box_union(pts: dict, grid: np.ndarray):

@@ -12,7 +12,7 @@ import numpy as np
 from .common import (WIDTH_HEIGHT, conf_text, differing_paths, finish, finite, groups_of, point_title, samples_text,
                      series_label, style_of)
 from .elements import (DELTA, EPS, claim_curve_of, draw_curve_frontier, draw_curve_profile, draw_event, draw_frontier,
-                       draw_profile_claim, draw_roc, roc_points)
+                       draw_profile_claim, draw_roc, roc_points, set_roc_axes)
 from .points import one_point
 from .style import new_figure, short_spec
 
@@ -72,12 +72,7 @@ def plot_roc(results, *, size="one-column", point=None):
         draw_curve_frontier(ax, curve, x_min=floor / 2, label=f"claimed frontier ({spec})")
     ax.plot([floor / 2, 1], [floor / 2, 1], color="0.6", lw=0.7, ls=(0, (1, 2)), label="chance", zorder=1)
     ax.plot([], [], ls="none", marker="+", color="0.2", ms=7, label="event the bound uses (95% box)")
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlim(floor / 2, 1.4)
-    ax.set_ylim(floor / 2, 1.4)
-    ax.set_xlabel("false positive rate")
-    ax.set_ylabel("true positive rate")
+    set_roc_axes(ax, floor / 2)
     held_out = [{"n": _roc_n(r)} for _, r, _ in curves]
     notes = ["shaded: 95% Clopper-Pearson box on both rates, per point",
              samples_text(held_out, key="n", what="held-out samples")]

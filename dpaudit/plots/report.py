@@ -14,7 +14,7 @@ import numpy as np
 
 from ._score_metrics import draw_tpr_at_fpr
 from .elements import (DELTA, EPS, claim_curve_of, draw_curve_frontier, draw_curve_profile, draw_event, draw_frontier,
-                       draw_profile_claim, draw_roc, roc_points)
+                       draw_profile_claim, draw_roc, roc_points, set_roc_axes)
 from .style import legend_below, new_figure, paper_style, series_style, short_spec
 
 __all__ = ["plot_report"]
@@ -149,12 +149,7 @@ def _roc_panel(ax_roc, d: dict, claimed: _Claimed, st: dict, label: str) -> None
         draw_frontier(ax_roc, claimed.epsilon, claimed.delta, x_min=floor / 2,
                       label=f"claimed frontier ({claimed.text})")
     ax_roc.plot([floor / 2, 1], [floor / 2, 1], color="0.6", lw=0.7, ls=(0, (1, 2)), label="chance")
-    ax_roc.set_xscale("log")
-    ax_roc.set_yscale("log")
-    ax_roc.set_xlim(floor / 2, 1.4)
-    ax_roc.set_ylim(floor / 2, 1.4)
-    ax_roc.set_xlabel("false positive rate")
-    ax_roc.set_ylabel("true positive rate")
+    set_roc_axes(ax_roc, floor / 2)
     ax_roc.set_title(f"ROC ({n:,} held-out samples per side)", fontsize=7)
 
 
