@@ -28,7 +28,8 @@ def curve(noise, rate, steps, discretisation):
     import dp_accounting
     from dp_accounting.pld import pld_privacy_accountant
 
-    from dpaudit.claims import DELTA_FLOOR, ProfileClaim, dpsgd_event, epsilon_grid
+    from dpaudit.claims import DELTA_FLOOR, ProfileClaim, dpsgd_event
+    from dpaudit.claims.base import epsilon_grid
 
     t0 = time.perf_counter()
     acc = pld_privacy_accountant.PLDAccountant(
