@@ -104,7 +104,7 @@ def _one_run_rows(repeats):
     """The one-run entry points: a training run, a command, and the statistics alone."""
     import dpaudit
     from dpaudit.training.config import DPSGDConfig
-    from dpaudit.training.experiment import one_run_audit
+    from dpaudit.training.lab import one_run_audit
 
     config = DPSGDConfig(noise_multiplier=1.0, sampling_rate=0.5, steps=4)
     spec = "dpsgd:noise=1,rate=0.5,steps=4"

@@ -10,8 +10,7 @@ from ._validation import check_delta, check_epsilon, check_int, check_real
 
 __all__ = ["Neighbouring", "PrivacyClaim"]
 
-# Composed deltas are capped just below 1 (a vacuous but valid claim): the largest double below
-# 1, since a cap like 1.0 - 1e-300 rounds to 1.0, which check_delta rejects.
+# Composed deltas are capped just below 1 (a vacuous but valid claim; 1.0 itself is not a delta).
 _DELTA_CAP = math.nextafter(1.0, 0.0)
 
 

@@ -12,11 +12,11 @@ from dpaudit.claims import (
     GaussianDPClaim,
     PointClaim,
     ProfileClaim,
-    _epsilon_grid,
     as_claim,
     dpsgd_event,
     parse_claim,
 )
+from dpaudit.claims.base import epsilon_grid
 from dpaudit.exceptions import ParameterTypeError, ParameterValueError
 from dpaudit.privacy import PrivacyClaim
 from dpaudit.stats.gdp import gaussian_epsilon
@@ -206,7 +206,7 @@ def test_a_profile_of_large_epsilons_reads_without_overflow(tmp_path):
 def test_a_computed_curve_drops_the_deltas_its_arithmetic_overflowed():
     # dp-accounting's e^epsilon overflows beyond ~709 and its delta comes out -inf (or NaN); clipped to 0, it
     # claimed (720, 0)-DP for DP-SGD at 10^7 steps, which has no finite epsilon at delta 0.
-    deltas, epsilons = _epsilon_grid(lambda e: np.where(e > 709, -np.inf, np.where(e > 600, np.nan, 1e-3)), 800.0)
+    deltas, epsilons = epsilon_grid(lambda e: np.where(e > 709, -np.inf, np.where(e > 600, np.nan, 1e-3)), 800.0)
     assert len(deltas) and np.all(deltas == 1e-3) and np.all(epsilons <= 600)
 
 
@@ -231,7 +231,7 @@ def test_malformed_profile_files(tmp_path):
 
 def test_the_accountant_curve_is_computed_once_per_event():
     # In one process, by a spec (the disk cache is not even read again) and by a DpEvent.
-    from dpaudit.claims import _accountant_grid, _dpsgd_grid
+    from dpaudit.claims.accountant import _accountant_grid, _dpsgd_grid
 
     for cache, make in ((_dpsgd_grid, lambda: parse_claim(DPSGD)),
                         (_accountant_grid, lambda: AccountantClaim(dpsgd_event(1.0, 0.1, 10)))):
@@ -291,10 +291,10 @@ def test_the_disk_cache_is_keyed_by_the_code_that_builds_a_grid(monkeypatch, tmp
     # A stored curve is keyed by the code that builds it: joblib's key, the cached function's own code only, kept
     # serving grids made before a fix in what it calls (the grid's dropping of overflowed deltas), (711, 0)-DP for
     # DP-SGD at 10^7 steps.
-    import dpaudit.claims as claims
+    import dpaudit.claims.accountant as claims
 
     monkeypatch.setenv("DPAUDIT_CACHE_DIR", str(tmp_path))
-    built = claims._epsilon_grid
+    built = claims.epsilon_grid
 
     def fewer_points(delta_at, eps_max):  # a change in how a grid is built
         deltas, epsilons = built(delta_at, eps_max)
@@ -307,7 +307,7 @@ def test_the_disk_cache_is_keyed_by_the_code_that_builds_a_grid(monkeypatch, tmp
 
     try:
         before = grid()
-        monkeypatch.setattr(claims, "_epsilon_grid", fewer_points)
+        monkeypatch.setattr(claims, "epsilon_grid", fewer_points)
         assert len(grid()[0]) == len(before[0]) - 1
     finally:
         monkeypatch.undo()
@@ -365,7 +365,7 @@ def test_a_slow_accountant_curve_says_so_on_stderr_and_a_quick_one_does_not(monk
     # dpsgd:noise=0.01,rate=0.01,steps=1 spent a minute inside dp-accounting without a word.
     import time
 
-    import dpaudit.claims as claims
+    import dpaudit.claims.accountant as claims
 
     grid = (np.array([1e-5]), np.array([1.0]))
     monkeypatch.setenv("DPAUDIT_CACHE_DIR", "off")

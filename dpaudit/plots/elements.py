@@ -12,11 +12,14 @@ import math
 
 import numpy as np
 
+from ..stats.clopper_pearson import clopper_pearson_interval
+
 __all__ = [
     "EPS",
     "DELTA",
     "cp_interval",
     "roc_points",
+    "set_roc_axes",
     "draw_roc",
     "dp_frontier",
     "draw_frontier",
@@ -28,24 +31,8 @@ EPS = "\u03b5"
 DELTA = "\u03b4"
 
 
-def cp_interval(k, n, confidence: float = 0.95):
-    """Two-sided Clopper-Pearson interval for ``k`` successes out of ``n`` (arrays broadcast).
-
-    Examples
-    --------
-    >>> lo, hi = cp_interval([0, 5], 10)
-    >>> float(lo[0]), round(float(hi[0]), 4)   # exact: 1 - 0.025 ** (1 / 10)
-    (0.0, 0.3085)
-    """
-    from scipy.stats import beta
-
-    k = np.asarray(k, dtype=float)
-    n = np.asarray(n, dtype=float)
-    a = (1.0 - confidence) / 2.0
-    with np.errstate(invalid="ignore", divide="ignore"):
-        lo = np.where(k > 0, beta.ppf(a, np.maximum(k, 1), np.maximum(n - k + 1, 1)), 0.0)
-        hi = np.where(k < n, beta.ppf(1 - a, k + 1, np.maximum(n - k, 1)), 1.0)
-    return lo, hi
+#: The two-sided Clopper-Pearson interval of :mod:`dpaudit.stats` (one implementation for audits and figures).
+cp_interval = clopper_pearson_interval
 
 
 def roc_points(fpr, tpr, n, *, confidence: float = 0.95) -> dict:
@@ -64,11 +51,21 @@ def roc_points(fpr, tpr, n, *, confidence: float = 0.95) -> dict:
     f = np.asarray(fpr, dtype=float)
     t = np.asarray(tpr, dtype=float)
     n = max(1, int(n))
-    f_lo, f_hi = cp_interval(np.round(f * n), n, confidence)
-    t_lo, t_hi = cp_interval(np.round(t * n), n, confidence)
+    f_lo, f_hi = clopper_pearson_interval(np.round(f * n), n, confidence)
+    t_lo, t_hi = clopper_pearson_interval(np.round(t * n), n, confidence)
     order = np.argsort(f, kind="stable")
     return {k: np.asarray(v)[order] for k, v in
             {"x": f, "x_lo": f_lo, "x_hi": f_hi, "y": t, "y_lo": t_lo, "y_hi": t_hi}.items()}
+
+
+def set_roc_axes(ax, low: float) -> None:
+    """ROC axes: both rates on log scales from ``low`` to just above 1, labelled."""
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlim(low, 1.4)
+    ax.set_ylim(low, 1.4)
+    ax.set_xlabel("false positive rate")
+    ax.set_ylabel("true positive rate")
 
 
 def _box_union(pts: dict, grid: np.ndarray):

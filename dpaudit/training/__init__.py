@@ -13,6 +13,7 @@
 """
 
 from .accounting import (
+    accountant_claim,
     accountant_epsilon,
     accountant_profile,
     dpsgd_event,
@@ -51,6 +52,7 @@ __all__ = [
     "TrainingRuns",
     "Variant",
     "WhiteBoxRelease",
+    "accountant_claim",
     "accountant_epsilon",
     "accountant_profile",
     "audit_dataset",

@@ -3,6 +3,9 @@
 DP-SGD with Poisson sampling is the self-composition of the Poisson-subsampled
 Gaussian mechanism (Abadi et al. 2016); under add/remove neighbours the
 privacy loss distribution accountant gives a tight epsilon(delta) for it.
+Every epsilon here is read off the curve a ``dpsgd:`` claim audits against
+(:class:`~dpaudit.claims.DPSGDClaim`, one accountant and one discretisation), so
+what the lab records is what its audits compare with.
 The broken :class:`~dpaudit.training.config.Variant` s keep this claim (with the
 wrong rate for ``WRONG_RATE``), so an audit compares the broken arithmetic
 with what its author was told.
@@ -24,7 +27,8 @@ from scipy import optimize, stats
 from .._validation import check_delta, check_epsilon, check_int, check_real
 from .config import DPSGDConfig
 
-__all__ = ["accountant_epsilon", "accountant_profile", "dpsgd_event", "noise_for_epsilon", "shuffle_max_epsilon"]
+__all__ = ["accountant_claim", "accountant_epsilon", "accountant_profile", "dpsgd_event", "noise_for_epsilon",
+           "shuffle_max_epsilon"]
 
 
 def dpsgd_event(config: DPSGDConfig):
@@ -44,21 +48,21 @@ def dpsgd_event(config: DPSGDConfig):
     return event_of(config.noise_multiplier, config.accounted_rate, config.steps)
 
 
-@functools.lru_cache(maxsize=4096)
-def _epsilon(noise: float, rate: float, steps: int, delta: float) -> float:
-    import dp_accounting
-    from dp_accounting.pld import pld_privacy_accountant
+def accountant_claim(config: DPSGDConfig):
+    """The claim ``config``'s code reports: the ``dpsgd:`` curve at its accounted rate (spec with exact floats).
 
-    from ..claims import dpsgd_event as event_of
+    >>> accountant_claim(DPSGDConfig(noise_multiplier=1.0, sampling_rate=0.1, steps=10)).spec
+    'dpsgd:noise=1.0,rate=0.1,steps=10'
+    """
+    from ..claims import DPSGDClaim
 
-    acc = pld_privacy_accountant.PLDAccountant(
-        neighboring_relation=dp_accounting.NeighboringRelation.ADD_OR_REMOVE_ONE)
-    acc.compose(event_of(noise, rate, steps))
-    return float(acc.get_epsilon(delta))
+    return DPSGDClaim(config.noise_multiplier, config.accounted_rate, config.steps,
+                      spec=f"dpsgd:noise={config.noise_multiplier!r},rate={config.accounted_rate!r},"
+                           f"steps={config.steps}")
 
 
 def accountant_epsilon(config: DPSGDConfig, delta: float) -> float:
-    """Epsilon at ``delta`` claimed for ``config`` (PLD accountant, add/remove neighbours).
+    """Epsilon at ``delta`` claimed for ``config``: :func:`accountant_claim`'s curve there.
 
     Examples
     --------
@@ -71,12 +75,21 @@ def accountant_epsilon(config: DPSGDConfig, delta: float) -> float:
     delta = check_delta(delta)
     if delta <= 0:
         return math.inf
-    return _epsilon(config.noise_multiplier, config.accounted_rate, config.steps, delta)
+    return float(accountant_claim(config).epsilon(delta))
 
 
 def accountant_profile(config: DPSGDConfig, deltas) -> np.ndarray:
     """:func:`accountant_epsilon` on a grid of deltas (``inf`` at delta 0)."""
     return np.array([accountant_epsilon(config, float(d)) for d in deltas])
+
+
+@functools.lru_cache(maxsize=4096)
+def _epsilon(noise: float, rate: float, steps: int, delta: float) -> float:
+    """The same curve's epsilon at ``delta``, kept in memory only: calibration tries many noises, and the
+    disk cache keeps only the curves that are audited."""
+    from ..claims import AccountantClaim, dpsgd_event as event_of
+
+    return float(AccountantClaim(event_of(noise, rate, steps)).epsilon(delta))
 
 
 def noise_for_epsilon(epsilon: float, delta: float, *, sampling_rate: float, steps: int) -> float:
@@ -96,8 +109,8 @@ def noise_for_epsilon(epsilon: float, delta: float, *, sampling_rate: float, ste
         from ..exceptions import ParameterValueError
 
         raise ParameterValueError(f"epsilon and delta must be > 0 to calibrate noise; got {epsilon}, {delta}")
-    # Bracket from large noise down: the accountant is cheap where epsilon is small and costs seconds
-    # near sigma 0.05, so halving from 200 spends little before the root-finder's few steps.
+    # Bracket from large noise down: the accountant is cheap where epsilon is small and slow at tiny
+    # noise, so halving from 200 spends little before the root-finder's few steps.
     hi = 200.0
     while _epsilon(hi / 2, rate, steps, delta) < epsilon:
         hi /= 2

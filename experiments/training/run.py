@@ -17,12 +17,9 @@ import sys
 import time
 from pathlib import Path
 
-from dpaudit.training.experiment import (
-    plot_curve,
-    run_curve,
-    run_variants,
-    variant_table,
-)
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from experiment import plot_curve, run_curve, run_variants, variant_table  # noqa: E402
 
 
 def main(argv=None):

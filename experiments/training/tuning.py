@@ -40,7 +40,7 @@ import dpaudit
 from dpaudit._rng import as_generator
 from dpaudit.claims import DPSGDClaim
 from dpaudit.training import GradientCanary, audit_dataset, train_runs
-from dpaudit.training.experiment import curve_config
+from dpaudit.training.lab import curve_config
 from dpaudit.training.models import logits
 
 EPSILON, DELTA = 2.0, 1e-5                     #: the per-run claim (noise calibrated to it)

@@ -144,7 +144,7 @@ def test_masks_lists_and_float_indices_read_alike():
 
 def test_the_lab_sampler_check_flags_shuffle_and_the_wrong_rate_only():
     from dpaudit.training import DPSGDConfig, Variant
-    from dpaudit.training.experiment import sampler_check
+    from dpaudit.training.lab import sampler_check
 
     verdicts = {v.value: sampler_check(DPSGDConfig(1.0, 0.5, 4, variant=v), seed=0)["verdict"] for v in Variant}
     assert {v for v, verdict in verdicts.items() if verdict == "violation"} == {"shuffle", "wrong-rate"}

@@ -172,7 +172,7 @@ def test_white_box_audit_of_correct_dpsgd_is_sound_over_200_seeds():
 
 
 def test_one_run_audit_of_the_lab_gives_a_bound_in_one_training_run():
-    from dpaudit.training.experiment import curve_config, one_run_audit
+    from dpaudit.training.lab import curve_config, one_run_audit
 
     out = one_run_audit(curve_config(8.0), seed=1)
     # Measured: 2.05 (61 of 62 guesses right) for this seed; never above the 1,000-canary ceiling.
@@ -184,7 +184,7 @@ def test_one_run_audit_of_the_lab_against_its_accountants_curve():
     # The same run, claimed as the accountant's whole curve: the curve the training keeps is not rejected, and
     # the reported bound is the test row certifying the largest share of the claim (1.67 of 8.0 at delta 1e-5 for
     # this seed, measured), not a delta whose bound is 0 where the claim is smallest.
-    from dpaudit.training.experiment import curve_config, one_run_audit
+    from dpaudit.training.lab import curve_config, one_run_audit
 
     config = curve_config(8.0)
     spec = f"dpsgd:noise={config.noise_multiplier!r},rate={config.sampling_rate!r},steps={config.steps}"

@@ -34,7 +34,7 @@ __all__ = ["params"]
 
 
 def _threats() -> dict:
-    from ...training.experiment import CURVE_THREATS, VARIANT_THREATS
+    from ...training.lab import CURVE_THREATS, VARIANT_THREATS
 
     return {**CURVE_THREATS, **VARIANT_THREATS}
 
@@ -66,7 +66,7 @@ def params() -> dict:
 
 def _release(p: dict, path: str = "attack.params"):
     """(the release target, its configuration) for a trial's parameters; a ConfigError names the key."""
-    from ...training.experiment import DELTA, curve_config
+    from ...training.lab import DELTA, curve_config
 
     try:
         config = curve_config(p["epsilon"], sampling_rate=p["sampling_rate"], steps=p["steps"],
@@ -79,14 +79,14 @@ def _release(p: dict, path: str = "attack.params"):
 
 def run_trial(config: dict, mechanism, seed) -> dict:
     from ... import audit
-    from ...training.accounting import accountant_epsilon
-    from ...training.experiment import DELTA, profile_ratio
+    from ...training.accounting import accountant_claim, accountant_epsilon
+    from ...training.lab import DELTA, profile_ratio
 
     p = config["attack"]["params"]
     release, cfg = _release(p)
-    # The curve as a spec (exact floats): the same accountant curve as the event, and a legend a figure can show.
-    spec = f"dpsgd:noise={cfg.noise_multiplier!r},rate={cfg.accounted_rate!r},steps={cfg.steps}"
-    claim = {"claim": spec} if p["claim"] == "curve" else {
+    # The curve as a spec (exact floats): a legend a figure can show; the point and the recorded epsilon are
+    # read off the same curve.
+    claim = {"claim": accountant_claim(cfg).spec} if p["claim"] == "curve" else {
         "epsilon": accountant_epsilon(cfg, DELTA), "delta": DELTA}
     report = audit(release, *release.neighbouring_pair(), **claim, **audit_size(p, "attack.params"),
                    confidence=config["estimator"]["confidence"], seed=seed_int(seed), ideal=True, n_jobs=1)
