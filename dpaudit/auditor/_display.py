@@ -121,7 +121,7 @@ def report_html(report: Any) -> str:
         ("epsilon lower bound",
          f"<b>{_fmt(report.epsilon_lower_bound)}</b> with {format_confidence(report.confidence)} confidence"),
         ("claim", f"&epsilon; = {_fmt(report.claimed_epsilon)}{delta}"),
-        ("ceiling", f"{_fmt(report.ceiling)} (the most {report._held_out_text(',')} could certify)"),
+        ("ceiling", f"{_fmt(report.ceiling)} (the most {report.sampling.held_out_text(',')} could certify)"),
         ("target", f"{html.escape(str(report.target))} ({'seeded' if report.seeded else 'unseeded'}; "
                    f"{html.escape(str(report.output_kind))} output)"),
         ("meaning", html.escape(str(report.explanation))),

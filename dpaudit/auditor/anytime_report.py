@@ -106,7 +106,7 @@ def _event_fields(res, f: int) -> dict:
     return dict(event=f"{witness} {'>' if upper else '<='} {threshold:.6g} (the latest bet; chosen anew from the past)",
                 threshold=threshold,
                 direction=f"{'reverse' if reverse else 'forward'}, {'event' if upper else 'complement'}",
-                tp=x_hits, fn=n_bet - x_hits, fp=y_hits, tn=n_bet - y_hits, tpr=tpr, fpr=fpr,
+                tp=x_hits, fn=n_bet - x_hits, fp=y_hits, tn=n_bet - y_hits,
                 tpr_interval=[tpr, tpr], fpr_interval=[fpr, fpr], n_calibration=0, n_test=n_bet), witness
 
 
@@ -158,7 +158,7 @@ def build_anytime_report(tgt, res, *, claim, claim_given, confidence, entropy, m
     curve_violation = None if not (violation and claim.is_curve) else {
         "delta": claimed_delta, "epsilon_lower_bound": bound, "claimed_epsilon": claimed_eps,
         "margin": bound - claimed_eps, "confidence": confidence}
-    return AuditReport(
+    return AuditReport.from_values(
         epsilon_lower_bound=bound, claimed_epsilon=claimed_eps, claimed_delta=claimed_delta, confidence=confidence,
         samples=int(res.pairs), attack=attack if attack != "auto" else witness, seed=entropy,
         verdict=verdict_of(violation), ceiling=aud.ceiling(), estimator="e-process",
