@@ -30,7 +30,7 @@ class AttackResult:
     claimed : PrivacyClaim or None
         What the release promises (``None`` when its mechanism makes no claim).
     verdict : str
-        ``"violation"`` (bound above the claim), ``"no violation found"`` or ``"no claim"``.
+        A :class:`~dpaudit.stats.verdict.Verdict`: a violation (bound above the claim), none found, or no claim.
     seed : int
         The seed entropy: passing it as ``rng`` repeats the run.
     details : dict

@@ -74,8 +74,8 @@ class AuditReport:
 
     ``epsilon_lower_bound`` is valid with probability ``confidence`` for the
     mechanism on this pair of datasets (at ``claimed_delta``); ``ceiling`` is
-    the most these sample sizes could have certified, so "no violation found"
-    means nothing above it.
+    the most these sample sizes could have certified, so a verdict without a
+    violation says nothing about epsilons above it.
 
     The report is made of parts (``report.claimed``, ``.certified``, ``.sampling``, ``.events``, ``.subject``,
     ``.extras``, ``.run``); every JSON key is also a read-only attribute (``report.tp`` is

@@ -4,7 +4,7 @@ the target, extras, run facts and the floating-point finding.
 Each part is a frozen dataclass whose field names (and the names in its ``DERIVED``) are keys of the report's
 flat JSON, so the report can read every key from the part that owns it (:meth:`Part.keys`) and build every
 part back from the flat JSON (:meth:`Part.from_flat`).  Derived values are properties, computed on demand.
-Why parts: a reader (the summary, a plot) asks the part it is about instead of 58 loose fields.
+Why parts: a reader (the summary, a plot) asks the part it is about, not one long flat record.
 """
 
 from __future__ import annotations
@@ -155,7 +155,7 @@ class CertifiedBound(Part):
 
     epsilon_lower_bound: float
     confidence: float
-    #: The most these sample sizes could have certified: "no violation found" means nothing above it.
+    #: The most these sample sizes could have certified: a verdict without a violation says nothing above it.
     ceiling: float
     estimator: str
     #: How the bound was certified from held-out counts: "clopper-pearson" (two one-sided intervals on all
