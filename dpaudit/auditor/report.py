@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import copy
 import json
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Any, Protocol, runtime_checkable
 
 from ._display import RocCurve, report_html
@@ -35,8 +35,6 @@ FLAT_KEYS = (
     "samples_out", "n_test_in", "n_test_out", "interrupted", "tpr_at_fpr", "auc", "grey_box", "violation_source",
     "stopping", "anytime",
 )
-#: The report's own fields that are flat keys themselves (the rest are parts).
-_OWN_KEYS = ("verdict", "notes", "floating_point", "grey_box", "violation_source")
 
 
 @runtime_checkable
@@ -170,6 +168,10 @@ class AuditReport:
     def summary(self) -> str:
         """A few lines for people (the CLI prints them to stderr): the verdict, then a block per test."""
         return "\n".join(summary_lines(self))
+
+
+#: The report's own fields that are flat keys themselves (the rest are parts).
+_OWN_KEYS = tuple(f.name for f in fields(AuditReport) if f.name not in PARTS)
 
 
 def _flat_property(part: str, key: str) -> property:
