@@ -120,7 +120,7 @@ def _test_blocks(r) -> list[tuple[str, float, list[str]]]:
             f"  GDP       mu >= {r.extras.gdp_mu_lower_bound:.4f}"
             + (" (the bound above is this mu's epsilon at the delta: it assumes a Gaussian trade-off curve)"
                if cert.estimator == "gdp" else ""),
-            *score_metric_lines(r)]
+            *score_metric_lines(r.extras, cert.confidence)]
     blocks = [(name, dist, main)]
     if fp and not own_float:
         blocks.append(("floating-point test", fp["epsilon_lower_bound"], _float_block(r, fp)))
