@@ -43,7 +43,6 @@ def build_report(tgt, rounds, kind, shape, *, reason, attack, ideal, est, epsilo
         f"(epsilon >= {bound:.3g}{at} with {format_confidence(confidence)} confidence); "
         f"the claim epsilon = {claimed_epsilon:g}{at} "
         f"allows at most {format_percent(claim_post.high)}")
-    counts = _event_counts(best, attack)
     return AuditReport(
         verdict=verdict_of(any(rd.violation() for rd in rounds)),
         claimed=ClaimPart(
@@ -57,7 +56,7 @@ def build_report(tgt, rounds, kind, shape, *, reason, attack, ideal, est, epsilo
         sampling=SamplingPart(
             samples=drawn, seed=entropy, n_calibration=best.n_calibration, n_test=best.n_test, rounds=len(rounds),
             stopping_reason=reason, max_samples=max_samples, time_budget=time_budget, interrupted=bool(interrupted)),
-        events=counts,
+        events=_event_counts(best, attack),
         subject=TargetPart(target=str(tgt.name), seeded=bool(getattr(tgt, "seeded", True)), output_kind=kind,
                            output_shape=list(shape or ()), ideal=ideal),
         extras=_extras(best, post, claim_post, explanation, _trajectory(rounds, delta), confidence),
