@@ -11,7 +11,7 @@
 """
 
 from ._version import __version__
-from .auditor import AuditReport, OneRunReport, audit, audit_one_run, audit_scores, one_run
+from .auditor import AuditReport, OneRunReport, Report, audit, audit_one_run, audit_scores, one_run
 from .exceptions import (
     ConfigError,
     DatasetError,
@@ -37,6 +37,7 @@ __all__ = [
     "one_run",
     "OneRunReport",
     "AuditReport",
+    "Report",
     "search",
     "SearchReport",
     "DPAuditError",

@@ -418,6 +418,15 @@ class SearchReport:
     def violation(self) -> bool:
         return self.audit.verdict == "violation"
 
+    @property
+    def verdict(self) -> str:
+        """The final audit's verdict (declared, not only read through, so the :class:`~dpaudit.Report` check sees it)."""
+        return self.audit.verdict
+
+    @property
+    def epsilon_lower_bound(self) -> float:
+        return self.audit.epsilon_lower_bound
+
     def to_dict(self) -> dict:
         out = dict(self.audit.to_dict())
         out["confidence"] = self.confidence

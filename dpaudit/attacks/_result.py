@@ -14,6 +14,7 @@ from typing import ClassVar
 
 from dpaudit.privacy import PrivacyClaim
 from dpaudit.stats import EpsilonBound
+from dpaudit.stats.bayes import format_confidence
 
 __all__ = ["AttackResult"]
 
@@ -29,7 +30,7 @@ class AttackResult:
     claimed : PrivacyClaim or None
         What the release promises (``None`` when its mechanism makes no claim).
     verdict : str
-        ``"violation"`` (bound above the claim), ``"no violation found"`` or ``"no claim"``.
+        A :class:`~dpaudit.stats.verdict.Verdict`: a violation (bound above the claim), none found, or no claim.
     seed : int
         The seed entropy: passing it as ``rng`` repeats the run.
     details : dict
@@ -48,6 +49,20 @@ class AttackResult:
     @property
     def epsilon_lower_bound(self) -> float:
         return self.bound.epsilon_lower_bound
+
+    def summary(self) -> str:
+        """A few lines for people: the verdict and bound with its confidence, the claim, the counts behind it."""
+        b, claimed = self.bound, self.claimed
+        claim = ("no claim" if claimed is None else f"claimed epsilon = {claimed.epsilon:g}"
+                 + (f", delta = {claimed.delta:g}" if claimed.delta else ""))
+        return "\n".join([
+            f"attack      {self.attack}",
+            f"verdict     {str(self.verdict).upper()}: epsilon >= {b.epsilon_lower_bound:.4f} with "
+            f"{format_confidence(b.confidence)} confidence; {claim}",
+            f"counts      {b.tp} of {b.tp + b.fn} runs on D and {b.fp} of {b.fp + b.tn} on D' guessed D "
+            f"(ceiling {b.ceiling:.3f}, the most these counts could certify)",
+            f"seed        {self.seed}",
+        ])
 
     def _own_fields(self) -> list[str]:
         return [f.name for f in fields(self) if not f.kw_only]

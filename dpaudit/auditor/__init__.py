@@ -8,7 +8,7 @@ from .pipeline import (
     ESTIMATORS,
     audit,
 )
-from .report import TIMING_FIELDS, AuditReport
+from .report import TIMING_FIELDS, AuditReport, Report
 from .one_run import OneRunReport, audit_one_run, one_run
 from .scores import audit_scores
 
@@ -19,6 +19,7 @@ __all__ = [
     "one_run",
     "OneRunReport",
     "AuditReport",
+    "Report",
     "TIMING_FIELDS",
     "DEFAULT_SAMPLES_VECTORISED",
     "DEFAULT_SAMPLES_PER_CALL",

@@ -1,7 +1,7 @@
 """How an audit report shows itself: the ROC as arrays, and an HTML table for notebooks.
 
 Kept apart from :mod:`dpaudit.auditor.report` so the report stays a plain
-record; nothing here computes a statistic.
+record; nothing here computes a statistic: the table reads the report's parts.
 """
 
 from __future__ import annotations
@@ -113,22 +113,22 @@ def _test_rows(report: Any) -> list[tuple[str, str]]:
 
 def report_html(report: Any) -> str:
     """A small HTML table of an :class:`~dpaudit.auditor.AuditReport` for Jupyter (``_repr_html_``)."""
-    violation = report.verdict == "violation"
-    colour = "#b2182b" if violation else "#1a7837"
-    delta = f", &delta; = {_fmt(report.claimed_delta)}" if report.claimed_delta else ""
+    cert, claimed, subject = report.certified, report.claimed, report.subject
+    colour = "#b2182b" if report.violation else "#1a7837"
+    delta = f", &delta; = {_fmt(claimed.claimed_delta)}" if claimed.claimed_delta else ""
     rows = [
         ("verdict", f'<b style="color:{colour}">{html.escape(report.verdict.upper())}</b>'),
         ("epsilon lower bound",
-         f"<b>{_fmt(report.epsilon_lower_bound)}</b> with {format_confidence(report.confidence)} confidence"),
-        ("claim", f"&epsilon; = {_fmt(report.claimed_epsilon)}{delta}"),
-        ("ceiling", f"{_fmt(report.ceiling)} (the most {report._held_out_text(',')} could certify)"),
-        ("target", f"{html.escape(str(report.target))} ({'seeded' if report.seeded else 'unseeded'}; "
-                   f"{html.escape(str(report.output_kind))} output)"),
-        ("meaning", html.escape(str(report.explanation))),
+         f"<b>{_fmt(cert.epsilon_lower_bound)}</b> with {format_confidence(cert.confidence)} confidence"),
+        ("claim", f"&epsilon; = {_fmt(claimed.claimed_epsilon)}{delta}"),
+        ("ceiling", f"{_fmt(cert.ceiling)} (the most {report.sampling.held_out_text(',')} could certify)"),
+        ("target", f"{html.escape(str(subject.target))} ({'seeded' if subject.seeded else 'unseeded'}; "
+                   f"{html.escape(str(subject.output_kind))} output)"),
+        ("meaning", html.escape(str(report.extras.explanation))),
         *_test_rows(report),
-        ("seed", html.escape(str(report.seed))),
+        ("seed", html.escape(str(report.sampling.seed))),
     ]
-    rows += [("note", html.escape(str(n))) for n in getattr(report, "notes", [])]
+    rows += [("note", html.escape(str(n))) for n in report.notes]
     body = "".join(f'<tr><th style="text-align:left;padding-right:1em">{k}</th>'
                    f'<td style="text-align:left">{v}</td></tr>' for k, v in rows)
     return f'<table class="dpaudit-report">{body}</table>'

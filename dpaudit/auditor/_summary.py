@@ -7,7 +7,7 @@ headline is the larger; each test's event, rates, ceiling and bound are shown
 in that test's own block, and the rates are those of the event that gave the
 block's bound (the chosen event or its complement, whichever the certified
 inequality reads), so that the two rates' interval ends give the bound.
-Nothing here computes a statistic: it reads the report's fields.
+Nothing here computes a statistic: it reads the report's parts (:mod:`dpaudit.auditor.report_parts`).
 """
 
 from __future__ import annotations
@@ -28,11 +28,13 @@ _INDENT = "            "
 
 def summary_lines(r) -> list[str]:
     """The summary of report ``r`` (an :class:`~dpaudit.auditor.AuditReport`), line by line."""
+    subject, cert, claimed = r.subject, r.certified, r.claimed
     lines = [
-        f"target      {r.target} ({'seeded' if r.seeded else 'UNSEEDED: not reproducible'}; {r.output_kind} output)",
-        f"verdict     {r.verdict.upper()}: epsilon >= {r.epsilon_lower_bound:.4f} with "
-        f"{format_confidence(r.confidence)} confidence; claimed epsilon = {r.claimed_epsilon:g}"
-        + (f", delta = {r.claimed_delta:g}" if r.claimed_delta else ""),
+        f"target      {subject.target} ({'seeded' if subject.seeded else 'UNSEEDED: not reproducible'}; "
+        f"{subject.output_kind} output)",
+        f"verdict     {r.verdict.upper()}: epsilon >= {cert.epsilon_lower_bound:.4f} with "
+        f"{format_confidence(cert.confidence)} confidence; claimed epsilon = {claimed.claimed_epsilon:g}"
+        + (f", delta = {claimed.claimed_delta:g}" if claimed.claimed_delta else ""),
     ]
     lines += _claim_lines(r)
     blocks = _test_blocks(r)
@@ -40,7 +42,7 @@ def summary_lines(r) -> list[str]:
         first, second = blocks[0][0], blocks[1][0]
         lines.append(f"{_INDENT}from the {first} below; the {second} certifies {blocks[1][1]:.4f}")
     lines += _sample_lines(r)
-    lines.append(f"meaning     {r.explanation}")
+    lines.append(f"meaning     {r.extras.explanation}")
     for _, _, block in blocks:
         lines += block
     lines += [f"note        {n}" for n in r.notes]
@@ -49,79 +51,76 @@ def summary_lines(r) -> list[str]:
 
 
 def _claim_lines(r) -> list[str]:
-    if r.claim is None or not (r.claim_curve and len(r.claim_curve.get("delta", ())) > 1):
-        if not r.violation or r.epsilon_lower_bound <= r.claimed_epsilon:  # a grey-box violation: its own block
+    c, bound = r.claimed, r.certified.epsilon_lower_bound
+    if c.claim is None or not c.is_curve():
+        if not r.violation or bound <= c.claimed_epsilon:  # a grey-box violation: its own block
             return []
-        gap = r.epsilon_lower_bound - r.claimed_epsilon
+        gap = bound - c.claimed_epsilon
         return [f"{_INDENT}the claim is exceeded by at least {gap:.4f} (a factor e^{gap:.3f} = "
                 f"{math.exp(min(gap, 700.0)):.3g} in probability)"]
-    cv = r.curve_violation
+    cv = c.curve_violation
     if not cv:
-        return [f"claim       {r.claim}: reported at delta = {r.claimed_delta:g} (the point of the curve the audit "
+        return [f"claim       {c.claim}: reported at delta = {c.claimed_delta:g} (the point of the curve the audit "
                 "came closest to)"]
     points = cv.get("points_tested")
-    head = f"claim       {r.claim}" + (f": every one of its {points} points tested at once" if points else "")
+    head = f"claim       {c.claim}" + (f": every one of its {points} points tested at once" if points else "")
     certified = cv.get("certified_delta")
     if certified is None:  # a report written before the witness was recorded
-        return [head, f"{_INDENT}exceeded at delta = {r.claimed_delta:g}"]
+        return [head, f"{_INDENT}exceeded at delta = {c.claimed_delta:g}"]
     factor = cv.get("delta_factor")
     times = f"{factor:.3g} times as much" if factor is not None else "where the claim allows none"
     return [head,
-            f"{_INDENT}at epsilon = {r.claimed_epsilon:g} the claim allows delta = {r.claimed_delta:.4g}; the audit "
+            f"{_INDENT}at epsilon = {c.claimed_epsilon:g} the claim allows delta = {c.claimed_delta:.4g}; the audit "
             f"certifies delta >= {certified:.4g} there, {times} (the crossing of largest factor in delta)"]
 
 
 def _sample_lines(r) -> list[str]:
-    if r._sides_differ():
-        return [f"samples     {r.samples_in} IN and {r.samples_out} OUT (fixed size)"]
-    if getattr(r, "anytime", None) is not None:
-        return [f"samples     {r.samples} per side seen in {r.rounds} looks of an anytime-valid audit "
-                + (f"(budget {r.max_samples})" if r.max_samples is not None else "(until the stream ended)")
-                + f"; stopped: {r._stop_text()}; the bound holds whenever it stops (e-value "
-                f"{r.anytime['e_value']:.3g}, threshold {r.anytime['threshold']:.3g})"]
-    if r.stopping_reason == "fixed":
-        return [f"samples     {r.samples} per side (fixed size)"]
-    lines = [f"samples     {r.samples} per side in {r.rounds} round{'s' * (r.rounds != 1)} of a sequential audit "
-             f"(budget {r.max_samples}); stopped: {r._stop_text()}"]
-    if r.stopping_reason == "violation":
-        lines.append(f"{_INDENT}stopped once the violation was certain: the bound is what {r.samples} samples "
+    s = r.sampling
+    if s.sides_differ():
+        return [f"samples     {s.samples_in} IN and {s.samples_out} OUT (fixed size)"]
+    if s.anytime is not None:
+        return [f"samples     {s.samples} per side seen in {s.rounds} looks of an anytime-valid audit "
+                + (f"(budget {s.max_samples})" if s.max_samples is not None else "(until the stream ended)")
+                + f"; stopped: {s.stop_text()}; the bound holds whenever it stops (e-value "
+                f"{s.anytime['e_value']:.3g}, threshold {s.anytime['threshold']:.3g})"]
+    if s.stopping_reason == "fixed":
+        return [f"samples     {s.samples} per side (fixed size)"]
+    lines = [f"samples     {s.samples} per side in {s.rounds} round{'s' * (s.rounds != 1)} of a sequential audit "
+             f"(budget {s.max_samples}); stopped: {s.stop_text()}"]
+    if s.stopping_reason == "violation":
+        lines.append(f"{_INDENT}stopped once the violation was certain: the bound is what {s.samples} samples "
                      f"certify, not an estimate; {KEEP_DRAWING_HINT} draws on to the budget for a tighter one")
     return lines
 
 
-def _at(r) -> str:
-    return f" at delta = {r.claimed_delta:g}" if r.claim_curve and len(r.claim_curve.get("delta", ())) > 1 else ""
-
-
 def _sides(r) -> tuple[str, str]:
-    return ("IN", "OUT") if r.samples_in is not None else ("D", "D'")
+    return ("IN", "OUT") if r.sampling.samples_in is not None else ("D", "D'")
 
 
 def _test_blocks(r) -> list[tuple[str, float, list[str]]]:
     """(name, bound, lines) of each test, the one that gave the headline first."""
-    if getattr(r, "anytime", None) is not None:  # events re-chosen along the way: shown, not certified one by one
-        return [("anytime test", r.epsilon_lower_bound,
-                 [f"anytime test  {r.attack} [e-process]: epsilon >= {r.epsilon_lower_bound:.4f}{_at(r)}",
-                  f"  bets      {r.tpr:.4g} and {r.fpr:.4g} of the {r.n_test} pairs bet on fell in the events bet on "
-                  "(D's side first; each event chosen from earlier releases only)"])]
+    ev, cert, at = r.events, r.certified, r.claimed.at_text()
+    if r.sampling.anytime is not None:  # events re-chosen along the way: shown, not certified one by one
+        return [("anytime test", cert.epsilon_lower_bound,
+                 [f"anytime test  {ev.attack} [e-process]: epsilon >= {cert.epsilon_lower_bound:.4f}{at}",
+                  f"  bets      {ev.tpr:.4g} and {ev.fpr:.4g} of the {r.sampling.n_test} pairs bet on fell in the "
+                  "events bet on (D's side first; each event chosen from earlier releases only)"])]
     fp = r.floating_point
-    own_float = bool(fp) and fp["attack"] == r.attack  # the float attack was asked for: it is the audit's test
+    own_float = bool(fp) and fp["attack"] == ev.attack  # the float attack was asked for: it is the audit's test
     name = "floating-point test" if own_float else "distribution test"
-    dist = r.distribution_epsilon_lower_bound
-    dist = r.epsilon_lower_bound if dist is None else dist
-    counts = dict(tp=r.tp, fn=r.fn, fp=r.fp, tn=r.tn, tpr_interval=r.tpr_interval, fpr_interval=r.fpr_interval,
-                  direction=r.direction, event=r.event)
-    rates_note = (f"({r._held_out_text()})" if r.certificate != "poisson-conditional" else
-                  f"({r.tp + r.fn} and {r.fp + r.tn} held-out samples, a Poisson number per side: certified by the "
-                  "exact conditional test of their ratio)")
-    main = [f"{name}  {r.attack} [{r.estimator}]" + (", on the bit patterns the releases can take" if own_float else "")
-            + f": epsilon >= {dist:.4f}{_at(r)}",
-            *_event_lines(counts, _sides(r), rates_note),
-            f"  ceiling   {r.ceiling:.3f} (the most {r._held_out_text()} could certify)",
-            f"  GDP       mu >= {r.gdp_mu_lower_bound:.4f}"
+    dist = cert.distribution_bound()
+    held = r.sampling.held_out_text()
+    rates_note = (f"({held})" if cert.certificate != "poisson-conditional" else
+                  f"({ev.tp + ev.fn} and {ev.fp + ev.tn} held-out samples, a Poisson number per side: certified by "
+                  "the exact conditional test of their ratio)")
+    main = [f"{name}  {ev.attack} [{cert.estimator}]"
+            + (", on the bit patterns the releases can take" if own_float else "") + f": epsilon >= {dist:.4f}{at}",
+            *_event_lines(ev.counts(), _sides(r), rates_note),
+            f"  ceiling   {cert.ceiling:.3f} (the most {held} could certify)",
+            f"  GDP       mu >= {r.extras.gdp_mu_lower_bound:.4f}"
             + (" (the bound above is this mu's epsilon at the delta: it assumes a Gaussian trade-off curve)"
-               if r.estimator == "gdp" else ""),
-            *score_metric_lines(r)]
+               if cert.estimator == "gdp" else ""),
+            *score_metric_lines(r.extras, cert.confidence)]
     blocks = [(name, dist, main)]
     if fp and not own_float:
         blocks.append(("floating-point test", fp["epsilon_lower_bound"], _float_block(r, fp)))
@@ -132,9 +131,9 @@ def _test_blocks(r) -> list[tuple[str, float, list[str]]]:
     return blocks
 
 
-def _float_block(r, fp: dict) -> list[str]:
+def _float_block(r, fp) -> list[str]:
     head = (f"floating-point test  {fp['attack']}, on the bit patterns the releases can take: "
-            f"epsilon >= {fp['epsilon_lower_bound']:.4f}{_at(r)}")
+            f"epsilon >= {fp['epsilon_lower_bound']:.4f}{r.claimed.at_text()}")
     if "fn" not in fp:  # a report written before the float test's rates were recorded
         return [head, f"  event     {fp['event']}", f"  counts    {fp['tp']} on D, {fp['fp']} on D' "
                 f"(of {fp['n_test']} held-out samples per side)", f"  ceiling   {fp['ceiling']:.3f}"]

@@ -22,6 +22,7 @@ from ..stats.bayes import format_confidence, format_percent
 from ..stats.verdict import verdict_of
 from .anytime import DEFAULT_BATCH, DistinguisherWitnesses, ScalarWitnesses, StreamInterrupted, curve_points, run_stream
 from .report import AuditReport
+from .report_parts import CertifiedBound, ClaimPart, EventCounts, Extras, RunFacts, SamplingPart, TargetPart
 
 __all__ = ["anytime_audit", "STOPPING_RULES"]
 
@@ -92,8 +93,8 @@ def _reported_family(aud) -> int:
     return int(np.argmax(margins)) if np.any(margins > 0) else int(np.argmax(aud.max_claim_log_e[0]))
 
 
-def _event_fields(res, f: int) -> dict:
-    """The latest bet of family ``f`` as the report's event fields, and the counts of all its bets."""
+def _event_counts(res, f: int, attack: str) -> EventCounts:
+    """The latest bet of family ``f`` as the report's event, and the counts of all its bets."""
     aud, choice = res.audit, res.choice
     names = res.witness_names or ("score",)
     witness = names[int(choice.witness[0, f])] if choice is not None else "none yet"
@@ -103,11 +104,11 @@ def _event_fields(res, f: int) -> dict:
     n_bet = int(aud.bet_pairs[0, f])
     x_hits, y_hits = (int(v) for v in aud.hits[0, f])
     tpr, fpr = (x_hits / n_bet, y_hits / n_bet) if n_bet else (0.0, 0.0)
-    return dict(event=f"{witness} {'>' if upper else '<='} {threshold:.6g} (the latest bet; chosen anew from the past)",
-                threshold=threshold,
-                direction=f"{'reverse' if reverse else 'forward'}, {'event' if upper else 'complement'}",
-                tp=x_hits, fn=n_bet - x_hits, fp=y_hits, tn=n_bet - y_hits, tpr=tpr, fpr=fpr,
-                tpr_interval=[tpr, tpr], fpr_interval=[fpr, fpr], n_calibration=0, n_test=n_bet), witness
+    return EventCounts(
+        attack=attack if attack != "auto" else witness,
+        event=f"{witness} {'>' if upper else '<='} {threshold:.6g} (the latest bet; chosen anew from the past)",
+        threshold=threshold, direction=f"{'reverse' if reverse else 'forward'}, {'event' if upper else 'complement'}",
+        tp=x_hits, fn=n_bet - x_hits, fp=y_hits, tn=n_bet - y_hits, tpr_interval=[tpr, tpr], fpr_interval=[fpr, fpr])
 
 
 def _anytime_section(res, f: int, batch: int) -> dict:
@@ -144,7 +145,6 @@ def build_anytime_report(tgt, res, *, claim, claim_given, confidence, entropy, m
     f = _reported_family(aud)
     bound, claimed_eps, claimed_delta = float(aud.bounds()[0, f]), float(aud.epsilons[f]), float(aud.deltas[f])
     violation = bound > claimed_eps
-    fields, witness = _event_fields(res, f)
     post = posterior_interval(min(bound, 700.0), delta=claimed_delta)
     claim_post = posterior_interval(claimed_eps, delta=claimed_delta)
     at = f" at delta = {claimed_delta:g}" if claim.is_curve else ""
@@ -159,19 +159,26 @@ def build_anytime_report(tgt, res, *, claim, claim_given, confidence, entropy, m
         "delta": claimed_delta, "epsilon_lower_bound": bound, "claimed_epsilon": claimed_eps,
         "margin": bound - claimed_eps, "confidence": confidence}
     return AuditReport(
-        epsilon_lower_bound=bound, claimed_epsilon=claimed_eps, claimed_delta=claimed_delta, confidence=confidence,
-        samples=int(res.pairs), attack=attack if attack != "auto" else witness, seed=entropy,
-        verdict=verdict_of(violation), ceiling=aud.ceiling(), estimator="e-process",
-        target=str(tgt.name), seeded=bool(getattr(tgt, "seeded", True)), output_kind=kind,
-        output_shape=list(shape or ()), **fields, gdp_mu_lower_bound=0.0,
-        privacy_profile={"delta": [], "epsilon": [], "simultaneous": True, "confidence": confidence},
-        roc={"fpr": [], "tpr": []},
-        posterior={"prior": 0.5, "low": post.low, "high": post.high, "claimed_high": claim_post.high},
-        explanation=explanation, notes=_notes(res, interrupted), rounds=int(res.looks),
-        stopping_reason="violation" if violation else "budget", max_samples=max_samples, time_budget=time_budget,
-        trajectory=trajectory, floating_point=None, distribution_epsilon_lower_bound=bound, ideal=True,
-        certificate="e-process", version=__version__, elapsed_seconds=round(time.perf_counter() - t_start, 4),
-        claim=None if claim_given is None else (claim_given if isinstance(claim_given, str) else claim.spec),
-        curve_violation=curve_violation, claim_curve=None, interrupted=bool(interrupted), stopping="anytime",
-        anytime=_anytime_section(res, f, batch),
+        verdict=verdict_of(violation),
+        claimed=ClaimPart(
+            claimed_epsilon=claimed_eps, claimed_delta=claimed_delta, curve_violation=curve_violation,
+            claim=None if claim_given is None else (claim_given if isinstance(claim_given, str) else claim.spec)),
+        certified=CertifiedBound(epsilon_lower_bound=bound, confidence=confidence, ceiling=aud.ceiling(),
+                                 estimator="e-process", certificate="e-process", distribution_epsilon_lower_bound=bound),
+        sampling=SamplingPart(
+            samples=int(res.pairs), seed=entropy, n_calibration=0, n_test=int(aud.bet_pairs[0, f]),
+            rounds=int(res.looks), stopping_reason="violation" if violation else "budget", max_samples=max_samples,
+            time_budget=time_budget, interrupted=bool(interrupted), stopping="anytime",
+            anytime=_anytime_section(res, f, batch)),
+        events=_event_counts(res, f, attack),
+        subject=TargetPart(target=str(tgt.name), seeded=bool(getattr(tgt, "seeded", True)), output_kind=kind,
+                           output_shape=list(shape or ()), ideal=True),
+        extras=Extras(
+            gdp_mu_lower_bound=0.0,
+            privacy_profile={"delta": [], "epsilon": [], "simultaneous": True, "confidence": confidence},
+            roc={"fpr": [], "tpr": []},
+            posterior={"prior": 0.5, "low": post.low, "high": post.high, "claimed_high": claim_post.high},
+            explanation=explanation, trajectory=trajectory),
+        run=RunFacts(version=__version__, elapsed_seconds=round(time.perf_counter() - t_start, 4)),
+        notes=_notes(res, interrupted),
     )

@@ -15,7 +15,6 @@ arrays shuffles them with the seed first).
 
 from __future__ import annotations
 
-import dataclasses
 import time
 from types import SimpleNamespace
 
@@ -100,5 +99,5 @@ def audit_score_stream(pairs, *, claim, claim_given, confidence, entropy, max_sa
 
 def _finish(report):
     notes = [n for n in report.notes if not n.startswith("floating-point")]
-    return dataclasses.replace(report, samples_in=report.samples, samples_out=report.samples,
-                               n_test_in=report.n_test, n_test_out=report.n_test, notes=notes)
+    return report.with_values(samples_in=report.samples, samples_out=report.samples, n_test_in=report.n_test,
+                              n_test_out=report.n_test, notes=notes)

@@ -11,6 +11,7 @@ from ..stats.bayes import format_confidence, format_percent
 from ..stats.verdict import verdict_of
 from .distinguishers import FLOAT_ATTACKS
 from .report import AuditReport
+from .report_parts import CertifiedBound, ClaimPart, EventCounts, Extras, FloatFinding, RunFacts, SamplingPart, TargetPart
 
 __all__ = ["build_report", "ceiling_note"]
 
@@ -42,36 +43,51 @@ def build_report(tgt, rounds, kind, shape, *, reason, attack, ideal, est, epsilo
         f"(epsilon >= {bound:.3g}{at} with {format_confidence(confidence)} confidence); "
         f"the claim epsilon = {claimed_epsilon:g}{at} "
         f"allows at most {format_percent(claim_post.high)}")
-    fpr, tpr = best.roc
     return AuditReport(
-        epsilon_lower_bound=float(bound), claimed_epsilon=float(claimed_epsilon), claimed_delta=float(delta),
-        confidence=confidence, samples=drawn, attack=best.test.name if attack == "auto" else attack, seed=entropy,
         verdict=verdict_of(any(rd.violation() for rd in rounds)),
-        ceiling=best.ceiling, estimator=est.name, target=str(tgt.name), seeded=bool(getattr(tgt, "seeded", True)),
-        output_kind=kind, output_shape=list(shape or ()),
-        event=best.test.event.describe(), threshold=best.test.event.threshold,
-        direction=f"{main.direction}, {main.event}",
-        tp=main.tp, fn=main.fn, fp=main.fp, tn=main.tn, tpr=main.tpr, fpr=main.fpr,
-        tpr_interval=list(main.tpr_interval()), fpr_interval=list(main.fpr_interval()),
-        n_calibration=best.n_calibration, n_test=best.n_test, gdp_mu_lower_bound=best.gdp.mu_lower_bound,
+        claimed=ClaimPart(
+            claimed_epsilon=float(claimed_epsilon), claimed_delta=float(delta), claim=claim,
+            curve_violation=None if not decisive.violation else {
+                **decisive.curve_violation(), "confidence": confidence},  # every round's test holds at once
+            claim_curve=decisive.curve()),
+        certified=CertifiedBound(
+            epsilon_lower_bound=float(bound), confidence=confidence, ceiling=best.ceiling, estimator=est.name,
+            certificate=main.method, distribution_epsilon_lower_bound=float(dist_bound)),
+        sampling=SamplingPart(
+            samples=drawn, seed=entropy, n_calibration=best.n_calibration, n_test=best.n_test, rounds=len(rounds),
+            stopping_reason=reason, max_samples=max_samples, time_budget=time_budget, interrupted=bool(interrupted)),
+        events=_event_counts(best, attack),
+        subject=TargetPart(target=str(tgt.name), seeded=bool(getattr(tgt, "seeded", True)), output_kind=kind,
+                           output_shape=list(shape or ()), ideal=ideal),
+        extras=_extras(best, post, claim_post, explanation, _trajectory(rounds, delta), confidence),
+        run=RunFacts(version=__version__, elapsed_seconds=round(time.perf_counter() - t_start, 4)),
+        notes=_notes(tgt, est, main, floating, dist_bound, interrupted, len(rounds)),
+        floating_point=floating,
+    )
+
+
+def _event_counts(best, attack: str) -> EventCounts:
+    """The round's distribution test: its event and the held-out counts of the inequality that certified."""
+    main = best.main
+    return EventCounts(
+        attack=best.test.name if attack == "auto" else attack, event=best.test.event.describe(),
+        threshold=best.test.event.threshold, direction=f"{main.direction}, {main.event}",
+        tp=main.tp, fn=main.fn, fp=main.fp, tn=main.tn,
+        tpr_interval=list(main.tpr_interval()), fpr_interval=list(main.fpr_interval()))
+
+
+def _extras(best, post, claim_post, explanation: str, trajectory: dict, confidence: float) -> Extras:
+    fpr, tpr = best.roc
+    return Extras(
+        gdp_mu_lower_bound=best.gdp.mu_lower_bound,
         privacy_profile={"delta": list(DEFAULT_DELTAS), "epsilon": list(best.profile),
                          "simultaneous": True, "confidence": confidence},
         roc={"fpr": fpr.tolist(), "tpr": tpr.tolist()},
         posterior={"prior": 0.5, "low": post.low, "high": post.high, "claimed_high": claim_post.high},
-        explanation=explanation, notes=_notes(tgt, est, main, floating, dist_bound, interrupted, len(rounds)),
-        rounds=len(rounds), interrupted=bool(interrupted),
-        stopping_reason=reason, max_samples=max_samples, time_budget=time_budget,
-        trajectory=_trajectory(rounds, delta),
-        floating_point=floating, distribution_epsilon_lower_bound=float(dist_bound), ideal=ideal,
-        certificate=main.method, version=__version__, elapsed_seconds=round(time.perf_counter() - t_start, 4),
-        claim=claim,
-        curve_violation=None if not decisive.violation else {
-            **decisive.curve_violation(), "confidence": confidence},  # every round's test holds at once
-        claim_curve=decisive.curve(),
-    )
+        explanation=explanation, trajectory=trajectory)
 
 
-def _floating_section(rounds, delta: float) -> dict | None:
+def _floating_section(rounds, delta: float) -> FloatFinding | None:
     """The report's ``floating_point``: the strongest float test at ``delta``, or None.
 
     When the audit's own attack is a float attack (``attack="float-lsb"``, say), that attack's result
@@ -83,11 +99,10 @@ def _floating_section(rounds, delta: float) -> dict | None:
     if not float_rounds:
         return None
     test, fb, curve = max(reversed(float_rounds), key=lambda f: f[2].certified_at(delta))
-    return {"attack": test.name, "epsilon_lower_bound": curve.certified_at(delta), "event": test.event.describe(),
-            "tp": fb.tp, "fp": fb.fp, "n_test": fb.n0, "ceiling": fb.ceiling,
-            # what the summary's float block shows: the rest of the counts, the rates and the inequality certified
-            "fn": fb.fn, "tn": fb.tn, "tpr_interval": list(fb.tpr_interval()), "fpr_interval": list(fb.fpr_interval()),
-            "direction": f"{fb.direction}, {fb.event}", "certificate": fb.method}
+    return FloatFinding(attack=test.name, epsilon_lower_bound=curve.certified_at(delta), event=test.event.describe(),
+                        tp=fb.tp, fp=fb.fp, n_test=fb.n0, ceiling=fb.ceiling, fn=fb.fn, tn=fb.tn,
+                        tpr_interval=list(fb.tpr_interval()), fpr_interval=list(fb.fpr_interval()),
+                        direction=f"{fb.direction}, {fb.event}", certificate=fb.method)
 
 
 def _notes(tgt, est, main, floating, dist_bound: float, interrupted: bool = False, rounds: int = 1) -> list[str]:
@@ -98,8 +113,8 @@ def _notes(tgt, est, main, floating, dist_bound: float, interrupted: bool = Fals
                      "at the stated confidence, as at any round of a sequential audit")
     if est.caveat:
         notes.append(est.caveat)
-    if floating is not None and floating["epsilon_lower_bound"] > dist_bound:
-        notes.append(f"the bound is the floating-point test's ({floating['attack']}), from which bit patterns the "
+    if floating is not None and floating.epsilon_lower_bound > dist_bound:
+        notes.append(f"the bound is the floating-point test's ({floating.attack}), from which bit patterns the "
                      "releases can take; audit with ideal=True / --ideal to check the mathematics only")
     if not getattr(tgt, "seeded", True):
         notes.append("the target takes no rng: its randomness is its own, so this audit is not reproducible")

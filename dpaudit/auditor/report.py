@@ -1,17 +1,69 @@
-"""The audit report: a frozen record that echoes its inputs and round-trips through JSON."""
+"""The audit report: a frozen record in parts that echoes its inputs and round-trips through its flat JSON.
+
+:class:`AuditReport` holds a few parts (:mod:`dpaudit.auditor.report_parts`: the claim, the sampling, the
+event counts, the certified bound, the target, extras, run facts) beside the verdict, the notes and the
+floating-point and grey-box findings.  Every key of the flat JSON is also a read-only attribute of the report,
+read from the part that owns it; :meth:`AuditReport.to_dict` writes them in :data:`FLAT_KEYS` order.
+:class:`Report` is what every report of the package offers (audit, scores, one-run, search, attacks).
+"""
 
 from __future__ import annotations
 
+import copy
 import json
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
+from typing import Any, Protocol, runtime_checkable
 
 from ._display import RocCurve, report_html
 from ._summary import summary_lines
+from .report_parts import (PARTS, CertifiedBound, ClaimPart, EventCounts, Extras, FloatFinding, RunFacts,
+                           SamplingPart, TargetPart)
 
-__all__ = ["AuditReport", "TIMING_FIELDS"]
+__all__ = ["AuditReport", "Report", "FLAT_KEYS", "TIMING_FIELDS"]
 
 #: Fields that depend on the machine, not the seed; excluded from equality checks.
 TIMING_FIELDS = ("elapsed_seconds",)
+
+#: The keys of the report's JSON, in the order ``to_dict()`` writes them (the order of ``dpaudit audit --json``).
+FLAT_KEYS = (
+    "epsilon_lower_bound", "claimed_epsilon", "claimed_delta", "confidence", "samples", "attack", "seed", "verdict",
+    "ceiling", "estimator", "target", "seeded", "output_kind", "output_shape", "event", "threshold", "direction",
+    "tp", "fn", "fp", "tn", "tpr", "fpr", "tpr_interval", "fpr_interval", "n_calibration", "n_test",
+    "gdp_mu_lower_bound", "privacy_profile", "roc", "posterior", "explanation", "notes", "rounds", "stopping_reason",
+    "max_samples", "time_budget", "trajectory", "floating_point", "distribution_epsilon_lower_bound", "ideal",
+    "certificate", "version", "elapsed_seconds", "claim", "curve_violation", "claim_curve", "samples_in",
+    "samples_out", "n_test_in", "n_test_out", "interrupted", "tpr_at_fpr", "auc", "grey_box", "violation_source",
+    "stopping", "anytime",
+)
+
+
+@runtime_checkable
+class Report(Protocol):
+    """What every report of dpaudit offers: the verdict, the certified bound, a summary for people, the JSON.
+
+    The audit's and the score audit's :class:`AuditReport`, :class:`~dpaudit.OneRunReport`,
+    :class:`~dpaudit.SearchReport` and the attacks' results satisfy it, so code that only reports a verdict
+    takes any of them.
+    """
+
+    @property
+    def verdict(self) -> str: ...
+
+    @property
+    def epsilon_lower_bound(self) -> float: ...
+
+    def summary(self) -> str: ...
+
+    def to_dict(self) -> dict: ...
+
+
+def _plain(value: Any) -> Any:
+    """A flat value as the JSON holds it: mappings of the report as dicts, tuples as lists, containers copied."""
+    if isinstance(value, (RocCurve, FloatFinding)):
+        return value.to_dict()
+    if isinstance(value, tuple):
+        return list(value)
+    return copy.deepcopy(value)
 
 
 @dataclass(frozen=True)
@@ -20,115 +72,76 @@ class AuditReport:
 
     ``epsilon_lower_bound`` is valid with probability ``confidence`` for the
     mechanism on this pair of datasets (at ``claimed_delta``); ``ceiling`` is
-    the most these sample sizes could have certified, so "no violation found"
-    means nothing above it.
+    the most these sample sizes could have certified, so a verdict without a
+    violation says nothing about epsilons above it.
+
+    The report is made of parts (``report.claimed``, ``.certified``, ``.sampling``, ``.events``, ``.subject``,
+    ``.extras``, ``.run``); every JSON key is also a read-only attribute (``report.tp`` is
+    ``report.events.tp``).  :meth:`with_values` and :meth:`with_notes` give a changed copy.
 
     ``print(report)`` shows the human summary (:meth:`summary`); in a notebook
     the report draws itself as a table; ``report.roc.fpr`` and
     ``report.roc.tpr`` are numpy arrays (``to_dict()`` gives lists).
     """
 
-    epsilon_lower_bound: float
-    claimed_epsilon: float
-    claimed_delta: float
-    confidence: float
-    samples: int
-    attack: str
-    seed: int
     verdict: str
-    ceiling: float
-    estimator: str
-    target: str
-    seeded: bool
-    output_kind: str
-    output_shape: list
-    event: str
-    threshold: float
-    direction: str
-    tp: int
-    fn: int
-    fp: int
-    tn: int
-    tpr: float
-    fpr: float
-    tpr_interval: list
-    fpr_interval: list
-    n_calibration: int
-    n_test: int
-    gdp_mu_lower_bound: float
-    privacy_profile: dict
-    roc: dict
-    posterior: dict
-    explanation: str
-    notes: list = field(default_factory=list)
-    rounds: int = 1
-    stopping_reason: str = "fixed"
-    max_samples: int | None = None
-    #: Seconds a sequential audit was allowed (``--time-budget``), or None.
-    time_budget: float | None = None
-    trajectory: dict = field(default_factory=dict)
-    floating_point: dict | None = None
-    distribution_epsilon_lower_bound: float | None = None
-    ideal: bool = False
-    #: How the bound was certified from held-out counts: "clopper-pearson"
-    #: (two one-sided intervals on all ``n_test`` releases per side) or
-    #: "poisson-conditional" (one exact test on Poisson-sized held-out sets of
-    #: ``tp + fn`` and ``fp + tn`` releases).
-    certificate: str = "clopper-pearson"
-    version: str = ""
-    elapsed_seconds: float = 0.0
-    #: The claim as given (``--claim`` / ``claim=``), or None for ``epsilon``/``delta``.
-    claim: str | None = None
-    #: None, or the witness of a violation (the crossed point of largest factor in delta, see
-    #: :meth:`dpaudit.stats.curves.CurveTest.witness_index`): ``delta``, ``epsilon_lower_bound`` (certified there),
-    #: ``claimed_epsilon`` (the curve's there), ``certified_delta``, ``delta_factor``, ``margin`` (the largest)...
-    curve_violation: dict | None = None
-    #: The claimed curve and the certified one on up to 40 of the claim's deltas (one point for a point claim).
-    claim_curve: dict | None = None
-    #: Score audits (:func:`dpaudit.audit_scores`), whose sides may differ in size: the IN and OUT counts
-    #: and how many of each certify (held out); None for an audit, which draws the same number per side.
-    samples_in: int | None = None
-    samples_out: int | None = None
-    n_test_in: int | None = None
-    n_test_out: int | None = None
-    #: True when the audit was interrupted (Ctrl-C) and reports the sequential rounds finished before it,
-    #: with ``stopping_reason`` "budget": the bound holds as at any round.
-    interrupted: bool = False
-    #: Score audits: the TPR on the held-out scores at thresholds chosen on the selection split for FPR 0.001,
-    #: 0.01 and 0.1, and the held-out AUC, each with an exact interval (:mod:`dpaudit.stats.score_metrics`);
-    #: None for an audit of a target.
-    tpr_at_fpr: list | None = None
-    auc: dict | None = None
+    claimed: ClaimPart
+    certified: CertifiedBound
+    sampling: SamplingPart
+    events: EventCounts
+    subject: TargetPart
+    extras: Extras
+    run: RunFacts = field(default_factory=RunFacts)
+    notes: tuple = ()
+    #: The floating-point test's finding (a read-only mapping of its JSON), or None.
+    floating_point: FloatFinding | None = None
     #: A grey-box audit's analysis (``grey_box=True``; :class:`dpaudit.greybox.GreyBoxResult` as a dict), else None.
     grey_box: dict | None = None
     #: "grey-box" (the exact upper bound exceeds the claim), "black-box" (a certified lower bound does), or None.
     violation_source: str | None = None
-    #: "planned" (rounds fixed before drawing) or "anytime" (e-processes: the bound holds at every look).
-    stopping: str = "planned"
-    #: An anytime audit's stream: ``valid_at_any_time``, ``releases_seen``, ``looks``, ``batch``, ``e_value``
-    #: (at the reported point of the claim), ``threshold`` (1/alpha, shared among the points tested), ...; else None.
-    anytime: dict | None = None
 
     def __post_init__(self):
-        if not isinstance(self.roc, RocCurve):
-            object.__setattr__(self, "roc", RocCurve(self.roc))
+        object.__setattr__(self, "notes", tuple(self.notes))
+        fp = self.floating_point
+        if fp is not None and not isinstance(fp, FloatFinding):
+            names = FloatFinding.__dataclass_fields__
+            object.__setattr__(self, "floating_point", FloatFinding(**{k: v for k, v in fp.items() if k in names}))
 
     @property
     def violation(self) -> bool:
         return self.verdict == "violation"
 
-    def to_dict(self) -> dict:
-        out = asdict(self)
-        out["roc"] = self.roc.to_dict()
-        return out
+    @classmethod
+    def from_values(cls, **flat) -> "AuditReport":
+        """The report from its flat keys (those of :meth:`to_dict`); derived keys (``tpr``, ``fpr``) are recomputed.
 
-    def to_json(self, **kw) -> str:
-        return json.dumps(self.to_dict(), **kw)
+        Raises ``TypeError`` naming an unknown key, or a missing one that has no default.
+        """
+        unknown = sorted(set(flat) - set(FLAT_KEYS))
+        if unknown:
+            raise TypeError(f"AuditReport has no key {unknown[0]!r}")
+        parts = {name: part.from_flat(flat) for name, part in PARTS.items()}
+        return cls(**parts, **{k: flat[k] for k in _OWN_KEYS if k in flat})
 
     @classmethod
     def from_dict(cls, d: dict) -> "AuditReport":
-        names = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in d.items() if k in names})
+        """The report back from :meth:`to_dict` (or ``dpaudit audit --json``); keys it does not know are ignored."""
+        return cls.from_values(**{k: v for k, v in d.items() if k in FLAT_KEYS})
+
+    def with_values(self, **flat) -> "AuditReport":
+        """A copy with some flat keys changed (``report.with_values(confidence=0.99, target="t")``)."""
+        return self.from_values(**{**{k: getattr(self, k) for k in FLAT_KEYS}, **flat})
+
+    def with_notes(self, *notes: str) -> "AuditReport":
+        """A copy with ``notes`` added after the report's own."""
+        return replace(self, notes=(*self.notes, *notes)) if notes else self
+
+    def to_dict(self) -> dict:
+        """The flat JSON form: every key of :data:`FLAT_KEYS`, in that order."""
+        return {k: _plain(getattr(self, k)) for k in FLAT_KEYS}
+
+    def to_json(self, **kw) -> str:
+        return json.dumps(self.to_dict(), **kw)
 
     def __repr__(self) -> str:
         return (f"AuditReport(verdict={str(self.verdict)!r}, epsilon_lower_bound={self.epsilon_lower_bound:.4g}, "
@@ -141,6 +154,7 @@ class AuditReport:
 
     def _repr_html_(self) -> str:
         return report_html(self)
+
     def plot(self, *, size: str = "two-column"):
         """A matplotlib Figure of this audit: ROC with the claim's frontier, privacy profile, trajectory.
 
@@ -151,27 +165,27 @@ class AuditReport:
 
         return plot_report(self, size=size)
 
-    def _sides_differ(self) -> bool:
-        """Whether the two sides had different sizes (a score audit with more IN than OUT scores, say)."""
-        return self.samples_out is not None and (self.samples_in, self.n_test_in) != (self.samples_out,
-                                                                                     self.n_test_out)
-
-    def _held_out_text(self, sep: str = "") -> str:
-        """How many held-out samples certify (both sides' counts when they differ); ``sep=","`` groups digits."""
-        if self._sides_differ():
-            return f"{self.n_test_in:{sep}} IN and {self.n_test_out:{sep}} OUT held-out samples"
-        return f"{self.n_test:{sep}} held-out samples per side"
-
-    def _stop_text(self) -> str:
-        """The stopping reason for people: which budget, when a budget stopped the audit."""
-        if self.stopping_reason != "budget":
-            return self.stopping_reason
-        if self.interrupted:
-            return "budget (interrupted by hand: the rounds finished before it are reported)"
-        if self.time_budget is not None and (self.max_samples is None or self.samples < self.max_samples):
-            return f"budget (the time budget, {self.time_budget:g} s, before the sample budget)"
-        return "budget (the sample budget)"
-
     def summary(self) -> str:
         """A few lines for people (the CLI prints them to stderr): the verdict, then a block per test."""
         return "\n".join(summary_lines(self))
+
+
+#: The report's own fields that are flat keys themselves (the rest are parts).
+_OWN_KEYS = tuple(f.name for f in fields(AuditReport) if f.name not in PARTS)
+
+
+def _flat_property(part: str, key: str) -> property:
+    return property(lambda self: getattr(getattr(self, part), key), doc=f"``{key}``: ``report.{part}.{key}``.")
+
+
+def _add_flat_attributes() -> None:
+    """Make each part's keys read-only attributes of the report; the parts and :data:`FLAT_KEYS` must agree."""
+    owned = [*_OWN_KEYS] + [k for part in PARTS.values() for k in part.keys()]
+    if sorted(owned) != sorted(FLAT_KEYS):
+        raise TypeError(f"AuditReport: the parts' keys and FLAT_KEYS differ: {sorted(set(owned) ^ set(FLAT_KEYS))}")
+    for name, part in PARTS.items():
+        for key in part.keys():
+            setattr(AuditReport, key, _flat_property(name, key))
+
+
+_add_flat_attributes()

@@ -17,7 +17,6 @@ bound when the scores are few or the threshold search is wide).
 
 from __future__ import annotations
 
-import dataclasses
 import time
 from types import SimpleNamespace
 
@@ -124,15 +123,15 @@ def audit_scores(in_scores, out_scores=None, *, epsilon=None, delta=0.0, claim=N
                           epsilon=epsilon, claim=_spec(claim_given, claim), confidence=confidence, entropy=entropy,
                           drawn=len(s_in), max_samples=None, t_start=t_start)
     metrics = score_metrics(sel_out, held_in, held_out, confidence=confidence)
-    report = dataclasses.replace(report, samples_in=len(s_in), samples_out=len(s_out), n_test_in=len(held_in),
-                                 n_test_out=len(held_out), **metrics)
+    notes = []
     if rd.test.alt_event is not None:
-        report.notes.append("both tails' best events were certified, each at half the failure probability; the "
-                            "better against the claim is reported")
+        notes.append("both tails' best events were certified, each at half the failure probability; the "
+                     "better against the claim is reported")
     if len(s_in) != len(s_out):
-        report.notes.append(f"{len(s_in)} IN scores and {len(s_out)} OUT scores; {len(held_in)} and "
-                            f"{len(held_out)} of them certify")
-    return report
+        notes.append(f"{len(s_in)} IN scores and {len(s_out)} OUT scores; {len(held_in)} and "
+                     f"{len(held_out)} of them certify")
+    return report.with_values(samples_in=len(s_in), samples_out=len(s_out), n_test_in=len(held_in),
+                              n_test_out=len(held_out), **metrics).with_notes(*notes)
 
 
 def _anytime_scores(in_scores, out_scores, *, epsilon, delta, claim, confidence, seed, estimator, max_samples,

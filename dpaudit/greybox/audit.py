@@ -146,5 +146,5 @@ def _merge(main, audits, result, *, epsilon, confidence, share):
                      "coordinates a finding pointed at); a bound on part of the release bounds the whole")
     verdict = verdict_of(bool(black or grey))
     source = "grey-box" if grey else ("black-box" if black else None)
-    return replace(best, verdict=verdict, confidence=confidence, grey_box=grey_box, violation_source=source,
-                   target=main.target, notes=notes)
+    return best.with_values(verdict=verdict, confidence=confidence, grey_box=grey_box, violation_source=source,
+                            target=main.target, notes=notes)
