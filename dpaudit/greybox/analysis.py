@@ -22,7 +22,7 @@ import numpy as np
 from .._progress import progress_bar
 from .align import run_trace
 from .coupling import CostUnknown, cost_key, pair_epsilon, uses_pld, worst_units
-from .tape import GreyBoxError
+from .tape import GreyBoxError, watch_from_start
 
 __all__ = ["GreyBoxResult", "analyse", "FINDING_KINDS", "DEFAULT_TRACES"]
 
@@ -99,6 +99,7 @@ def analyse(fn, dataset, neighbor, *, traces: int = DEFAULT_TRACES, delta: float
     all_exact, n_draws, hooked = True, 0, False
     l1 = l2 = 0.0
     why_not_exact = ""
+    watch_from_start()
     _check_closed(fn, dataset, root, name)
     bar = progress_bar(total=traces, desc="grey-box traces", enabled=progress)
     for i, child in enumerate(root.spawn(traces)):

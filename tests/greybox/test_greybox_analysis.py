@@ -60,6 +60,20 @@ def test_unsupported_primitives_and_global_numpy_state_are_refused():
         analyse(global_numpy, [1.0], [0.0], traces=2, seed=0)
 
 
+def test_global_numpy_state_is_watched_whatever_ran_before():
+    # Earlier analyses in the same process must not move which calls of this one are watched.
+    def clean(data, rng):
+        return float(np.sum(data)) + rng.laplace()
+
+    def global_numpy(data, rng):
+        return float(np.sum(data)) + np.random.laplace()
+
+    for seed in range(3):
+        analyse(clean, [1.0], [0.0], traces=3 + seed, seed=seed)
+    with pytest.raises(GreyBoxError, match="global state"):
+        analyse(global_numpy, [1.0], [0.0], traces=2, seed=0)
+
+
 # ----------------------------------------------------------------------------- the cost
 def test_gaussian_closed_form_matches_balle_and_wang():
     sigma = M.SIGMA_CLASSIC_10
