@@ -51,7 +51,7 @@ def test_one_rule_changed_in_the_table_changes_cli_python_and_yaml(monkeypatch, 
 
 def test_search_takes_every_audit_option_with_the_same_rule():
     for name, option in AUDIT_OPTIONS.items():
-        if option.flag is not None:
+        if option.flag is not None and name not in ("dataset", "neighbor"):  # the pair a search finds itself
             assert SEARCH_OPTIONS[name] == option, name
 
 
