@@ -266,16 +266,26 @@ class OptionTable(MutableMapping):
             out[name] = value
         return out
 
-    def broken_rule(self, values: Mapping[str, Any]):
-        """(the first rule of the table that ``values`` breaks, the options given), or (None, given)."""
+    def broken_rule(self, values: Mapping[str, Any], only: Iterable[str] | None = None):
+        """(the first rule of the table (or of ``only``) that ``values`` breaks, the options given), or (None, given)."""
         given = self.given(values)
-        return broken_rule(self.rules, given), given
+        return broken_rule([r for r in self.rules if only is None or r in only], given), given
 
-    def check_rules(self, values: Mapping[str, Any]) -> None:
-        """Raise ParameterValueError (Python's words, :func:`~dpaudit.param_rules.rule_error`) on a broken rule."""
-        rule, given = self.broken_rule(values)
-        if rule is not None:
+    def check_rules(self, values: Mapping[str, Any], front: Front | None = None,
+                    only: Iterable[str] | None = None) -> None:
+        """Raise the front end's error when ``values`` break one of the table's rules (or of ``only``).
+
+        Python (``front`` None): a ParameterValueError (:func:`~dpaudit.param_rules.rule_error`);
+        YAML (``self.front("yaml", path)``): a ConfigError at the key path of the option it names.
+        """
+        rule, given = self.broken_rule(values, only)
+        if rule is None:
+            return
+        if front is None or front.kind == "python":
             raise rule_error(rule, given)
+        from .exceptions import ConfigError
+
+        raise ConfigError(front.where(rule.blamed(given)), rule.text(given, front))
 
     def front(self, kind: str, path: str = "") -> Front:
         """The front end that names this table's options: ``"cli"`` (its flags) or ``"yaml"`` (keys at ``path``)."""

@@ -246,7 +246,8 @@ def _resolve_body(raw: dict, base_dir: Path | None, sweep_point: bool = False) -
         if kind.section != "attack":
             raise ConfigError("attack.name", f"{kind.name!r} is not an attack; use an 'audit' section")
         spec = kind.param_spec()
-        params = config_value(check_mapping, section.get("params") or {}, "attack.params", allowed=list(spec))
+        params = _canonical_keys(section.get("params") or {}, kind.extra.get("aliases", {}), "attack.params")
+        params = config_value(check_mapping, params, "attack.params", allowed=list(spec))
         out["attack"] = {"name": kind.name, "params": {k: p.resolve(params, k, "attack.params") for k, p in spec.items()}}
 
     spec = estimator_params()
@@ -264,7 +265,7 @@ def _resolve_body(raw: dict, base_dir: Path | None, sweep_point: bool = False) -
         raise ConfigError("mechanisms", f"only used by the audit kind, not by {kind.name!r}")
 
     if not sweep_point:
-        out["sweep"] = _resolve_sweep(raw.get("sweep"))
+        out["sweep"] = _resolve_sweep(raw.get("sweep"), kind.extra.get("aliases", {}))
         out["plot"] = _resolve_plot(raw.get("plot"), kind)
     else:
         out["plot"] = raw.get("plot")
@@ -347,8 +348,9 @@ def _resolve_mechanisms(value: Any, base_dir: Path | None) -> list:
         res["params"] = {k: config_value(check_plain, v, f"{path}.params.{k}") for k, v in params.items()}
         if has_m:
             res["dataset"] = res["neighbor"] = None
-            if (entry.get("dataset") is None) != (entry.get("neighbor") is None):
-                raise ConfigError(f"{path}.neighbor", "give both dataset and neighbor, or neither")
+            from ..params import AUDIT_OPTIONS
+
+            AUDIT_OPTIONS.check_rules(entry, AUDIT_OPTIONS.front("yaml", path), only=("pair",))
         else:
             # Optional here: ``audit.claim`` (a curve for every mechanism) replaces it; _require_target_claims
             # checks each sweep point once the claim is known.
@@ -400,10 +402,25 @@ def _resolve_target_path(target: str, base_dir: Path | None) -> str:
     return f"{base_dir / file}:{attr}"
 
 
-def _resolve_sweep(value: Any) -> dict:
+def _canonical_keys(params: Any, aliases: Mapping[str, str], path: str) -> Any:
+    """``params`` with a kind's read-only old spellings (``aliases``: old -> new) under their new names."""
+    if not isinstance(params, Mapping) or not any(old in params for old in aliases):
+        return params
+    out = dict(params)
+    for old, new in aliases.items():
+        if old in out:
+            if new in out:
+                raise ConfigError(f"{path}.{old}", f"the old spelling of {new}; give {new} alone")
+            out[new] = out.pop(old)
+    return out
+
+
+def _resolve_sweep(value: Any, aliases: Mapping[str, str] | None = None) -> dict:
     sweep = config_value(check_mapping, value or {}, "sweep", allowed=["mode", "parameters"])
     mode = config_value(check_choice, sweep.get("mode", "grid"), "sweep.mode", choices=("grid", "zip"))
     params = config_value(check_mapping, sweep.get("parameters") or {}, "sweep.parameters")
+    params = {f"attack.params.{(aliases or {}).get(p[len('attack.params.'):], p[len('attack.params.'):])}"
+              if p.startswith("attack.params.") else p: v for p, v in params.items()}
     out = {}
     for path, values in params.items():
         key = f"sweep.parameters.{path}"

@@ -94,8 +94,7 @@ def _resolve(params: dict, path: str = "attack.params"):
     kw["relation"] = relation or "replace-one"
     if params.get("claim") is not None:  # a claimed curve stands in for epsilon and delta
         check_claim(params["claim"], f"{path}.claim")
-        if params.get("epsilon") is not None or params.get("delta") is not None:
-            raise ConfigError(f"{path}.claim", "give either a claim or epsilon/delta, not both")
+        SEARCH_OPTIONS.check_rules(params, SEARCH_OPTIONS.front("yaml", path), only=("one_claim",))
         kw["claim"] = params["claim"]
     for key in () if "claim" in kw else ("epsilon", "delta"):
         value = params.get(key)
