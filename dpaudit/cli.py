@@ -183,33 +183,21 @@ def _slow_target_note(target) -> str | None:
 def pair_warning(target, dataset, neighbor, claim=None) -> str | None:
     """One ``warning:`` line when the pair is not neighbouring, else None.
 
-    Records: neighbours differ in one record (replaced, added or removed), as
-    the contract of ``dpaudit audit`` words it.  A target whose relation is
-    ``linf`` (its dataset is a vector of query answers) needs every coordinate
-    to move by at most 1 instead.  A ``claim`` accounted for add/remove
-    neighbours (``dpsgd:``) needs a record added or removed, not replaced.
+    The target's relation decides (:func:`dpaudit.pairs.non_neighbour_note`, the check the report's note
+    makes too, named with the flags): records, one replaced, added or removed; ``linf``, every coordinate
+    moved by at most 1; unknown, either.  A ``claim`` accounted for add/remove neighbours (``dpsgd:``)
+    needs a record added or removed, not replaced.
     """
     from .auditor.pipeline import replaced_record_note
     from .claims import as_claim
-    from .pairs import Relation, compare_pair
+    from .pairs import non_neighbour_note
 
     note = replaced_record_note(as_claim(claim), dataset, neighbor) if claim is not None else None
     if note is not None:
         return f"warning: {note}"
 
-    diff = compare_pair(dataset, neighbor)
-    rel = target_relation(target)
-    if rel is not None and Relation.parse(rel) is Relation.LINF:
-        if diff.is_neighbouring(Relation.LINF):
-            return None
-        return ("warning: --dataset and --neighbor are not neighbours under the target's relation linf (every "
-                f"query answer moves by at most 1): {diff.describe()}; a bound on this pair may exceed epsilon "
-                "without any violation")
-    if diff.is_neighbouring(Relation.REPLACE_ONE) or diff.is_neighbouring(Relation.ADD_REMOVE):
-        return None
-    return (f"warning: --dataset and --neighbor are not neighbours: {diff.describe()}; neighbouring datasets "
-            "differ in one record (replaced, added or removed), so a bound on this pair may exceed epsilon "
-            "without any violation")
+    note = non_neighbour_note(dataset, neighbor, target_relation(target), AUDIT_OPTIONS.front("cli"))
+    return None if note is None else f"warning: {note}"
 
 
 def _claim_warning(name: str, params: dict, kw: dict) -> str | None:
