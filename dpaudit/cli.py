@@ -254,7 +254,7 @@ def cmd_list(args) -> int:
                                          "experiment_kinds": dict(kinds)}, indent=1, default=str) + "\n")
         return EXIT_OK
     for title, rows in (("mechanisms", mechs), ("attacks (for dpaudit audit --attack)", list_attacks()),
-                        ("estimators (--estimator)", estimators), ("experiment kinds (YAML `attack.name`)", kinds)):
+                        ("estimators (--estimator)", estimators), ("experiment kinds (YAML `kind.name`)", kinds)):
         print(f"{title}:")
         width = max((len(r[0]) for r in rows), default=0)
         for name, line in rows:

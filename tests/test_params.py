@@ -181,3 +181,31 @@ def test_a_table_that_disagrees_with_its_signature_fails_at_import():
 
     with pytest.raises(TypeError, match=r"differ in \['z'\]"):
         table.validates(missing_row)
+
+
+def test_the_kind_section_and_its_old_spelling_read_the_same():
+    # `kind:` is the section of a non-audit kind; `attack:` (a word configs also use for audit.attack) is still read.
+    new = {"name": "k", "seed": 1, "kind": {"name": "rr_tradeoff", "params": {"epsilon": 1.0}},
+           "sweep": {"parameters": {"kind.params.n": [10, 20]}}}
+    old = {"name": "k", "seed": 1, "attack": {"name": "rr_tradeoff", "params": {"epsilon": 1.0}},
+           "sweep": {"parameters": {"attack.params.n": [10, 20]}}}
+    assert load_config(new).resolved == load_config(old).resolved  # results store the section as before
+    with pytest.raises(ConfigError, match=r"^kind\.params\.n: expected an integer >= 1"):
+        load_config({"name": "k", "kind": {"name": "rr_tradeoff", "params": {"epsilon": 1.0, "n": 0}}})
+    with pytest.raises(ConfigError, match=r"^attack\.params\.n: expected an integer >= 1"):
+        load_config({"name": "k", "attack": {"name": "rr_tradeoff", "params": {"epsilon": 1.0, "n": 0}}})
+    with pytest.raises(ConfigError, match=r"^kind: give the 'kind' section alone"):
+        load_config({"name": "k", "kind": {"name": "rr_tradeoff"}, "attack": {"name": "rr_tradeoff"}})
+
+
+def test_training_reads_accountant_and_its_old_spelling_claim():
+    cfg = {"name": "t", "seed": 1, "kind": {"name": "training", "params": {"accountant": "point"}}}
+    assert load_config(cfg).resolved["attack"]["params"]["accountant"] == "point"
+    cfg["kind"]["params"] = {"claim": "point"}
+    assert load_config(cfg).resolved["attack"]["params"]["accountant"] == "point"
+    cfg["kind"]["params"] = {"claim": "point", "accountant": "curve"}
+    with pytest.raises(ConfigError, match=r"^kind\.params\.claim: the old spelling of accountant"):
+        load_config(cfg)
+    cfg["kind"]["params"] = {"samples": 1000, "time_budget": 5}
+    with pytest.raises(ConfigError, match=r"^kind\.params\.time_budget: a fixed-size audit \(samples: 1000\)"):
+        load_config(cfg)

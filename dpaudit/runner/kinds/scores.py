@@ -1,8 +1,8 @@
 """The ``scores`` and ``one_run`` kinds: audits of saved attack scores, one per trial (each trial its own seed).
 
-Config (``attack.params``)::
+Config (``kind.params``)::
 
-    attack:
+    kind:
       name: scores                 # dpaudit.audit_scores
       params:
         in_scores: in.npy          # .npy/.csv/.json, or a list; beside the config, else the working directory
@@ -11,7 +11,7 @@ Config (``attack.params``)::
         delta: 0.0
         selection_fraction: 0.3
 
-    attack:
+    kind:
       name: one_run                # dpaudit.audit_one_run
       params:
         scores: canary_scores.npy

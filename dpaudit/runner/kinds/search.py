@@ -1,8 +1,8 @@
 """The ``search`` kind: find the most revealing pair in a declared domain, then audit it (one search per trial).
 
-Config (``attack.params``)::
+Config (``kind.params``)::
 
-    attack:
+    kind:
       name: search
       params:
         target: unclipped_sum        # a built-in name, or module:attr / file.py:attr

@@ -1,8 +1,8 @@
 """The ``training`` kind: audit the numpy DP-SGD lab under one threat model (one audit of many training runs per trial).
 
-Config (``attack.params``)::
+Config (``kind.params``)::
 
-    attack:
+    kind:
       name: training
       params:
         epsilon: 2                 # the claim at delta 1e-5; the noise multiplier is calibrated to it
