@@ -778,9 +778,13 @@ def as_claim(claim=None, *, epsilon=None, delta=None, neighbouring=None) -> Clai
     ...
     dpaudit.exceptions.ParameterValueError: claim: give either claim or epsilon/delta, not both (got epsilon too)
     """
-    from .params import AUDIT_OPTIONS
+    from .param_rules import broken_rule, rule_error
 
-    AUDIT_OPTIONS.check_rules({"claim": claim, "epsilon": epsilon, "delta": delta})  # the rules of every entry point
+    given = {k: v for k, v in (("claim", claim), ("epsilon", epsilon), ("delta", delta))
+             if v is not None and not (k == "delta" and v == 0)}  # a delta of 0 is the default, not a claim
+    rule = broken_rule(("claim_needed", "one_claim"), given)  # the rules every entry point's table keeps
+    if rule is not None:
+        raise rule_error(rule, given)
     if claim is None:
         kw = {} if neighbouring is None else {"neighbouring": neighbouring}
         return PointClaim(epsilon, 0.0 if delta is None else delta, **kw)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import math
 import sys
 
 from .cli_common import (EXIT_USAGE, FORMATTER, UsageError, emit, load_target_arg, nothing_certified, parse_param,
@@ -102,8 +101,4 @@ def _search_inputs(args) -> tuple:
             raise UsageError(f"argument --{key}: required (the input domain: --size N --low LO --high HI)")
     kw["integer"] = bool(kw.get("integer") or declared.get("integer", False))
     kw["relation"] = kw.get("relation") or target_relation(target) or "replace-one"
-    if not kw["high"] > kw["low"]:
-        raise UsageError(f"argument --high: must be greater than --low ({kw['low']:g}); got {kw['high']:g}")
-    if kw["integer"] and math.floor(kw["high"]) < math.ceil(kw["low"]):
-        raise UsageError(f"argument --integer: [--low, --high] = [{kw['low']:g}, {kw['high']:g}] holds no integer")
     return target, kw

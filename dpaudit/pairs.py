@@ -242,7 +242,7 @@ class Domain:
     >>> Domain(5, 2, 1)
     Traceback (most recent call last):
     ...
-    dpaudit.exceptions.ParameterValueError: high must be > low (2); got 1.0
+    dpaudit.exceptions.ParameterValueError: high must be > low (2); got 1
     """
 
     size: int
@@ -257,15 +257,15 @@ class Domain:
         object.__setattr__(self, "high", check_real(self.high, "high"))
         if not math.isfinite(self.low) or not math.isfinite(self.high):
             raise ParameterValueError(f"low and high must be finite; got [{self.low}, {self.high}]")
-        if self.high <= self.low:
-            raise ParameterValueError(f"high must be > low ({self.low:g}); got {self.high!r}")
+        from .params import SEARCH_OPTIONS  # the rules of dpaudit.search's domain, in Python's words
+
+        SEARCH_OPTIONS.check_rules({"low": self.low, "high": self.high}, only=("domain_order",))
         if not isinstance(self.integer, (bool, np.bool_)):
             raise ParameterTypeError(f"integer must be True or False; got {self.integer!r}")
         object.__setattr__(self, "integer", bool(self.integer))
         if self.integer:
+            SEARCH_OPTIONS.check_rules({"low": self.low, "high": self.high, "integer": True}, only=("domain_integer",))
             lo, hi = math.ceil(self.low), math.floor(self.high)
-            if hi < lo:
-                raise ParameterValueError(f"[low, high] = [{self.low:g}, {self.high:g}] holds no integer")
             object.__setattr__(self, "low", float(lo))
             object.__setattr__(self, "high", float(hi))
         object.__setattr__(self, "relation", Relation.parse(self.relation, "relation"))

@@ -20,9 +20,10 @@ argument --claim: give either --claim or --epsilon/--delta, not both (got --epsi
 
 from __future__ import annotations
 
+import math
 import string
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from ._validation import show
 from .exceptions import ParameterValueError
@@ -86,6 +87,8 @@ class _Named:
             return self.front.setting(self.option, self.given.get(self.option))
         if spec == "value":
             return show(self.given.get(self.option))
+        if spec:  # a number's format: {low:g}
+            return format(self.given.get(self.option), spec)
         return self.front.name(self.option)
 
 
@@ -104,9 +107,10 @@ class Rule:
 
     Parameters
     ----------
-    kind : {"exclusive", "together", "one_of"}
+    kind : {"exclusive", "together", "one_of", "check"}
         ``exclusive``: no option of ``first`` beside one of ``second``; ``together``: the options of
-        ``first`` all given or none; ``one_of``: at least one option of ``first`` given.
+        ``first`` all given or none; ``one_of``: at least one option of ``first`` given; ``check``:
+        when every option of ``first`` and ``second`` is given, ``test`` of their values holds.
     first, second : tuple of str
         The options (Python keywords; each front end renders them).
     message : str
@@ -114,6 +118,11 @@ class Rule:
         value, ``{given}`` the option the error names and ``{other}`` the one it conflicts with.
     blame : {"first", "second"}
         Which side of an ``exclusive`` rule the error names (the one to take out).
+    test : callable, optional
+        ``test(given) -> bool`` of a ``check`` rule (the error names ``first[0]``).
+
+    A message starting "must" reads after the keyword in Python (``high must be > low``), after a colon
+    elsewhere (``argument --high: must be > --low``), as the checks of :mod:`dpaudit._validation` do.
     """
 
     kind: str
@@ -121,6 +130,7 @@ class Rule:
     second: tuple[str, ...] = ()
     message: str = ""
     blame: str = "first"
+    test: Callable[[Mapping[str, Any]], bool] | None = None
 
     @property
     def options(self) -> tuple[str, ...]:
@@ -136,6 +146,8 @@ class Rule:
             return next(n for n in self.first if n not in given), a[0]
         if self.kind == "one_of" and not a:
             return self.first[0], None
+        if self.kind == "check" and len(a) + len(b) == len(self.options) and not self.test(given):
+            return self.first[0], (self.second or (None,))[0]
         return None
 
     def blamed(self, given: Mapping[str, Any]) -> str | None:
@@ -148,8 +160,10 @@ class Rule:
         return string.Formatter().vformat(self.message, (), _Names(front, given, blamed, other))
 
     def render(self, given: Mapping[str, Any], front: Front) -> str:
-        """The whole error line of the front end: ``<where>: <message>``."""
-        return f"{front.where(self.blamed(given) or self.first[0])}: {self.text(given, front)}"
+        """The whole error line of the front end: ``<where>: <message>`` (Python: ``<keyword> must ...``)."""
+        text = self.text(given, front)
+        sep = " " if front.kind == "python" and text.startswith("must ") else ": "
+        return f"{front.where(self.blamed(given) or self.first[0])}{sep}{text}"
 
 
 #: The rules between options, by name; an entry point's table names those it keeps.
@@ -165,6 +179,11 @@ RULES: dict[str, Rule] = {
                           "{time_budget}) instead"),
     "pair": Rule("together", ("dataset", "neighbor"),
                  message="give both {dataset} and {neighbor}, or neither (a built-in mechanism's own pair)"),
+    "domain_order": Rule("check", ("high",), ("low",), "must be > {low} ({low:g}); got {high:g}",
+                         test=lambda v: v["high"] > v["low"]),
+    "domain_integer": Rule("check", ("integer",), ("low", "high"),
+                           "[{low}, {high}] = [{low:g}, {high:g}] holds no integer",
+                           test=lambda v: math.floor(v["high"]) >= math.ceil(v["low"])),
 }
 
 

@@ -494,7 +494,8 @@ SEARCH_OPTIONS = OptionTable([
     "samples", "max_samples", "time_budget", "keep_drawing", "confidence", "seed", "attack", "ideal", "estimator",
     "n_jobs", "backend", "scheduler", "timeout", "grey_box", "traces", "sensitivity",
     "stopping", "progress",
-], base=AUDIT_OPTIONS, rules=("claim_needed", "one_claim", "fixed_size", "anytime_fixed"))
+], base=AUDIT_OPTIONS, rules=("claim_needed", "one_claim", "domain_order", "domain_integer", "fixed_size",
+                               "anytime_fixed"))
 
 #: :func:`dpaudit.audit_scores`'s options: the claim and the certificate, as for an audit.
 SCORES_OPTIONS = OptionTable([

@@ -51,6 +51,7 @@ import yaml
 
 from ..exceptions import ConfigError
 from .._validation import check_choice, check_int, check_mapping, check_plain, check_real, check_str
+from ..params import AUDIT_OPTIONS
 from ._spec import config_value
 from ._spelling import SECTION, as_spelled, canonical_keys, canonical_sections
 from .kinds import ExperimentKind, get_kind
@@ -70,8 +71,6 @@ AUDITING_KINDS = ("audit", "search")
 
 def estimator_params() -> dict:
     """The ``estimator:`` keys: the certificate (``name``, as ``--estimator``), the confidence and the delta."""
-    from ..params import AUDIT_OPTIONS
-
     rows = AUDIT_OPTIONS.yaml_params("estimator", "confidence", "delta",
                                      overrides={"delta": {"default": None, "nullable": True}})
     return {"name": rows["estimator"], "confidence": rows["confidence"], "delta": rows["delta"]}
@@ -362,8 +361,6 @@ def _resolve_mechanisms(value: Any, base_dir: Path | None) -> list:
         res["params"] = {k: config_value(check_plain, v, f"{path}.params.{k}") for k, v in params.items()}
         if has_m:
             res["dataset"] = res["neighbor"] = None
-            from ..params import AUDIT_OPTIONS
-
             AUDIT_OPTIONS.check_rules(entry, AUDIT_OPTIONS.front("yaml", path), only=("pair",))
         else:
             # Optional here: ``audit.claim`` (a curve for every mechanism) replaces it; _require_target_claims

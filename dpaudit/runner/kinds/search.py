@@ -85,9 +85,8 @@ def _resolve(params: dict, path: str = "attack.params"):
         if value is None:
             raise ConfigError(f"{path}.{key}", "required: the input domain is size records in [low, high]")
         kw[key] = value
-    if not kw["high"] > kw["low"]:
-        raise ConfigError(f"{path}.high", f"expected a number > low ({kw['low']:g}), got {kw['high']!r}")
     kw["integer"] = bool(params.get("integer") or declared.get("integer", False))
+    SEARCH_OPTIONS.check_rules(kw, SEARCH_OPTIONS.front("yaml", path), only=("domain_order", "domain_integer"))
     relation = params.get("relation") or declared.get("relation")
     if relation is None and claim is not None:
         relation = claim.neighbouring.value
