@@ -53,14 +53,15 @@ def as_spelled(exc: ConfigError, spelled: str) -> ConfigError:
     return ConfigError(path, problem)
 
 
-def canonical_keys(params: Any, aliases: Mapping[str, str], path: str) -> Any:
-    """``params`` with a kind's read-only old spellings (``aliases``: old -> new) under their new names."""
+def canonical_keys(params: Any, aliases: Mapping[str, str], path: str) -> tuple[Any, dict]:
+    """(``params`` with a kind's read-only old spellings (``aliases``: old -> new) under their new names,
+    ``{new: old}`` for the keys the config spelled the old way, so an error names the key it wrote)."""
     if not isinstance(params, Mapping) or not any(old in params for old in aliases):
-        return params
-    out = dict(params)
+        return params, {}
+    out, spelled = dict(params), {}
     for old, new in aliases.items():
         if old in out:
             if new in out:
                 raise ConfigError(f"{path}.{old}", f"the old spelling of {new}; give {new} alone")
-            out[new] = out.pop(old)
-    return out
+            out[new], spelled[new] = out.pop(old), old
+    return out, spelled

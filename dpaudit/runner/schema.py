@@ -259,9 +259,11 @@ def _resolve_body(raw: dict, base_dir: Path | None, sweep_point: bool = False) -
         if kind.section != "attack":
             raise ConfigError("attack.name", f"{kind.name!r} is configured by an 'audit' section")
         spec = kind.param_spec()
-        params = canonical_keys(section.get("params") or {}, kind.extra.get("aliases", {}), "attack.params")
+        params, old = canonical_keys(section.get("params") or {}, kind.extra.get("aliases", {}), "attack.params")
         params = config_value(check_mapping, params, "attack.params", allowed=list(spec))
-        out["attack"] = {"name": kind.name, "params": {k: p.resolve(params, k, "attack.params") for k, p in spec.items()}}
+        out["attack"] = {"name": kind.name, "params": {
+            k: p.check(params[k], f"attack.params.{old[k]}") if k in old else p.resolve(params, k, "attack.params")
+            for k, p in spec.items()}}
 
     spec = estimator_params()
     est = config_value(check_mapping, raw.get("estimator") or {}, "estimator", allowed=list(spec))
