@@ -155,7 +155,7 @@ class Rule:
         return None if hit is None else hit[0]
 
     def text(self, given: Mapping[str, Any], front: Front) -> str:
-        """The message, without where it points (None-safe: call it on a broken rule)."""
+        """The message of a rule ``given`` breaks, without where it points."""
         blamed, other = self.broken(given) or (self.first[0], None)
         return string.Formatter().vformat(self.message, (), _Names(front, given, blamed, other))
 

@@ -61,7 +61,7 @@ def test_cli_keep_drawing(capsys):
     d = json.loads(out)
     assert code == 1 and d["stopping_reason"] == "budget" and d["samples"] == 8000 and d["verdict"] == "violation"
     code, _, err = cli(capsys, "audit", "laplace", "--epsilon", "0.5", "--samples", "1000", "--keep-drawing")
-    assert code == 2 and "keep_drawing" in err
+    assert code == 2 and "argument --keep-drawing: a fixed-size audit (--samples 1000)" in err
 
 
 def test_sequential_bound_without_stopping_on_violation():
