@@ -51,7 +51,6 @@ import numpy as np
 from ._progress import progress_wanted
 from ._rng import as_seed_sequence, seed_entropy
 from .params import SEARCH_OPTIONS
-from .exceptions import ParameterValueError
 from .pairs import Domain, candidate_pairs, compare_pair, mutate_pair
 
 __all__ = ["search", "SearchReport", "screen_pair"]
@@ -82,10 +81,6 @@ QUICK_SAMPLES = 1000
 SCREEN_BASIS_CAP = 10**8
 #: Rows of the screening table kept in the report (best first).
 TABLE_ROWS = 25
-#: The options ``search`` checks itself against :data:`dpaudit.params.SEARCH_OPTIONS`.
-_CHECKED = ("epsilon", "delta", "confidence", "budget", "samples", "max_samples", "time_budget", "finalists",
-            "screen_samples", "max_candidates", "attack", "ideal", "estimator", "n_jobs", "backend", "scheduler",
-            "timeout", "keep_drawing", "stopping")
 
 
 def _audit_function():
@@ -577,6 +572,7 @@ class _Screener:
                   f"epsilon {best['score']:.3f} ({best['origin']})", file=sys.stderr, flush=True)
 
 
+@SEARCH_OPTIONS.validates
 def search(
     target,
     *,
@@ -714,9 +710,7 @@ def search(
     >>> d = compare_pair(r.dataset, r.neighbor); len(d.changed), d.linf > 5
     (1, True)
     """
-    (epsilon, delta, confidence, budget, samples, max_samples, time_budget, finalists, screen_samples,
-     max_candidates, attack, ideal, estimator, n_jobs, backend, scheduler, timeout, keep_drawing,
-     final_stopping) = SEARCH_OPTIONS.check(locals(), *_CHECKED)
+    final_stopping = stopping
     from .claims import as_claim
 
     claim_obj = as_claim(claim, epsilon=epsilon, delta=delta)
@@ -727,9 +721,6 @@ def search(
     from .stats.estimators import make_estimator
 
     make_estimator(estimator).check(delta=delta, claim=claim_obj)  # before the screening, not after it
-    if samples is not None and (max_samples is not None or time_budget is not None or keep_drawing):
-        raise ParameterValueError("samples fixes the final audit's size; max_samples, time_budget and keep_drawing "
-                                  "are for a sequential one (leave samples out)")
     from .targets import load_target
 
     tgt = load_target(target)

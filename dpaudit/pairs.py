@@ -39,6 +39,7 @@ __all__ = [
     "Domain",
     "PairDifference",
     "compare_pair",
+    "non_neighbour_note",
     "is_neighbouring",
     "candidate_pairs",
     "random_pair",
@@ -176,6 +177,40 @@ def compare_pair(dataset: Any, neighbor: Any) -> PairDifference:
     return PairDifference(len(a), len(b), (), removed, math.inf)
 
 
+
+def non_neighbour_note(dataset: Any, neighbor: Any, relation: Any = None, front: Any = None) -> str | None:
+    """Why ``dataset`` and ``neighbor`` are not neighbours, else None: the one check behind every such note.
+
+    ``relation`` is the target's own when it has one: ``linf`` (its dataset is a vector of query answers,
+    each may move by at most 1) or a record relation (one record replaced, added or removed); unknown
+    (None), any of the three will do.  ``front`` (:class:`dpaudit.param_rules.Front`) names the two
+    datasets its way: ``dataset``/``neighbor`` in Python, ``--dataset``/``--neighbor`` on the command line.
+
+    >>> non_neighbour_note([0, 1, 1, 1], [0])[:60]
+    'dataset and neighbor are not neighbours under any relation: '
+    >>> non_neighbour_note([0, 0], [1, 1]) is None, non_neighbour_note([0, 0], [1, 1], "replace-one") is None
+    (True, False)
+    """
+    from .param_rules import PYTHON
+
+    rel = None if relation is None else Relation.parse(relation, "relation")
+    if rel is Relation.LINF:
+        allowed, under, what = (Relation.LINF,), (" under the target's relation linf (every query answer moves "
+                                                  "by at most 1)"), ""
+    elif rel is None:
+        allowed, under = tuple(Relation), " under any relation"
+        what = "neighbours differ in one record (replaced, added or removed), or in every answer by at most 1"
+    else:
+        allowed, under = (Relation.REPLACE_ONE, Relation.ADD_REMOVE), ""
+        what = "neighbouring datasets differ in one record (replaced, added or removed)"
+    diff = compare_pair(dataset, neighbor)
+    if any(diff.is_neighbouring(r) for r in allowed):
+        return None
+    front = front or PYTHON
+    return (f"{front.name('dataset')} and {front.name('neighbor')} are not neighbours{under}: {diff.describe()}; "
+            + (f"{what}, so " if what else "") + "a bound on this pair may exceed epsilon without any violation")
+
+
 def _show(value: Any) -> str:
     arr = np.asarray(value)
     if arr.ndim == 0:
@@ -207,7 +242,7 @@ class Domain:
     >>> Domain(5, 2, 1)
     Traceback (most recent call last):
     ...
-    dpaudit.exceptions.ParameterValueError: high must be > low (2); got 1.0
+    dpaudit.exceptions.ParameterValueError: high must be > low (2); got 1
     """
 
     size: int
@@ -222,15 +257,15 @@ class Domain:
         object.__setattr__(self, "high", check_real(self.high, "high"))
         if not math.isfinite(self.low) or not math.isfinite(self.high):
             raise ParameterValueError(f"low and high must be finite; got [{self.low}, {self.high}]")
-        if self.high <= self.low:
-            raise ParameterValueError(f"high must be > low ({self.low:g}); got {self.high!r}")
+        from .params import SEARCH_OPTIONS  # the rules of dpaudit.search's domain, in Python's words
+
+        SEARCH_OPTIONS.check_rules({"low": self.low, "high": self.high}, only=("domain_order",))
         if not isinstance(self.integer, (bool, np.bool_)):
             raise ParameterTypeError(f"integer must be True or False; got {self.integer!r}")
         object.__setattr__(self, "integer", bool(self.integer))
         if self.integer:
+            SEARCH_OPTIONS.check_rules({"low": self.low, "high": self.high, "integer": True}, only=("domain_integer",))
             lo, hi = math.ceil(self.low), math.floor(self.high)
-            if hi < lo:
-                raise ParameterValueError(f"[low, high] = [{self.low:g}, {self.high:g}] holds no integer")
             object.__setattr__(self, "low", float(lo))
             object.__setattr__(self, "high", float(hi))
         object.__setattr__(self, "relation", Relation.parse(self.relation, "relation"))

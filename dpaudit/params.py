@@ -1,13 +1,18 @@
 """The options of each entry point, declared once: name, type, range, default, flag and help.
 
 One table per entry point (:data:`AUDIT_OPTIONS` for :func:`dpaudit.audit`,
-:data:`SEARCH_OPTIONS` for :func:`dpaudit.search`), in the spirit of
-scikit-learn's ``_parameter_constraints``.  The same rows build the command
-line's flags (:meth:`OptionTable.add_arguments`, :meth:`OptionTable.from_args`),
-check the Python keywords (:meth:`OptionTable.check`) and give the YAML
-runner its keys (:meth:`OptionTable.yaml_params`), so a rule such as
-"``samples`` is an integer >= 20" lives in one row and a change to it reaches
-all three.
+:data:`SEARCH_OPTIONS` for :func:`dpaudit.search`, :data:`SCORES_OPTIONS`,
+:data:`ONE_RUN_OPTIONS`, :data:`HARNESS_OPTIONS`; the YAML ``training``
+kind's table lives with that kind), in the spirit of scikit-learn's
+``validate_params``.  :meth:`OptionTable.validates` binds a table to its
+function: every parameter of the signature is a row with the same default (a
+mismatch raises at import), and every call is checked row by row and against
+the table's cross-option rules (:mod:`dpaudit.param_rules`).  The same rows
+build the command line's flags (:meth:`OptionTable.add_arguments`,
+:meth:`OptionTable.from_args`) and give the YAML runner its keys
+(:meth:`OptionTable.yaml_params`), so a rule such as "``samples`` is an
+integer >= 20" or "``claim`` or ``epsilon``, not both" lives in one place and
+a change to it reaches all three front ends, each naming the option its way.
 
 Examples
 --------
@@ -22,6 +27,8 @@ dpaudit.exceptions.ParameterValueError: samples must be an integer in [20, 1e+15
 from __future__ import annotations
 
 import argparse
+import functools
+import inspect
 import math
 import os
 from collections.abc import Callable, Iterable, Mapping, MutableMapping
@@ -32,9 +39,11 @@ import numpy as np
 
 from ._validation import check_bool, check_choice, check_int, check_real, check_str, number_text, underscore_hint
 from .exceptions import ParameterValueError
+from .param_rules import Front, broken_rule, rule_error
 from .privacy import Neighbouring
 
-__all__ = ["Option", "OptionTable", "AUDIT_OPTIONS", "SEARCH_OPTIONS", "RELATIONS", "all_cores"]
+__all__ = ["Option", "OptionTable", "AUDIT_OPTIONS", "SEARCH_OPTIONS", "SCORES_OPTIONS", "ONE_RUN_OPTIONS",
+           "HARNESS_OPTIONS", "RELATIONS", "all_cores"]
 
 #: The neighbouring relations a search domain takes: :class:`dpaudit.Neighbouring`'s canonical spellings.
 RELATIONS = tuple(r.value for r in Neighbouring)
@@ -70,10 +79,12 @@ class Option:
     ----------
     name : str
         The Python keyword (and YAML key).
-    type : {"int", "real", "bool", "str", "choice", "jobs", "relation", "claim"}
+    type : {"int", "real", "bool", "str", "choice", "jobs", "relation", "claim", "seed", "any"}
         ``"jobs"`` is a worker count: an integer >= 1, or -1 for every core;
         ``"relation"`` a neighbouring relation, aliases read as their canonical spelling;
-        ``"claim"`` a claim spec (parsed to check it) or a claim object.
+        ``"claim"`` a claim spec (parsed to check it) or a claim object;
+        ``"seed"`` an integer >= 0, or in Python a ``SeedSequence`` or ``Generator``;
+        ``"any"`` whatever the function itself reads (a target, a dataset, a callback).
     default : object
         The Python default (``None``: not given).
     low, high, low_inclusive, high_inclusive : optional
@@ -87,6 +98,8 @@ class Option:
         What ``--help`` shows.
     required : bool
         Whether the entry point needs a value.
+    aliases : tuple of str
+        Other spellings of the flag.
     """
 
     name: str
@@ -101,6 +114,7 @@ class Option:
     metavar: str | None = None
     help: str = ""
     required: bool = False
+    aliases: tuple = ()
 
     def allowed(self) -> tuple:
         """The choices of a ``"choice"`` option."""
@@ -114,7 +128,9 @@ class Option:
         if value is None and self.default is None:
             return None
         t = self.type
-        if t == "int":
+        if t == "any" or (t == "seed" and isinstance(value, (np.random.SeedSequence, np.random.Generator))):
+            return value
+        if t in ("int", "seed"):
             return check_int(value, name, low=self.low, high=self.high)
         if t == "jobs":
             value = check_int(value, name, low=-1, high=MAX_JOBS)
@@ -142,7 +158,7 @@ class Option:
 
     def parse(self, text: str, flag: str) -> Any:
         """A command-line string read as this option's type (``1e6`` is an integer), then checked."""
-        if self.type in ("int", "jobs"):
+        if self.type in ("int", "jobs", "seed"):
             value: Any = _int_text(text, flag)
         elif self.type == "real":
             try:
@@ -186,16 +202,19 @@ def _int_text(text: str, flag: str) -> int:
 class OptionTable(MutableMapping):
     """The options of one entry point, by name, in the order ``--help`` shows them.
 
-    ``shared`` names rows read from the ``base`` table at every lookup, so an
-    entry point that takes another's options (``search`` takes every audit
-    option) follows any change to them.  Assigning a row replaces it
-    everywhere the table is used: flags, Python checks and YAML keys.
+    A name instead of an :class:`Option` is a row read from the ``base`` table
+    at every lookup, so an entry point that takes another's options
+    (``search`` takes every audit option) follows any change to them.
+    Assigning a row replaces it everywhere the table is used: flags, Python
+    checks and YAML keys.  ``rules`` names the cross-option rules of
+    :data:`dpaudit.param_rules.RULES` the entry point keeps.
     """
 
-    def __init__(self, options: Iterable[Option | str], base: "OptionTable | None" = None):
+    def __init__(self, options: Iterable[Option | str], base: "OptionTable | None" = None, rules: Iterable[str] = ()):
         self._order = [o if isinstance(o, str) else o.name for o in options]
         self._rows = {o.name: o for o in options if not isinstance(o, str)}
         self._base = base
+        self.rules = tuple(rules)
         missing = [n for n in self._order if n not in self._rows and (base is None or n not in base)]
         if missing:
             raise ValueError(f"rows {missing} are neither given nor in the base table")
@@ -234,6 +253,77 @@ class OptionTable(MutableMapping):
         """The checked ``values[name]`` of each of ``names``, in that order (Python's boundary)."""
         return tuple(self[n].check(values.get(n), n) for n in names)
 
+    # ----------------------------------------------------------------- rules between options
+    def given(self, values: Mapping[str, Any]) -> dict:
+        """The options of ``values`` that were given: not None, not False and not their row's default."""
+        out = {}
+        for name, value in values.items():
+            if name not in self or value is None or value is False:
+                continue
+            default = self[name].default
+            if default is not None and isinstance(value, (bool, int, float, str)) and value == default:
+                continue
+            out[name] = value
+        return out
+
+    def broken_rule(self, values: Mapping[str, Any], only: Iterable[str] | None = None):
+        """(the first rule of the table (or of ``only``) that ``values`` breaks, the options given), or (None, given)."""
+        given = self.given(values)
+        return broken_rule([r for r in self.rules if only is None or r in only], given), given
+
+    def check_rules(self, values: Mapping[str, Any], front: Front | None = None,
+                    only: Iterable[str] | None = None) -> None:
+        """Raise the front end's error when ``values`` break one of the table's rules (or of ``only``).
+
+        Python (``front`` None): a ParameterValueError (:func:`~dpaudit.param_rules.rule_error`);
+        YAML (``self.front("yaml", path)``): a ConfigError at the key path of the option it names.
+        """
+        rule, given = self.broken_rule(values, only)
+        if rule is None:
+            return
+        if front is None or front.kind == "python":
+            raise rule_error(rule, given)
+        from .exceptions import ConfigError
+
+        raise ConfigError(front.where(rule.blamed(given)), rule.text(given, front))
+
+    def front(self, kind: str, path: str = "") -> Front:
+        """The front end that names this table's options: ``"cli"`` (its flags) or ``"yaml"`` (keys at ``path``)."""
+        return Front(kind, flags={n: self[n].flag for n in self if self[n].flag}, path=path)
+
+    # ----------------------------------------------------------------- Python
+    def validates(self, fn: Callable) -> Callable:
+        """Bind the table to ``fn``: every call's keywords checked by their rows and the table's rules.
+
+        At decoration (import) time the table and the signature must name the
+        same parameters with the same defaults, so the defaults live in one
+        place; a mismatch raises ``TypeError`` there, not at a user's call.
+        ``fn`` runs with the checked values (``1e6`` as the integer it means).
+        """
+        sig = inspect.signature(fn)
+        params = [p for p in sig.parameters.values() if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+        names = [p.name for p in params]
+        stray = sorted(set(names) ^ set(self))
+        if stray:
+            raise TypeError(f"{fn.__qualname__}: the option table and the signature differ in {stray}")
+        for p in params:
+            default = None if p.default is p.empty else p.default
+            if default != self[p.name].default:
+                raise TypeError(f"{fn.__qualname__}: {p.name} defaults to {default!r} in the signature but "
+                                f"{self[p.name].default!r} in the option table")
+
+        @functools.wraps(fn)
+        def checked(*args, **kwargs):
+            bound = sig.bind(*args, **kwargs)
+            bound.apply_defaults()
+            values = {n: self[n].check(v, n) for n, v in bound.arguments.items()}
+            self.check_rules(values)
+            bound.arguments.update(values)
+            return fn(*bound.args, **bound.kwargs)
+
+        checked.options = self
+        return checked
+
     # ----------------------------------------------------------------- command line
     def add_arguments(self, parser: argparse.ArgumentParser, names: Iterable[str] | None = None) -> None:
         """One flag per row that has one (values stay text until :meth:`from_args`)."""
@@ -242,12 +332,12 @@ class OptionTable(MutableMapping):
             if o.flag is None:
                 continue
             if o.type == "bool":
-                parser.add_argument(o.flag, dest=o.name, action="store_true", help=o.cli_help())
+                parser.add_argument(o.flag, *o.aliases, dest=o.name, action="store_true", help=o.cli_help())
             else:
                 metavar = o.metavar or ("{" + ",".join(o.allowed()) + "}" if o.type == "choice"
                                         and not callable(o.choices) else "VALUE")
-                parser.add_argument(o.flag, dest=o.name, default=None, metavar=metavar, help=o.cli_help(),
-                                    required=o.required)
+                parser.add_argument(o.flag, *o.aliases, dest=o.name, default=None, metavar=metavar,
+                                    help=o.cli_help(), required=o.required)
 
     def from_args(self, args: argparse.Namespace, names: Iterable[str] | None = None) -> dict:
         """The keywords given on the command line, parsed and checked, errors naming the flag."""
@@ -272,13 +362,16 @@ class OptionTable(MutableMapping):
         changes a default or help per key (e.g. a search's ``epsilon`` defaults
         to a built-in's claim).
         """
-        from .runner._spec import Param
+        from .runner._spec import REQUIRED, Param
 
         out = {}
         for name in names:
             o = self[name]
             extra = dict((overrides or {}).get(name, {}))
-            kind = {"jobs": "int", "choice": "str", "relation": "str", "claim": "str"}.get(o.type, o.type)
+            if extra.pop("required", False):
+                extra.update(default=REQUIRED, nullable=False)
+            kind = {"jobs": "int", "choice": "str", "relation": "str", "claim": "str", "seed": "int"}.get(o.type,
+                                                                                                           o.type)
             if name == "samples":
                 kind = "samples"
             default = "auto" if name == "samples" else o.default
@@ -313,6 +406,11 @@ CLAIM_HELP = ("a claimed privacy curve instead of --epsilon/--delta: gdp:mu=MU, 
 #: the rows their YAML sections take.  A ``claim`` (a whole privacy curve) stands
 #: in for epsilon and delta.
 AUDIT_OPTIONS = OptionTable([
+    Option("target", "any", help="the mechanism audited"),
+    Option("dataset", "any", flag="--dataset", metavar="D",
+           help="JSON array literal or .json/.npy/.csv file (default for a built-in: its stress pair)"),
+    Option("neighbor", "any", flag="--neighbor", aliases=("--neighbour",), metavar="D2",
+           help="the neighbouring dataset, same forms as --dataset"),
     Option("epsilon", "real", None, low=0.0, flag="--epsilon", metavar="EPS", help="claimed epsilon (or --claim)"),
     Option("delta", "real", 0.0, low=0.0, high=1.0, high_inclusive=False, flag="--delta", metavar="DELTA",
            help="claimed delta"),
@@ -333,7 +431,7 @@ AUDIT_OPTIONS = OptionTable([
                 "certified by e-processes: valid whenever it stops, often after a few hundred releases)"),
     Option("confidence", "real", 0.95, low=0.0, high=1.0, low_inclusive=False, high_inclusive=False,
            flag="--confidence", metavar="C", help="probability that the bound is valid"),
-    Option("seed", "int", None, low=0, flag="--seed", metavar="S", help="seed; drawn and reported when absent"),
+    Option("seed", "seed", None, low=0, flag="--seed", metavar="S", help="seed; drawn and reported when absent"),
     Option("attack", "choice", "auto", choices=_attack_choices, flag="--attack", metavar="NAME",
            help="distinguisher: auto (default: chosen by output, floating-point attacks included) or a name "
                 "from `dpaudit list`"),
@@ -368,10 +466,15 @@ AUDIT_OPTIONS = OptionTable([
            help="share of a round's releases that fit the distinguisher and choose the event"),
     Option("calibration_cap", "int", 1_000_000, low=10, help="most calibration releases kept per side"),
     Option("chunk_size", "int", 1 << 18, low=1, help="releases per chunk; part of the reproducibility key"),
-])
+    Option("progress", "any", help="progress bars on stderr (None: when long and on a terminal; 'lines': a log)"),
+    Option("stop_when_converged", "any", True, help="False: a sequential audit stops only on a violation or its "
+                                                    "budget"),
+    Option("on_round", "any", help="called with each finished round's progress"),
+], rules=("claim_needed", "one_claim", "pair", "fixed_size", "anytime_fixed"))
 
 #: :func:`dpaudit.search`'s options: the domain, the screening, and every audit option (same rows).
 SEARCH_OPTIONS = OptionTable([
+    "target",
     "epsilon",
     "delta",
     "claim",
@@ -390,23 +493,38 @@ SEARCH_OPTIONS = OptionTable([
     Option("max_candidates", "int", None, low=1, help="pairs screened at most"),
     "samples", "max_samples", "time_budget", "keep_drawing", "confidence", "seed", "attack", "ideal", "estimator",
     "n_jobs", "backend", "scheduler", "timeout", "grey_box", "traces", "sensitivity",
-    "stopping",
-], base=AUDIT_OPTIONS)
+    "stopping", "progress",
+], base=AUDIT_OPTIONS, rules=("claim_needed", "one_claim", "domain_order", "domain_integer", "fixed_size",
+                               "anytime_fixed"))
 
 #: :func:`dpaudit.audit_scores`'s options: the claim and the certificate, as for an audit.
 SCORES_OPTIONS = OptionTable([
-    "epsilon", "delta", "claim", "confidence", "seed", "estimator", "stopping", "max_samples", "time_budget",
+    Option("in_scores", "any", help="scores with the record IN: a .npy/.csv/.json path or a list"),
+    Option("out_scores", "any", help="scores with the record OUT: same forms"),
+    "epsilon", "delta", "claim", "confidence", "seed", "estimator",
     Option("selection_fraction", "real", 0.3, low=0.0, high=1.0, low_inclusive=False, high_inclusive=False,
            help="share of each side's scores that chooses the event; the rest certify it"),
-], base=AUDIT_OPTIONS)
+    "stopping", "max_samples", "time_budget",
+], base=AUDIT_OPTIONS, rules=("claim_needed", "one_claim"))
 
 #: :func:`dpaudit.audit_one_run`'s options: the claim, the number of guesses and the confidence.
 ONE_RUN_OPTIONS = OptionTable([
+    Option("scores", "any", help="one score per canary: a .npy/.csv/.json path or a list"),
+    Option("included", "any", help="0/1 per canary: same forms"),
     "epsilon", "delta", "claim", "confidence", "seed",
     Option("guesses", "int", None, low=1, flag="--guesses", metavar="K",
            help="guesses made, on the K scores farthest from the median: 'included' above it, 'excluded' below "
                 "(ties at the median on the thinner side), in the proportion the scores show (a curve claim's "
                 "f-DP test guesses 'included' on the K highest); default: m, m/2, m/4, ... down to 10, each at a "
                 "Bonferroni share of the confidence"),
-], base=AUDIT_OPTIONS)
+], base=AUDIT_OPTIONS, rules=("claim_needed", "one_claim"))
 
+#: :func:`dpaudit.one_run`'s options: the training harness around :func:`dpaudit.audit_one_run`.
+HARNESS_OPTIONS = OptionTable([
+    Option("train", "any", help="train(data, rng=...) -> model"),
+    Option("dataset", "any", help="the training data the canaries are added to"),
+    Option("canaries", "any", help="the canaries, one record each"),
+    Option("score", "any", help="score(model, canary) -> a number, higher for 'more likely included'"),
+    "epsilon", "delta", "claim", "seed", "guesses", "confidence",
+    Option("save", "any", help="a directory that keeps the run's evidence"),
+], base=ONE_RUN_OPTIONS, rules=("claim_needed", "one_claim"))

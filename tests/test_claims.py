@@ -148,7 +148,7 @@ def test_as_claim_resolves_points_and_refuses_both():
         as_claim("gdp:mu=1", epsilon=1.0)
     with pytest.raises(ParameterValueError, match="not both"):
         as_claim("gdp:mu=1", delta=1e-5)
-    with pytest.raises(ParameterValueError, match="epsilon is required"):
+    with pytest.raises(ParameterValueError, match="epsilon: required"):
         as_claim()
     with pytest.raises(ParameterTypeError, match="claim must be"):
         as_claim(3.0)

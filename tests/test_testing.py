@@ -91,7 +91,7 @@ def test_a_violation_on_a_pair_that_is_no_neighbour_says_so():
     # said nothing, and a maintainer chased a bug that is the test's pair.
     with pytest.raises(AssertionError) as info:
         assert_dp(noisy_count, [0, 1, 1, 1], [0], epsilon=1.0, samples=20_000, ideal=True)
-    assert "the pair is not neighbouring under any relation" in str(info.value)
+    assert "dataset and neighbor are not neighbours under any relation" in str(info.value)
     # a neighbouring pair of any relation (here linf: every answer moves by at most 1) gets no such note
     report = dpaudit.audit(noisy_count, [0, 1, 1], [1, 0, 2], epsilon=1.0, samples=20_000, seed=1, ideal=True)
     assert not any("neighbouring" in note for note in report.notes)

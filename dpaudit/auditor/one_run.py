@@ -22,7 +22,7 @@ from .._rng import as_seed_sequence, seed_entropy
 from .._version import __version__
 from ..datasets import as_numpy, load_scores
 from ..exceptions import DatasetError, ParameterTypeError, ParameterValueError, TargetError
-from ..params import ONE_RUN_OPTIONS
+from ..params import HARNESS_OPTIONS, ONE_RUN_OPTIONS
 from ..stats.bayes import format_confidence
 from ..stats.verdict import verdict_of
 from ..stats.one_run import (
@@ -157,6 +157,7 @@ def _tests(claim, delta, grid):
     return [(k, d, e) for k in grid for d, e in claimed.items()]
 
 
+@ONE_RUN_OPTIONS.validates
 def audit_one_run(scores, included, *, epsilon=None, delta=0.0, claim=None, guesses=None, confidence=0.95,
                   seed=None) -> OneRunReport:
     """Certify epsilon from one run's canary scores and their inclusion bits (each included with probability 1/2).
@@ -181,7 +182,6 @@ def audit_one_run(scores, included, *, epsilon=None, delta=0.0, claim=None, gues
     from .pipeline import resolve_claim
 
     t_start = time.perf_counter()
-    confidence, guesses = ONE_RUN_OPTIONS.check(locals(), "confidence", "guesses")
     s, inc = canary_inputs(scores, included)
     m = len(s)
     _check_guesses(guesses, m)
@@ -303,6 +303,7 @@ def _fdp_pair(claim, m, k, c, share):
             "claimed_epsilon": float(epsilons[crossed][j]), "epsilon_lower_bound": float(bounds[j])}
 
 
+@HARNESS_OPTIONS.validates
 def one_run(train, dataset, canaries, score, *, epsilon=None, delta=0.0, claim=None, seed=None, guesses=None,
             confidence=0.95, save=None) -> OneRunReport:
     """Audit ``train`` in one run: include each canary with probability 1/2, train once, score every canary.
@@ -343,7 +344,6 @@ def one_run(train, dataset, canaries, score, *, epsilon=None, delta=0.0, claim=N
     _check_callables(train, score)
     cans, join = _harness_inputs(dataset, canaries)
     # Every argument is checked before training, the costly part: a typo in a claim must not cost a run.
-    ONE_RUN_OPTIONS.check(locals(), "confidence", "guesses")
     resolve_claim(claim, epsilon, delta, "clopper-pearson")
     _check_guesses(guesses, len(cans))
     if save is not None:

@@ -90,12 +90,6 @@ POISSON_SHARE = 0.5
 _CAL, _TEST = (0,), (1,)  # seed phases of a fixed-size audit (fixed: a seed must keep giving the same report)
 
 
-#: The options ``audit`` checks against :data:`dpaudit.params.AUDIT_OPTIONS` (its one set of rules).
-_CHECKED = ("epsilon", "delta", "confidence", "samples", "max_samples", "time_budget", "attack", "ideal", "n_jobs",
-            "backend", "scheduler", "calibration_fraction", "calibration_cap", "chunk_size", "timeout", "keep_drawing",
-            "stopping")
-
-
 def _cal_phase(r: int) -> tuple:
     return (2, r)
 
@@ -113,10 +107,6 @@ def _resolve_pair(tgt, dataset, neighbor):
             raise ParameterValueError(f"dataset and neighbor are required for target {tgt.name!r} (only a "
                                       "built-in mechanism has a default pair)")
         dataset, neighbor = pair()
-    elif dataset is None or neighbor is None:
-        missing = "dataset" if dataset is None else "neighbor"
-        raise ParameterValueError(f"{missing} is missing: give both datasets of the pair, or neither for a "
-                                  "built-in mechanism's own pair")
     return align_empty(load_dataset(dataset, name="dataset"), load_dataset(neighbor, name="neighbor"))
 
 
@@ -138,16 +128,11 @@ def replaced_record_note(claim, dataset, neighbor) -> str | None:
 
 
 def non_neighbour_note(dataset, neighbor) -> str | None:
-    """A note when the pair is neighbouring under no relation (replace-one, add/remove or linf): a bound on it
-    may exceed the claim of a correct mechanism.  ``dpaudit audit`` warns on stderr; from Python (``assert_dp``)
-    the report was silent, so a failure on a mistyped pair read as a bug in the mechanism."""
-    from ..pairs import Relation, compare_pair
+    """A note when the pair is neighbouring under no relation (:func:`dpaudit.pairs.non_neighbour_note`): a bound on
+    it may exceed the claim of a correct mechanism."""
+    from ..pairs import non_neighbour_note as note
 
-    diff = compare_pair(dataset, neighbor)
-    if any(diff.is_neighbouring(rel) for rel in (Relation.REPLACE_ONE, Relation.ADD_REMOVE, Relation.LINF)):
-        return None
-    return (f"the pair is not neighbouring under any relation: {diff.describe()}; a bound on it may exceed the "
-            "claim without any violation (neighbours differ in one record, or in every answer by at most 1)")
+    return note(dataset, neighbor)
 
 
 def _is_builtin(tgt) -> bool:
@@ -524,6 +509,7 @@ def _grey_box(args: dict) -> AuditReport:
                           traces=args["traces"], sensitivity=args["sensitivity"], **options)
 
 
+@AUDIT_OPTIONS.validates
 def audit(
     target,
     dataset=None,
@@ -683,12 +669,9 @@ def audit(
     >>> r.verdict, 0.9 < r.epsilon_lower_bound <= 1.0, r.stopping_reason
     ('no violation found', True, 'fixed')
     """
-    if AUDIT_OPTIONS["grey_box"].check(grey_box, "grey_box"):
+    if grey_box:
         return _grey_box(dict(locals()))
     t_start = time.perf_counter()
-    (epsilon, delta, confidence, samples, max_samples, time_budget, attack, ideal, n_jobs, backend, scheduler,
-     calibration_fraction, calibration_cap, chunk_size, timeout, keep_drawing,
-     stopping) = AUDIT_OPTIONS.check(locals(), *_CHECKED)
     claim_given = claim
     claim, cert, est = resolve_claim(claim, epsilon, delta, estimator)
     # The point the per-delta extras (GDP event, sequential planning) start from: the claim's
@@ -747,10 +730,6 @@ def _anytime(tgt, pair, probe, claim, claim_given, est, samples, *, confidence, 
     """The anytime-valid audit (:mod:`dpaudit.auditor.anytime_report`) on the package's sampler."""
     from .anytime_report import anytime_audit
 
-    if samples is not None:
-        raise ParameterValueError("stopping: an anytime audit (--stopping anytime) takes no samples; give "
-                                  "max_samples (and time_budget) instead")
-
     if est.name != "clopper-pearson":
         raise ParameterValueError(f"estimator: an anytime audit is certified by e-processes; got {est.name!r} "
                                   "(leave estimator out, or use stopping='planned')")
@@ -791,9 +770,6 @@ def _plan(samples, max_samples, time_budget, *, vectorised, calibration_fraction
           confidence, stop_when_converged=True, keep_drawing=False):
     """(rounds, sequential tracker or None, sample budget): one round for a fixed audit, else a schedule."""
     if samples is not None:
-        if max_samples is not None or time_budget is not None or keep_drawing:
-            raise ParameterValueError("samples fixes the audit's size; max_samples, time_budget and keep_drawing "
-                                      "are for sequential audits (leave samples out)")
         n_cal = min(max(int(round(samples * calibration_fraction)), 10), samples - 10, calibration_cap)
         return [sequential.RoundPlan(n_cal, samples - n_cal, _CAL, _TEST)], None, max_samples
     if max_samples is None:

@@ -49,6 +49,7 @@ def split_scores_at_random(scores: np.ndarray, fraction: float, rng: np.random.G
     return scores[perm[:k]], scores[perm[k:]]
 
 
+@SCORES_OPTIONS.validates
 def audit_scores(in_scores, out_scores=None, *, epsilon=None, delta=0.0, claim=None, confidence=0.95, seed=None,
                  estimator="clopper-pearson", selection_fraction=0.3, stopping="planned", max_samples=None,
                  time_budget=None) -> AuditReport:
@@ -94,7 +95,7 @@ def audit_scores(in_scores, out_scores=None, *, epsilon=None, delta=0.0, claim=N
     'violation'
     """
     t_start = time.perf_counter()
-    confidence, fraction, stopping = SCORES_OPTIONS.check(locals(), "confidence", "selection_fraction", "stopping")
+    fraction = selection_fraction
     if stopping != "anytime" and out_scores is not None and (max_samples is not None or time_budget is not None):
         raise ParameterValueError("max_samples/time_budget: a score audit takes them only with stopping='anytime' "
                                   "(--stopping anytime); the planned one certifies all the scores at once")
@@ -155,10 +156,6 @@ def _anytime_scores(in_scores, out_scores, *, epsilon, delta, claim, confidence,
         rng = np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=(_SPLIT_STREAM,)))
         n = min(len(s_in), len(s_out))
         pairs = zip(rng.permutation(s_in)[:n], rng.permutation(s_out)[:n])
-    if max_samples is not None:
-        max_samples = SCORES_OPTIONS.check({"max_samples": max_samples}, "max_samples")[0]
-    if time_budget is not None:
-        time_budget = SCORES_OPTIONS.check({"time_budget": time_budget}, "time_budget")[0]
     return audit_score_stream(pairs, claim=claim, claim_given=claim_given, confidence=confidence, entropy=entropy,
                               max_samples=max_samples, time_budget=time_budget)
 

@@ -144,17 +144,18 @@ def as_claim(claim=None, *, epsilon=None, delta=None, neighbouring=None) -> Clai
     >>> as_claim("gdp:mu=1", epsilon=1.0)
     Traceback (most recent call last):
     ...
-    dpaudit.exceptions.ParameterValueError: claim: give either a claim or epsilon/delta, not both; got claim='gdp:mu=1' and epsilon=1.0
+    dpaudit.exceptions.ParameterValueError: claim: give either claim or epsilon/delta, not both (got epsilon too)
     """
+    from ..param_rules import broken_rule, rule_error
+
+    given = {k: v for k, v in (("claim", claim), ("epsilon", epsilon), ("delta", delta))
+             if v is not None and not (k == "delta" and v == 0)}  # a delta of 0 is the default, not a claim
+    rule = broken_rule(("claim_needed", "one_claim"), given)  # the rules every entry point's table keeps
+    if rule is not None:
+        raise rule_error(rule, given)
     if claim is None:
-        if epsilon is None:
-            raise ParameterValueError("epsilon is required (or a claim, e.g. claim='gdp:mu=1')")
         kw = {} if neighbouring is None else {"neighbouring": neighbouring}
         return PointClaim(epsilon, 0.0 if delta is None else delta, **kw)
-    if epsilon is not None or (delta is not None and delta != 0):
-        given = f"epsilon={epsilon!r}" if epsilon is not None else f"delta={delta!r}"
-        raise ParameterValueError(f"claim: give either a claim or epsilon/delta, not both; got claim={str(claim)!r} "
-                                  f"and {given}")
     if isinstance(claim, Claim):
         return claim
     if isinstance(claim, PrivacyClaim):

@@ -7,8 +7,8 @@ are thin wrappers over :func:`run_experiment` and
 Examples
 --------
 >>> from dpaudit.runner import load_config
->>> cfg = load_config({"name": "x", "seed": 0, "attack": {"name": "rr_tradeoff", "params": {"epsilon": 1}},
-...                    "sweep": {"parameters": {"attack.params.n": [10, 100]}}})
+>>> cfg = load_config({"name": "x", "seed": 0, "kind": {"name": "rr_tradeoff", "params": {"epsilon": 1}},
+...                    "sweep": {"parameters": {"kind.params.n": [10, 100]}}})
 >>> len(cfg.trials)
 2
 """

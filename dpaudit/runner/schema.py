@@ -24,14 +24,14 @@ Schema (see ``docs/experiments.md`` for the full reference)::
         dataset: [0, 1, 1]      # a list or a .json/.npy/.csv path
         neighbor: [0, 1, 0]
         reference: {epsilon: 0.1}   # extra columns printed in the table
-    audit: {samples: null, attack: auto, ideal: false}   # exactly one of audit / attack
-    attack: {name: reconstruction, params: {...}}
+    audit: {samples: null, attack: auto, ideal: false}   # exactly one of audit / kind
+    kind: {name: reconstruction, params: {...}}          # read also as attack: (its old spelling)
     estimator: {name: clopper-pearson, confidence: 0.95, delta: null}   # name: gdp for audits and searches
     sweep:
       mode: grid                # grid (product) or zip (parallel lists)
       parameters:
         mechanisms.*.params.epsilon: [0.5, 1.0, 2.0]
-        attack.params.noise_scale: [1, 2, 4]
+        kind.params.noise_scale: [1, 2, 4]
     plot: {size: one-column, figures: [...], dpi: 300, title: null, point: null}
                                 # point: the sweep point (from 1) drawn by roc / privacy_profile / trajectory
                                 # (default: the last; the trajectory: every point)
@@ -51,7 +51,9 @@ import yaml
 
 from ..exceptions import ConfigError
 from .._validation import check_choice, check_int, check_mapping, check_plain, check_real, check_str
+from ..params import AUDIT_OPTIONS
 from ._spec import config_value
+from ._spelling import SECTION, as_spelled, canonical_keys, canonical_sections
 from .kinds import ExperimentKind, get_kind
 
 __all__ = ["ExperimentConfig", "TrialSpec", "load_config", "resolve_config", "TOP_LEVEL_KEYS", "SIZES"]
@@ -69,8 +71,6 @@ AUDITING_KINDS = ("audit", "search")
 
 def estimator_params() -> dict:
     """The ``estimator:`` keys: the certificate (``name``, as ``--estimator``), the confidence and the delta."""
-    from ..params import AUDIT_OPTIONS
-
     rows = AUDIT_OPTIONS.yaml_params("estimator", "confidence", "delta",
                                      overrides={"delta": {"default": None, "nullable": True}})
     return {"name": rows["estimator"], "confidence": rows["confidence"], "delta": rows["delta"]}
@@ -156,8 +156,8 @@ def load_config(source: "str | Path | Mapping", *, seed: int | None = None) -> E
 
     Examples
     --------
-    >>> cfg = load_config({"name": "rr", "seed": 1, "attack": {"name": "rr_tradeoff", "params": {"epsilon": 1.0}}})
-    >>> cfg.resolved["trials"], cfg.resolved["attack"]["params"]["n"]
+    >>> cfg = load_config({"name": "rr", "seed": 1, "kind": {"name": "rr_tradeoff", "params": {"epsilon": 1.0}}})
+    >>> cfg.resolved["trials"], cfg.resolved["attack"]["params"]["n"]      # stored under its old name
     (1, 1000)
     >>> load_config({"name": "../x", "attack": {"name": "rr_tradeoff"}})
     Traceback (most recent call last):
@@ -185,8 +185,21 @@ def load_config(source: "str | Path | Mapping", *, seed: int | None = None) -> E
 
 
 def resolve_config(raw: Any, *, base_dir: Path | None = None, seed: int | None = None) -> ExperimentConfig:
-    """Validate a parsed config, fill defaults and expand the sweep (see :func:`load_config`)."""
-    raw = config_value(check_mapping, raw if raw is not None else {}, "", allowed=TOP_LEVEL_KEYS)
+    """Validate a parsed config, fill defaults and expand the sweep (see :func:`load_config`).
+
+    A ``kind:`` section is stored as ``attack`` (:mod:`dpaudit.runner._spelling`); errors name the key
+    path as the config spells it.
+    """
+    spelled = "attack"
+    try:
+        raw = config_value(check_mapping, raw if raw is not None else {}, "", allowed=(*TOP_LEVEL_KEYS, SECTION))
+        raw, spelled = canonical_sections(raw)
+        return _resolve_config(raw, base_dir, seed)
+    except ConfigError as exc:
+        raise as_spelled(exc, spelled) from None
+
+
+def _resolve_config(raw: dict, base_dir: Path | None, seed: int | None) -> ExperimentConfig:
     seed_given = raw.get("seed") is not None
     resolved, kind = _resolve_body(raw, base_dir)
     if resolved["seed"] is None:
@@ -231,9 +244,9 @@ def _resolve_body(raw: dict, base_dir: Path | None, sweep_point: bool = False) -
 
     has_audit, has_attack = raw.get("audit") is not None or "audit" in raw, "attack" in raw
     if has_audit and has_attack:
-        raise ConfigError("attack", "give either an 'audit' or an 'attack' section, not both")
+        raise ConfigError("attack", "give either an 'audit' or a 'kind' section, not both")
     if not has_audit and not has_attack:
-        raise ConfigError("attack", "required: an 'attack' section (name, params) or an 'audit' section")
+        raise ConfigError("attack", "required: a 'kind' section (name, params) or an 'audit' section")
     if has_audit:
         kind = get_kind("audit", "audit")
         section = config_value(check_mapping, raw["audit"] if raw["audit"] is not None else {}, "audit", allowed=list(kind.param_spec()))
@@ -244,10 +257,13 @@ def _resolve_body(raw: dict, base_dir: Path | None, sweep_point: bool = False) -
             raise ConfigError("attack.name", "required key is missing")
         kind = get_kind(section["name"], "attack.name")
         if kind.section != "attack":
-            raise ConfigError("attack.name", f"{kind.name!r} is not an attack; use an 'audit' section")
+            raise ConfigError("attack.name", f"{kind.name!r} is configured by an 'audit' section")
         spec = kind.param_spec()
-        params = config_value(check_mapping, section.get("params") or {}, "attack.params", allowed=list(spec))
-        out["attack"] = {"name": kind.name, "params": {k: p.resolve(params, k, "attack.params") for k, p in spec.items()}}
+        params, old = canonical_keys(section.get("params") or {}, kind.extra.get("aliases", {}), "attack.params")
+        params = config_value(check_mapping, params, "attack.params", allowed=list(spec))
+        out["attack"] = {"name": kind.name, "params": {
+            k: p.check(params[k], f"attack.params.{old[k]}") if k in old else p.resolve(params, k, "attack.params")
+            for k, p in spec.items()}}
 
     spec = estimator_params()
     est = config_value(check_mapping, raw.get("estimator") or {}, "estimator", allowed=list(spec))
@@ -264,7 +280,7 @@ def _resolve_body(raw: dict, base_dir: Path | None, sweep_point: bool = False) -
         raise ConfigError("mechanisms", f"only used by the audit kind, not by {kind.name!r}")
 
     if not sweep_point:
-        out["sweep"] = _resolve_sweep(raw.get("sweep"))
+        out["sweep"] = _resolve_sweep(raw.get("sweep"), kind.extra.get("aliases", {}))
         out["plot"] = _resolve_plot(raw.get("plot"), kind)
     else:
         out["plot"] = raw.get("plot")
@@ -347,8 +363,7 @@ def _resolve_mechanisms(value: Any, base_dir: Path | None) -> list:
         res["params"] = {k: config_value(check_plain, v, f"{path}.params.{k}") for k, v in params.items()}
         if has_m:
             res["dataset"] = res["neighbor"] = None
-            if (entry.get("dataset") is None) != (entry.get("neighbor") is None):
-                raise ConfigError(f"{path}.neighbor", "give both dataset and neighbor, or neither")
+            AUDIT_OPTIONS.check_rules(entry, AUDIT_OPTIONS.front("yaml", path), only=("pair",))
         else:
             # Optional here: ``audit.claim`` (a curve for every mechanism) replaces it; _require_target_claims
             # checks each sweep point once the claim is known.
@@ -400,18 +415,20 @@ def _resolve_target_path(target: str, base_dir: Path | None) -> str:
     return f"{base_dir / file}:{attr}"
 
 
-def _resolve_sweep(value: Any) -> dict:
+def _resolve_sweep(value: Any, aliases: Mapping[str, str] | None = None) -> dict:
     sweep = config_value(check_mapping, value or {}, "sweep", allowed=["mode", "parameters"])
     mode = config_value(check_choice, sweep.get("mode", "grid"), "sweep.mode", choices=("grid", "zip"))
     params = config_value(check_mapping, sweep.get("parameters") or {}, "sweep.parameters")
+    params = {f"attack.params.{(aliases or {}).get(p[len('attack.params.'):], p[len('attack.params.'):])}"
+              if p.startswith("attack.params.") else p: v for p, v in params.items()}
     out = {}
     for path, values in params.items():
         key = f"sweep.parameters.{path}"
         if not _PATH_RE.match(path):
-            raise ConfigError(key, "expected a dotted parameter path such as attack.params.noise_scale")
+            raise ConfigError(key, "expected a dotted parameter path such as kind.params.noise_scale")
         root = path.split(".")[0]
         if root not in ("audit", "attack", "estimator", "mechanisms"):
-            raise ConfigError(key, "expected a path under audit, attack.params, estimator or mechanisms")
+            raise ConfigError(key, "expected a path under audit, kind.params, estimator or mechanisms")
         if path == "attack.name":
             raise ConfigError(key, "one experiment has one kind; sweep its parameters instead")
         if not isinstance(values, list) or not values:

@@ -83,7 +83,7 @@ def test_json_and_exit_status_from_the_cli(capsys):
 @pytest.mark.parametrize("argv, needle", [
     (["--claim", "gdp:mu=1", "--epsilon", "1"], "argument --claim: give either --claim or --epsilon/--delta"),
     (["--claim", "gdp:mu=1", "--delta", "1e-5"], "argument --claim: give either"),
-    ([], "audit: the following arguments are required: --epsilon (or --claim SPEC"),
+    ([], "argument --epsilon: required (or --claim for a claimed curve)"),
     (["--claim", "gdp:mu=x"], "argument --claim: claim 'gdp:mu=x': mu must be a number"),
     (["--claim", "dpsgd:noise=1,rate=0.1"], "missing steps"),
 ])

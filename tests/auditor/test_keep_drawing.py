@@ -45,7 +45,7 @@ def test_keep_drawing_goes_to_the_budget_and_only_tightens_the_bound():
 
 
 def test_keep_drawing_is_for_sequential_audits_and_takes_a_bool():
-    with pytest.raises(ParameterValueError, match="keep_drawing are for sequential audits"):
+    with pytest.raises(ParameterValueError, match=r"^keep_drawing: a fixed-size audit \(samples=1000\) takes no "):
         dpaudit.audit("laplace", epsilon=1, samples=1000, keep_drawing=True)
     with pytest.raises(TypeError, match="keep_drawing"):
         dpaudit.audit("laplace", epsilon=1, keep_drawing="yes")
@@ -61,7 +61,7 @@ def test_cli_keep_drawing(capsys):
     d = json.loads(out)
     assert code == 1 and d["stopping_reason"] == "budget" and d["samples"] == 8000 and d["verdict"] == "violation"
     code, _, err = cli(capsys, "audit", "laplace", "--epsilon", "0.5", "--samples", "1000", "--keep-drawing")
-    assert code == 2 and "keep_drawing" in err
+    assert code == 2 and "argument --keep-drawing: a fixed-size audit (--samples 1000)" in err
 
 
 def test_sequential_bound_without_stopping_on_violation():
@@ -113,7 +113,7 @@ def test_keep_drawing_is_sound_200_seeds(name):
 def test_search_passes_keep_drawing_to_its_final_audit(monkeypatch):
     import dpaudit.pair_search as ps
 
-    with pytest.raises(ParameterValueError, match="keep_drawing are for a sequential one"):
+    with pytest.raises(ParameterValueError, match=r"^keep_drawing: a fixed-size audit \(samples=1000\) takes no "):
         dpaudit.search("laplace", epsilon=1, size=2, low=0, high=1, samples=1000, keep_drawing=True)
     seen = {}
     real = ps._final_audits

@@ -211,7 +211,7 @@ def test_the_scores_are_saved_before_the_audit_that_may_fail(tmp_path, monkeypat
 
 @pytest.mark.parametrize("kw, match", [({"claim": "gdp:mu=-1"}, "mu must be"), ({"epsilon": 1.0, "guesses": 60},
                                        "at most the number of canaries"), ({"epsilon": 1.0, "confidence": 2.0},
-                                       "confidence"), ({}, "epsilon is required")])
+                                       "confidence"), ({}, "epsilon: required")])
 def test_bad_arguments_are_refused_before_training(kw, match):
     rec = Recorder()
     with pytest.raises(ParameterValueError, match=match):

@@ -46,7 +46,7 @@ def test_scores_takes_a_claimed_curve(score_files, capsys):
 
 @pytest.mark.parametrize("argv, needle", [
     (["--epsilon", "1", "--claim", "gdp:mu=1"], "give either --claim or --epsilon"),
-    ([], "required: --epsilon"),
+    ([], "argument --epsilon: required (or --claim"),
     (["--epsilon", "1", "--confidence", "2"], "--confidence"),
 ])
 def test_scores_usage_errors(score_files, argv, needle, capsys):

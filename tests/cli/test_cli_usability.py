@@ -37,7 +37,7 @@ def test_epsilon_differing_from_a_builtins_claim_warns_but_runs(capsys):
 
 
 @pytest.mark.parametrize("args, needle", [
-    (["audit", "laplace", "--dataset", "[1]", "--neighbor", "[0]"], "audit: the following arguments are required"),
+    (["audit", "laplace", "--dataset", "[1]", "--neighbor", "[0]"], "argument --epsilon: required (or --claim"),
     (["audit", "laplace", "--dataset", "[1]", "--neighbor", "[0]", "--epsilon", "1", "--samples", "1.5"],
      "argument --samples"),
     (["audit", "lapalce", "--dataset", "[1]", "--neighbor", "[0]", "--epsilon", "1"], "did you mean 'laplace'?"),

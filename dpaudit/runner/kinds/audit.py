@@ -61,15 +61,12 @@ def audit_size(section: dict, path: str = "audit") -> dict:
     >>> audit_size({"samples": 1000, "max_samples": 50_000})
     Traceback (most recent call last):
     ...
-    dpaudit.exceptions.ConfigError: audit.max_samples: a fixed-size audit (samples: 1000) takes no max_samples; set samples: auto for a sequential one
+    dpaudit.exceptions.ConfigError: audit.max_samples: a fixed-size audit (samples: 1000) takes no max_samples; leave out samples for a sequential one
     """
     samples = section.get("samples")
     samples = None if samples in (None, "auto") else samples
-    if samples is not None:
-        for key in ("max_samples", "time_budget", "keep_drawing"):
-            if section.get(key) not in (None, False):
-                raise ConfigError(f"{path}.{key}", f"a fixed-size audit (samples: {samples}) takes no {key}; set "
-                                                   "samples: auto for a sequential one")
+    AUDIT_OPTIONS.check_rules({**section, "samples": samples}, AUDIT_OPTIONS.front("yaml", path),
+                              only=("fixed_size", "anytime_fixed"))
     return {"samples": samples, "max_samples": section.get("max_samples"), "time_budget": section.get("time_budget")}
 
 

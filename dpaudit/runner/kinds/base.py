@@ -24,7 +24,7 @@ class ExperimentKind:
     Parameters
     ----------
     name : str
-        The registry name, used as ``attack.name`` (or ``audit`` for the audit kind).
+        The registry name, used as ``kind.name`` (or ``audit`` for the audit kind).
     description : str
         One line for ``dpaudit list``.
     section : {"audit", "attack"}

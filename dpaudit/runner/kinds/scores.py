@@ -1,8 +1,8 @@
 """The ``scores`` and ``one_run`` kinds: audits of saved attack scores, one per trial (each trial its own seed).
 
-Config (``attack.params``)::
+Config (``kind.params``)::
 
-    attack:
+    kind:
       name: scores                 # dpaudit.audit_scores
       params:
         in_scores: in.npy          # .npy/.csv/.json, or a list; beside the config, else the working directory
@@ -11,7 +11,7 @@ Config (``attack.params``)::
         delta: 0.0
         selection_fraction: 0.3
 
-    attack:
+    kind:
       name: one_run                # dpaudit.audit_one_run
       params:
         scores: canary_scores.npy
@@ -28,48 +28,37 @@ so one trial is enough for scores without ties.
 from __future__ import annotations
 
 from ...exceptions import ConfigError, DPAuditError
-from .._spec import Param
+from ...params import ONE_RUN_OPTIONS, SCORES_OPTIONS
 from .audit import check_claim, jsonable, seed_int
 from .base import ExperimentKind, register_kind
 
 __all__ = ["scores_params", "one_run_params"]
 
-
-def _claim_params() -> dict:
-    return {
-        "epsilon": Param("real", None, low=0.0, nullable=True, help="claimed epsilon (or claim)"),
-        "delta": Param("real", 0.0, low=0.0, high=1.0, high_inclusive=False, help="claimed delta"),
-        "claim": Param("str", None, nullable=True, help="a claimed curve instead of epsilon/delta (docs/claims.md)"),
-    }
+#: The YAML words of the claim keys (the rows' ranges and defaults are the Python entry points').
+CLAIM_HELP = {"epsilon": {"help": "claimed epsilon (or claim)"},
+              "claim": {"help": "a claimed curve instead of epsilon/delta (docs/claims.md)"}}
 
 
 def scores_params() -> dict:
-    return {
-        "in_scores": Param("any", help="scores with the record IN: a .npy/.csv/.json path or a list"),
-        "out_scores": Param("any", help="scores with the record OUT: same forms"),
-        **_claim_params(),
-        "selection_fraction": Param("real", 0.3, low=0.0, high=1.0, low_inclusive=False, high_inclusive=False,
-                                    help="share of each side's scores that chooses the event"),
-    }
+    """The keys of a score audit's ``attack.params``: rows of :data:`dpaudit.params.SCORES_OPTIONS`."""
+    return SCORES_OPTIONS.yaml_params("in_scores", "out_scores", "epsilon", "delta", "claim", "selection_fraction",
+                                      overrides={"in_scores": {"required": True}, "out_scores": {"required": True},
+                                                 **CLAIM_HELP})
 
 
 def one_run_params() -> dict:
-    return {
-        "scores": Param("any", help="one score per canary: a .npy/.csv/.json path or a list"),
-        "included": Param("any", help="0/1 per canary: same forms"),
-        **_claim_params(),
-        "guesses": Param("int", None, low=1, nullable=True, help="guesses made (null: m, m/2, ... down to 10)"),
-    }
+    """The keys of a one-run audit's ``attack.params``: rows of :data:`dpaudit.params.ONE_RUN_OPTIONS`."""
+    return ONE_RUN_OPTIONS.yaml_params("scores", "included", "epsilon", "delta", "claim", "guesses",
+                                       overrides={"scores": {"required": True}, "included": {"required": True},
+                                                  "guesses": {"help": "guesses made (null: m, m/2, ... down to 10)"},
+                                                  **CLAIM_HELP})
 
 
-def _claim_kw(p: dict) -> dict:
-    check_claim(p.get("claim"), "attack.params.claim")
+def _claim_kw(p: dict, path: str = "attack.params") -> dict:
+    check_claim(p.get("claim"), f"{path}.claim")
+    SCORES_OPTIONS.check_rules(p, SCORES_OPTIONS.front("yaml", path), only=("claim_needed", "one_claim"))
     if p.get("claim") is not None:
-        if p.get("epsilon") is not None:
-            raise ConfigError("attack.params.claim", "give either a claim or epsilon/delta, not both")
         return {"claim": p["claim"]}
-    if p.get("epsilon") is None:
-        raise ConfigError("attack.params.epsilon", "required (or a claim)")
     return {"epsilon": p["epsilon"], "delta": p["delta"]}
 
 

@@ -1,8 +1,8 @@
 """The ``search`` kind: find the most revealing pair in a declared domain, then audit it (one search per trial).
 
-Config (``attack.params``)::
+Config (``kind.params``)::
 
-    attack:
+    kind:
       name: search
       params:
         target: unclipped_sum        # a built-in name, or module:attr / file.py:attr
@@ -85,17 +85,15 @@ def _resolve(params: dict, path: str = "attack.params"):
         if value is None:
             raise ConfigError(f"{path}.{key}", "required: the input domain is size records in [low, high]")
         kw[key] = value
-    if not kw["high"] > kw["low"]:
-        raise ConfigError(f"{path}.high", f"expected a number > low ({kw['low']:g}), got {kw['high']!r}")
     kw["integer"] = bool(params.get("integer") or declared.get("integer", False))
+    SEARCH_OPTIONS.check_rules(kw, SEARCH_OPTIONS.front("yaml", path), only=("domain_order", "domain_integer"))
     relation = params.get("relation") or declared.get("relation")
     if relation is None and claim is not None:
         relation = claim.neighbouring.value
     kw["relation"] = relation or "replace-one"
     if params.get("claim") is not None:  # a claimed curve stands in for epsilon and delta
         check_claim(params["claim"], f"{path}.claim")
-        if params.get("epsilon") is not None or params.get("delta") is not None:
-            raise ConfigError(f"{path}.claim", "give either a claim or epsilon/delta, not both")
+        SEARCH_OPTIONS.check_rules(params, SEARCH_OPTIONS.front("yaml", path), only=("one_claim",))
         kw["claim"] = params["claim"]
     for key in () if "claim" in kw else ("epsilon", "delta"):
         value = params.get(key)

@@ -1,8 +1,8 @@
 """The ``training`` kind: audit the numpy DP-SGD lab under one threat model (one audit of many training runs per trial).
 
-Config (``attack.params``)::
+Config (``kind.params``)::
 
-    attack:
+    kind:
       name: training
       params:
         epsilon: 2                 # the claim at delta 1e-5; the noise multiplier is calibrated to it
@@ -12,7 +12,7 @@ Config (``attack.params``)::
         steps: 4
         clip_norm: 1.0
         model: logistic
-        claim: curve               # curve: the accountant's whole curve; point: (epsilon, 1e-5) only
+        accountant: curve          # curve: the accountant's whole curve; point: (epsilon, 1e-5) only
         samples: 200000            # training runs per side (fixed-size audit), or auto
 
 Each trial trains ``samples`` models per side (vectorised across runs) and
@@ -25,12 +25,11 @@ reported delta and the best certified/accountant ratio over the profile.
 from __future__ import annotations
 
 from ...exceptions import ConfigError, DPAuditError
-from ...params import MAX_SAMPLES
-from .._spec import Param
+from ...params import AUDIT_OPTIONS, Option, OptionTable
 from .audit import aggregate, audit_size, jsonable, seed_int
 from .base import ExperimentKind, register_kind
 
-__all__ = ["params"]
+__all__ = ["params", "TRAINING_OPTIONS", "ALIASES"]
 
 
 def _threats() -> dict:
@@ -39,29 +38,42 @@ def _threats() -> dict:
     return {**CURVE_THREATS, **VARIANT_THREATS}
 
 
-def params() -> dict:
-    from ...training.config import MODELS, Variant
+def _training_config():
+    from ...training import config
 
-    return {
-        "epsilon": Param("real", 2.0, low=0.0, low_inclusive=False,
-                         help="claimed epsilon at delta 1e-5; the noise multiplier is calibrated to it"),
-        "threat": Param("str", "white-box gradient canary", choices=tuple(_threats()),
-                        help="what the auditor sees (the training experiment's threat models)"),
-        "variant": Param("str", "correct", choices=tuple(v.value for v in Variant),
-                         help="the training loop: correct or a known-broken one"),
-        "sampling_rate": Param("real", 0.5, low=0.0, high=1.0, low_inclusive=False, help="Poisson sampling rate"),
-        "steps": Param("int", 4, low=1, help="training steps"),
-        "clip_norm": Param("real", 1.0, low=0.0, low_inclusive=False, help="per-example clip norm C"),
-        "model": Param("str", "logistic", choices=tuple(MODELS), help="the model trained"),
-        "claim": Param("str", "curve", choices=("curve", "point"),
-                       help="audit against the accountant's whole curve, or its point at delta 1e-5"),
-        "samples": Param("samples", 200_000, low=20, high=MAX_SAMPLES, nullable=True,
-                         help="training runs per side: an integer (fixed-size audit) or auto (sequential)"),
-        "max_samples": Param("int", None, low=40, high=MAX_SAMPLES, nullable=True,
-                             help="budget of a sequential audit"),
-        "time_budget": Param("real", None, low=0.0, low_inclusive=False, nullable=True,
-                             help="time limit of a sequential audit in seconds"),
-    }
+    return config
+
+
+#: The ``training`` kind's options: the numpy DP-SGD lab's loop and threat model, the claim it is audited
+#: against, and the audit's size (rows of :data:`dpaudit.params.AUDIT_OPTIONS`, with their rules).
+TRAINING_OPTIONS = OptionTable([
+    Option("epsilon", "real", 2.0, low=0.0, low_inclusive=False,
+           help="claimed epsilon at delta 1e-5; the noise multiplier is calibrated to it"),
+    Option("threat", "choice", "white-box gradient canary", choices=lambda: tuple(_threats()),
+           help="what the auditor sees (the training experiment's threat models)"),
+    Option("variant", "choice", "correct", choices=lambda: tuple(v.value for v in _training_config().Variant),
+           help="the training loop: correct or a known-broken one"),
+    Option("sampling_rate", "real", 0.5, low=0.0, high=1.0, low_inclusive=False, help="Poisson sampling rate"),
+    Option("steps", "int", 4, low=1, help="training steps"),
+    Option("clip_norm", "real", 1.0, low=0.0, low_inclusive=False, help="per-example clip norm C"),
+    Option("model", "choice", "logistic", choices=lambda: tuple(_training_config().MODELS), help="the model trained"),
+    Option("accountant", "choice", "curve", choices=("curve", "point"),
+           help="what of the accountant's claim the audit tests: its whole curve, or its point at delta 1e-5"),
+    "samples", "max_samples", "time_budget",
+], base=AUDIT_OPTIONS, rules=("fixed_size",))
+
+#: Read-only spellings of the ``training`` kind's keys: ``claim: curve|point`` is ``accountant`` (``claim`` elsewhere
+#: is a claim spec such as ``gdp:mu=1``).
+ALIASES = {"claim": "accountant"}
+
+
+def params() -> dict:
+    """The keys of the ``training`` kind's ``attack.params``, read from :data:`TRAINING_OPTIONS`."""
+    return TRAINING_OPTIONS.yaml_params(*TRAINING_OPTIONS, overrides={
+        "samples": {"default": 200_000, "help": "training runs per side: an integer (fixed-size audit) or auto "
+                                                "(sequential)"},
+        "max_samples": {"help": "budget of a sequential audit"},
+        "time_budget": {"help": "time limit of a sequential audit in seconds"}})
 
 
 def _release(p: dict, path: str = "attack.params"):
@@ -77,6 +89,11 @@ def _release(p: dict, path: str = "attack.params"):
     return _threats()[p["threat"]](config), config
 
 
+def check(p: dict) -> None:
+    """The audit size's rules, when the config is read (a fixed-size audit takes no max_samples or time_budget)."""
+    audit_size(p, "attack.params")
+
+
 def run_trial(config: dict, mechanism, seed) -> dict:
     from ... import audit
     from ...training.accounting import accountant_claim, accountant_epsilon
@@ -86,7 +103,7 @@ def run_trial(config: dict, mechanism, seed) -> dict:
     release, cfg = _release(p)
     # The curve as a spec (exact floats): a legend a figure can show; the point and the recorded epsilon are
     # read off the same curve.
-    claim = {"claim": accountant_claim(cfg).spec} if p["claim"] == "curve" else {
+    claim = {"claim": accountant_claim(cfg).spec} if p["accountant"] == "curve" else {
         "epsilon": accountant_epsilon(cfg, DELTA), "delta": DELTA}
     report = audit(release, *release.neighbouring_pair(), **claim, **audit_size(p, "attack.params"),
                    confidence=config["estimator"]["confidence"], seed=seed_int(seed), ideal=True, n_jobs=1)
@@ -106,6 +123,6 @@ register_kind(
         params=params,
         run_trial=run_trial,
         figures=("privacy_profile",),
-        extra={"aggregate": aggregate},
+        extra={"aggregate": aggregate, "aliases": ALIASES, "check": check},
     )
 )
