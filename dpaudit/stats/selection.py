@@ -262,8 +262,7 @@ def calibration_rates(calibration, *, n_test0, n_test1, confidence=0.95, nested=
     ``m`` candidates.  ``nested=True`` uses ``sqrt(m)`` in place of ``m``:
     the candidates are nested thresholds, whose counts move together, so
     their noise is far from ``m`` independent draws, and a full Bonferroni
-    share over-penalises rare events (a tail of 84 against 41 releases, a
-    likelihood ratio of 2, scored below nothing at all).  ``shared=False``
+    share over-penalises rare events (``docs/decisions/event-selection.md``).  ``shared=False``
     gives each candidate the intervals the audit computes for the one event it
     chose (``(1 - confidence) / 4`` each): what one event would show, for a
     caller that ranks candidates one at a time.  This only ranks candidates;
