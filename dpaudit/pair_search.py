@@ -8,13 +8,12 @@ before they test, and it is what this module does, in three steps:
 1. **Screen.**  Candidate pairs inside the declared domain
    (:func:`dpaudit.pairs.candidate_pairs`: StatDP's and DP-Sniper's patterns,
    records at the ends of the range, random pairs) are each scored on a small
-   sample with the cheap distinguishers of ``attack="auto"``: the fitted
-   score is thresholded on a second half and the score of the pair is the
-   Clopper-Pearson bound that threshold would give (a projected bound,
-   penalised for small counts).  A local search then moves the best pairs
-   towards larger scores (:func:`dpaudit.pairs.mutate_pair`, a (1+1)
-   hill-climb with an adaptive step), and the leaders are screened again on
-   larger samples.
+   sample by the audit's own calibration (:func:`screen_pair`: the
+   distinguishers of ``attack="auto"`` fitted on one half, the event chosen on
+   the other by the claim's certificate), ranked by the bound the event would
+   give at the final audit's size, penalised for its noise.  A local search
+   then moves the best pairs towards larger scores, and the leaders are
+   screened again on larger samples (:mod:`dpaudit.pair_search_steps`).
 2. **Keep the best** ``finalists`` pairs (default 1).
 3. **Audit them on fresh samples**: each finalist gets one full
    :func:`dpaudit.audit` seeded from a stream the search never drew from
@@ -31,18 +30,13 @@ probability at least ``C`` (Bonferroni).
 
 Cost: by default screening draws about as many releases as the final
 audit (``screen_samples`` per side per candidate, ``max_candidates``
-candidates), so search plus audit takes two to three times the audit alone
-(``benchmarks/bench_search.py``).  ``budget`` bounds the screening time in
-seconds; a search stopped by the budget depends on the machine's speed, its
-bound stays valid.
+candidates); ``budget`` bounds the screening time in seconds.  A search
+stopped by the budget depends on the machine's speed; its bound stays valid.
 """
 
 from __future__ import annotations
 
 import functools
-import math
-import sys
-import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -50,32 +44,19 @@ import numpy as np
 
 from ._progress import progress_wanted
 from ._rng import as_seed_sequence, seed_entropy
+from .pair_search_screen import (MIN_PROJECTED_COUNT, POOL_PER_OUTCOME, SCREEN_CONFIDENCE, SCREEN_PENALTY,
+                                 STRUCTURE_ATTACKS, point_certificate, screen_pair)
+from .pair_search_steps import (MAX_PATTERNS_REFINED, PATTERN_RANK_LIMIT, QUICK_SAMPLES, REFINE_LEVELS, Screener,
+                                ScreenSettings, distinct_rows, run_screening, screening_sizes)
+from .pairs import Domain, compare_pair
 from .params import SEARCH_OPTIONS
-from .pairs import Domain, candidate_pairs, compare_pair, mutate_pair
 
-__all__ = ["search", "SearchReport", "screen_pair"]
+__all__ = ["search", "SearchReport", "screen_pair", "SCREEN_CONFIDENCE", "STRUCTURE_ATTACKS", "MIN_PROJECTED_COUNT",
+           "SCREEN_PENALTY", "POOL_PER_OUTCOME", "REFINE_LEVELS", "QUICK_SAMPLES", "MAX_PATTERNS_REFINED",
+           "PATTERN_RANK_LIMIT", "PROGRESS_EVERY", "SCREEN_BASIS_CAP", "TABLE_ROWS"]
 
-#: Confidence of the projected bound that ranks candidates (a ranking statistic, not a reported bound).
-SCREEN_CONFIDENCE = 0.8
-#: Successive halving of the leaders: (how many, sample factor) per level, each on fresh samples.
-#: Large budgets (final audit >= 100 screenings) take two levels, small ones one.
-REFINE_LEVELS = {"large": ((8, 4), (2, 16)), "small": ((3, 4),)}
-#: Distinguishers the quick look leaves out: they fit structure, and cost most of a 1,000-release screening.
-STRUCTURE_ATTACKS = frozenset({"binned-logistic", "mixed", "pattern-cells"})
-#: Seconds between progress lines on stderr.
+#: Seconds between progress lines on stderr (read when a search starts).
 PROGRESS_EVERY = 5.0
-#: Fixed patterns that always reach the first level of successive halving (large budgets).
-MAX_PATTERNS_REFINED = 12
-#: ... when ranked within this many times the first level's leaders on the screening sample.
-PATTERN_RANK_LIMIT = 2
-#: Screening counts an event needs (event and complement, both sides) before it is projected.
-MIN_PROJECTED_COUNT = 200
-#: Standard errors (of the event's log ratio at the screening's size) taken off a projected score.
-SCREEN_PENALTY = 1.0
-#: Screening releases per outcome (both sides) for a likelihood ratio fitted on the whole sample.
-POOL_PER_OUTCOME = 200
-#: Releases per side of the quick first look at the patterns (sequential searches only).
-QUICK_SAMPLES = 1000
 #: The screening is sized (and its scores projected) on at most this many final releases per side: a
 #: cap meant as "no limit" (``--max-samples 1e19``) would otherwise screen for ever.
 SCREEN_BASIS_CAP = 10**8
@@ -94,272 +75,6 @@ def _default_final_samples(vectorised: bool) -> int:
     from . import auditor
 
     return int(auditor.DEFAULT_SAMPLES_VECTORISED if vectorised else auditor.DEFAULT_SAMPLES_PER_CALL)
-
-
-# ----------------------------------------------------------------------------- screening
-def screen_pair(target, dataset, neighbor, *, n_samples: int, delta: float = 0.0, project_to: int | None = None,
-                rng=None, coupled: bool = False, cheap: bool = False) -> dict:
-    """Score one pair on a small sample: the projected bound of the best cheap distinguisher.
-
-    Each side draws ``n_samples`` releases; the first half fits the
-    distinguishers that ``attack="auto"`` would try, the second half picks
-    a threshold and gives Clopper-Pearson bounds on its rates, simultaneous
-    over the candidate thresholds at confidence ``SCREEN_CONFIDENCE``; their
-    bound is 0 when nothing separates, and small counts are penalised rather
-    than trusted.  A leak too weak for such a bound on a small sample (a
-    claim of 0.1) is still visible to the final audit's larger sample, so
-    with ``project_to`` the score is the larger of that bound and the bound
-    the same rates would give at ``project_to`` held-out releases per side,
-    for events with at least ``MIN_PROJECTED_COUNT`` releases in each of their
-    four counts (fewer would let noise pass for a leak).  The score ranks
-    pairs; it certifies nothing.
-
-    Parameters
-    ----------
-    target : callable or str
-        Anything :func:`dpaudit.load_target` accepts.
-    dataset, neighbor : array_like
-    n_samples : int
-        Releases per side (at least 40).
-    delta : float
-    project_to : int, optional
-        Held-out releases per side of the audit the score should anticipate.
-    rng : int, SeedSequence, Generator or None
-    coupled : bool
-        Draw both sides from the same seed stream (a coupling): each side's
-        releases are still distributed as the mechanism's, but a mechanism
-        whose randomness does not depend on the data then differs between
-        the sides only where the data moves its output, and the difference of
-        the two sides' rates is estimated far more precisely than from
-        independent samples (for sparse vector at epsilon 0.1, scores vary
-        4-5x less).  Screening only ranks pairs, so this costs nothing in
-        validity: the final audit draws its two sides independently.
-    cheap : bool
-        Leave out the distinguishers that learn structure (``STRUCTURE_ATTACKS``:
-        a logistic regression, patterns of special values), which cost most
-        of a small screening; the quick look uses this, since a gross
-        violation shows to the simple ones.
-
-    Returns
-    -------
-    dict
-        ``bound`` (at the screening's own size, >= 0), ``score`` (the ranking
-        statistic, >= bound) and ``attack`` (the distinguisher that scored best).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> def leaky(dataset, size=None, rng=None):
-    ...     return float(np.sum(dataset)) + rng.laplace(0.0, 0.1, size=size)
-    >>> screen_pair(leaky, [0, 0], [1, 0], n_samples=4000, rng=0)["score"] > 3
-    True
-    """
-    from .auditor.distinguishers import auto_choices, make_distinguisher, output_kind
-    from .targets import load_target
-
-    n_samples = SEARCH_OPTIONS["screen_samples"].check(n_samples, "n_samples")
-    tgt = load_target(target)
-    seq = as_seed_sequence(rng)
-    s0, s1 = seq.spawn(2)
-    if coupled:
-        s1 = np.random.SeedSequence(s0.entropy, spawn_key=s0.spawn_key)
-    x0 = np.asarray(tgt.sample(np.asarray(dataset), n_samples, rng=s0))
-    x1 = np.asarray(tgt.sample(np.asarray(neighbor), n_samples, rng=s1))
-    half = n_samples // 2
-    # Kind and repeats are decided on a probe: exact distinct-row counts of every release cost more than the rest.
-    kind = output_kind(np.concatenate([x0[:_PROBE], x1[:_PROBE]]))
-    if kind == "discrete" and x0.ndim > 1:
-        # Discrete vectors: the outcome-set attack on one integer code per row (the same events,
-        # without sorting rows), and the two vector attacks on the rows themselves.
-        c0, c1 = _row_codes(x0, x1)
-        plans = [("likelihood-ratio", c0, c1), ("mean-difference", x0, x1), ("naive-bayes", x0, x1)]
-    else:
-        names = auto_choices(kind, x0[:_PROBE])
-        if kind != "scalar" and x0.ndim > 1:
-            names = tuple(n for n in names if n != "threshold")
-        if cheap:
-            names = tuple(n for n in names if n not in STRUCTURE_ATTACKS) or names
-        plans = [(name, x0, x1) for name in names]
-    best = {"score": 0.0, "bound": 0.0, "attack": plans[0][0]}
-    # With few distinct outcomes the likelihood ratio fitted on the whole sample gives the best events
-    # of any distinguisher (every event is a set of outcomes, and its prefixes by ratio are the best
-    # sets, Neyman-Pearson): then it alone gives the projected score, and the vector scores, whose
-    # hundreds of thresholds add only chances for noise to win, give only their own-size bound.
-    lr_tried = project_to is not None and project_to > half and plans[0][0] == "likelihood-ratio"
-    lr_pooled = _pooled_scores("likelihood-ratio", plans[0][1], plans[0][2], n_samples) if lr_tried else None
-    for i, (name, y0, y1) in enumerate(plans):
-        try:
-            scorer = make_distinguisher(name).fit(y0[:half], y1[:half])
-            a, b = scorer.score(y0[half:]), scorer.score(y1[half:])
-        except (ValueError, FloatingPointError, np.linalg.LinAlgError):
-            continue  # a distinguisher that cannot fit these releases simply scores nothing
-        rates = _screen_rates(a, b)
-        value = rates.value(rates.choose(delta=delta), delta=delta)
-        value = float(value) if math.isfinite(value) and value > 0 else 0.0
-        # Ranking: the bound certified at the screening's own size, or, where larger, the bound that
-        # well-populated events would give at the final audit's size (weak leaks, where every bound
-        # at the screening's size is 0 but the final audit has the precision to see them).
-        extra = 0.0
-        if lr_pooled is not None:
-            if i == 0:
-                extra = _projected_score(*lr_pooled, project_to, delta)
-        elif project_to is not None and project_to > half:
-            # Distinguishers that must be fitted on one half are projected from their scores on the
-            # other, with the same penalty (the held-out half's releases are coupled pairs too).
-            # (A likelihood ratio already tried on the whole sample, with too many outcomes, is not refitted.)
-            pooled = None if (i == 0 and lr_tried) else _pooled_scores(name, y0, y1, n_samples)
-            extra = _projected_score(*(pooled if pooled is not None else (a, b)), project_to, delta)
-        score = max(value, extra)
-        if score > best["score"]:
-            best = {"score": score, "bound": value, "attack": name}
-    return best
-
-
-_PROBE = 2000
-
-
-def _row_codes(x0: np.ndarray, x1: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """One number per row, equal exactly when the rows are equal."""
-    both = np.concatenate([x0, x1])
-    lo, hi = both.min(axis=0), both.max(axis=0)
-    base = hi - lo + 1.0
-    integral = bool(np.all(both == np.round(both)))
-    if integral and float(np.sum(np.log2(base))) < 52:
-        weights = np.cumprod(np.r_[1.0, base[:-1]])
-        codes = (both - lo) @ weights
-    else:
-        codes = np.unique(both, axis=0, return_inverse=True)[1].reshape(-1).astype(float)
-    return codes[: len(x0)], codes[len(x0):]
-
-
-def _screen_rates(a: np.ndarray, b: np.ndarray):
-    """Clopper-Pearson rates of scores ``a`` (on D) and ``b`` at a few thresholds, at their own size.
-
-    The interval bounds are most of the cost of screening a pair, so they are
-    computed only for the 8 thresholds per orientation with the largest
-    smoothed log ratio (counts + 1), a cheap pre-ranking; the final audit
-    uses the full grid.
-    """
-    from .stats.selection import calibration_rates
-
-    grid, k0, n0, k1, n1 = _grid_counts(a, b)
-    ge, lt = _smoothed_ratios(k0, n0, k1, n1)
-    top = np.unique(np.r_[np.argsort(-ge, kind="stable")[:8], np.argsort(-lt, kind="stable")[:8]])
-    return calibration_rates((grid[top], k0[top], n0, k1[top], n1), n_test0=n0, n_test1=n1,
-                             confidence=SCREEN_CONFIDENCE)
-
-
-def _separated_bound(n_samples: int, delta: float) -> float:
-    """The screening bound of a pair whose sides ``screen_pair`` separates completely at ``n_samples``.
-
-    >>> 4 < _separated_bound(1000, 0.0) < 6
-    True
-    """
-    m = n_samples - n_samples // 2  # the half that picks the threshold
-    # Distinct scores, as a continuous distinguisher's: the same number of candidate thresholds share
-    # the failure probability as for a real pair.
-    rates = _screen_rates(np.arange(m, 2.0 * m), np.arange(0.0, m))
-    value = rates.value(rates.choose(delta=delta), delta=delta)
-    return float(value) if math.isfinite(value) else math.inf
-
-
-def _smoothed_ratios(k0, n0, k1, n1):
-    """|log ratio| of each threshold's event and of its complement, with counts + 1: a cheap pre-ranking."""
-    ge = np.abs(np.log((k0 + 1.0) / (n0 + 1.0)) - np.log((k1 + 1.0) / (n1 + 1.0)))
-    lt = np.abs(np.log((n0 - k0 + 1.0) / (n0 + 1.0)) - np.log((n1 - k1 + 1.0) / (n1 + 1.0)))
-    return ge, lt
-
-
-def _grid_counts(a: np.ndarray, b: np.ndarray):
-    """(thresholds, counts >= each on D, n0, the same on D', n1) on the screening's coarse grid."""
-    from .stats.selection import counts_at_least, threshold_candidates
-
-    sa = np.sort(np.asarray(a, dtype=float))
-    sb = np.sort(np.asarray(b, dtype=float))
-    grid = threshold_candidates(np.sort(np.concatenate([sa, sb]), kind="stable"), n_grid=128, n_tail=32,
-                                max_unique=1024)
-    return grid, counts_at_least(sa, grid), len(sa), counts_at_least(sb, grid), len(sb)
-
-
-def _pooled_scores(name: str, y0: np.ndarray, y1: np.ndarray, n: int):
-    """Scores of every screening release when the distinguisher may be fitted on all of them, else None.
-
-    The threshold fits nothing, and the likelihood ratio over a few outcomes
-    (at least ``POOL_PER_OUTCOME`` releases per outcome) orders its outcomes
-    by ratios nearly as well on the releases that choose the event: then the
-    projected score uses the whole sample instead of its second half, which
-    halves the variance that decides the ranking.
-    """
-    from .auditor.distinguishers import make_distinguisher
-
-    if name not in ("threshold", "likelihood-ratio") or np.ndim(y0) > 1:
-        return None  # (rows with many distinct values: the likelihood ratio over them needs its split)
-    try:
-        scorer = make_distinguisher(name).fit(y0, y1)
-        if name == "likelihood-ratio" and len(scorer.log_ratio) * POOL_PER_OUTCOME > 2 * n:
-            return None
-        return scorer.score(y0), scorer.score(y1)
-    except (ValueError, FloatingPointError, np.linalg.LinAlgError):
-        return None
-
-
-def _projected_score(a: np.ndarray, b: np.ndarray, project_to: int, delta: float) -> float:
-    """The bound the best well-populated event of scores ``a``, ``b`` would give at ``project_to``, less its noise.
-
-    For each threshold whose four counts (event and complement, both sides)
-    reach ``MIN_PROJECTED_COUNT``, and each of the four inequalities it
-    offers (``P_D(E) / P_D'(E)``, the complement's, both orientations), the
-    Clopper-Pearson bound its rates would give at ``project_to`` releases
-    per side, minus ``SCREEN_PENALTY`` standard errors of its log ratio at
-    the screening's own size.  The penalty is what makes the score rank
-    pairs rather than luck: without it the best of a few hundred noisy
-    events wins, and rare events (a hundred releases, a standard error of
-    0.14) win most often, whatever the pair.  Returns 0 when nothing is
-    well populated or nothing is positive.
-    """
-    from .stats.bounds import log_ratio_bound
-    from .stats.clopper_pearson import cp_lower, cp_upper
-    from .stats.selection import counts_at_least
-
-    grid, k0, n0, k1, n1 = _grid_counts(a, b)
-    full = np.minimum.reduce([k0, k1, n0 - k0, n1 - k1]) >= MIN_PROJECTED_COUNT
-    if not full.any():
-        return 0.0
-    k0, k1 = k0[full].astype(float), k1[full].astype(float)
-    p0, p1 = k0 / n0, k1 / n1
-    # Standard errors of the log ratios on the event (>= t) and on its complement (< t), by the delta
-    # method.  Releases of a coupled screening come in pairs (row i of both sides drew the same
-    # randomness), and the covariance of the two sides' rates, estimated from the pairs, removes the
-    # noise the sides share; for independent sides it is about 0 and this is the usual formula.
-    se_ge2 = (1.0 - p0) / k0 + (1.0 - p1) / k1
-    se_lt2 = p0 / (n0 - k0) + p1 / (n1 - k1)
-    if n0 == n1:
-        a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
-        both_ge = counts_at_least(np.sort(np.minimum(a, b)), grid[full]).astype(float)
-        both_lt = n0 - counts_at_least(np.sort(np.maximum(a, b)), grid[full]).astype(float)
-        se_ge2 = se_ge2 - 2.0 * (n0 * both_ge / (k0 * k1) - 1.0) / n0
-        se_lt2 = se_lt2 - 2.0 * (n0 * both_lt / ((n0 - k0) * (n1 - k1)) - 1.0) / n0
-    se_ge, se_lt = np.sqrt(np.maximum(se_ge2, 0.0)), np.sqrt(np.maximum(se_lt2, 0.0))
-    # A cheap pre-ranking by the penalised point estimate, then exact intervals for the best few.
-    with np.errstate(divide="ignore"):
-        l_ge, l_lt = np.log(p0) - np.log(p1), np.log1p(-p0) - np.log1p(-p1)
-    rough = np.maximum(np.abs(l_ge) - SCREEN_PENALTY * se_ge, np.abs(l_lt) - SCREEN_PENALTY * se_lt)
-    pick = np.unique(np.argsort(-rough, kind="stable")[:8])
-    # The intervals of one event at the final audit's size, as the final audit computes them for the
-    # event it chose (no share for the other candidates: they are ranked here, not certified).
-    alpha = (1.0 - SCREEN_CONFIDENCE) / 4.0
-    c0, c1 = k0[pick] * (project_to / n0), k1[pick] * (project_to / n1)
-    tpr_lo, tpr_hi = cp_lower(c0, project_to, alpha), cp_upper(c0, project_to, alpha)
-    fpr_lo, fpr_hi = cp_lower(c1, project_to, alpha), cp_upper(c1, project_to, alpha)
-    ge, lt = se_ge[pick] * SCREEN_PENALTY, se_lt[pick] * SCREEN_PENALTY
-    values = np.concatenate([
-        log_ratio_bound(tpr_lo, fpr_hi, delta) - ge,              # P_D(E) / P_D'(E)
-        log_ratio_bound(1.0 - fpr_hi, 1.0 - tpr_lo, delta) - lt,  # P_D'(E^c) / P_D(E^c)
-        log_ratio_bound(1.0 - tpr_hi, 1.0 - fpr_lo, delta) - lt,  # P_D(E^c) / P_D'(E^c)
-        log_ratio_bound(fpr_lo, tpr_hi, delta) - ge,              # P_D'(E) / P_D(E)
-    ])
-    best = float(np.max(values))
-    return best if math.isfinite(best) and best > 0 else 0.0
 
 
 # ----------------------------------------------------------------------------- the report
@@ -479,13 +194,6 @@ class SearchReport:
         return self.summary()
 
 
-def _pairs_text(n: int) -> str:
-    return f"{n} distinct pair{'s' * (n != 1)}"
-
-
-#: Seed stream of each screening stage (with the level of successive halving): ``(0, stream, level)``.
-_STREAMS = {"quick": 0, "screen": 1, "local": 1, "refine": 2}
-
 _STOPPING = {"candidates": "every planned candidate screened", "budget": "stopped by the time budget",
              "exceeded": "stopped early: a pattern already exceeded the claim"}
 
@@ -496,82 +204,6 @@ def _short(values: list, limit: int = 12) -> str:
 
 
 # ----------------------------------------------------------------------------- the search
-class _Screener:
-    """Screens pairs in order, each on its own seed stream, until the time budget runs out."""
-
-    def __init__(self, target, entropy, n_samples, delta, budget, progress, project_to=None, grey_box=False):
-        self.target = target
-        #: Grey-box screening (:mod:`dpaudit.greybox.screen`): pairs a few traces settle exactly are ranked by
-        #: their exact epsilon; the others are screened black-box.  ``calls`` counts its target calls.
-        self.grey_box, self.grey_calls = grey_box, 0
-        self.project_to = project_to
-        self.entropy = entropy
-        self.n_samples = n_samples
-        self.delta = delta
-        self.budget = budget
-        self.progress = progress
-        self.start = time.perf_counter()
-        self.last_report = self.start
-        self.rows: list[dict] = []
-        self.pairs: set = set()  # distinct pairs among the rows (a pair may be screened many times)
-        self.out_of_time = False
-
-    def elapsed(self) -> float:
-        return time.perf_counter() - self.start
-
-    def time_left(self) -> bool:
-        if self.budget is not None and self.rows and self.elapsed() >= self.budget:
-            self.out_of_time = True
-        return not self.out_of_time
-
-    def __call__(self, origin, a, b, *, factor: int = 1, n_samples: int | None = None, stage: str = "screen",
-                 level: int = 0) -> dict:
-        # Common random numbers: every pair of one stage (and level) is screened on the same seed
-        # stream, so that two pairs are compared on the same noise and their scores differ by what the
-        # pairs do, not by luck (for a mechanism that draws its noise independently of the data the
-        # releases of two pairs then differ only where the data moves them).  Each stage and level has
-        # its own stream, so successive halving still ranks on fresh releases.  Within a pair the two
-        # sides are coupled (one stream): a weak leak is then ranked by what the pair does, where
-        # independent sides leave the score's noise several times the gap between pairs.
-        seq = np.random.SeedSequence(self.entropy, spawn_key=(0, _STREAMS[stage], level))
-        n = n_samples if n_samples is not None else self.n_samples * factor
-        res = self._grey(a, b, seq) if self.grey_box else None
-        if res is None:
-            res = screen_pair(self.target, a, b, n_samples=n, delta=self.delta, project_to=self.project_to,
-                              rng=seq, coupled=True, cheap=stage == "quick")
-        else:
-            n = 0  # no releases drawn: the traces' calls are counted in grey_calls
-        row = {"origin": origin, "stage": stage, "dataset": a, "neighbor": b, "score": res["score"],
-               "bound": res["bound"],
-               "attack": res["attack"], "samples": n}
-        self.rows.append(row)
-        self.pairs.add(_pair_key(np.asarray(a), np.asarray(b)))
-        self._maybe_report()
-        return row
-
-    def _grey(self, a, b, seq) -> dict | None:
-        from .greybox.screen import grey_screen
-
-        res = grey_screen(self.target, a, b, delta=self.delta, seed=np.random.SeedSequence(seq.entropy,
-                                                                                           spawn_key=(46,)))
-        self.grey_calls += res["calls"]
-        return res if res["score"] is not None else None
-
-    def count_text(self) -> str:
-        """The screenings and the distinct pairs they covered, both named: a pair is screened again on larger
-        samples, and the local search can revisit one (on a small integer domain, hundreds of screenings may
-        cover a few pairs)."""
-        return f"{len(self.rows)} screening{'s' * (len(self.rows) != 1)} of {_pairs_text(len(self.pairs))}"
-
-    def _maybe_report(self) -> None:
-        now = time.perf_counter()
-        if self.progress and now - self.last_report >= PROGRESS_EVERY:
-            self.last_report = now
-            best = max(self.rows, key=lambda r: r["score"])
-            print(f"search: {self.count_text()} in {now - self.start:.0f} s; best projected "
-                  f"epsilon {best['score']:.3f} ({best['origin']})", file=sys.stderr, flush=True)
-
-
 @SEARCH_OPTIONS.validates
 def search(
     target,
@@ -726,18 +358,18 @@ def search(
     tgt = load_target(target)
     n_final = samples or max_samples or _default_final_samples(bool(tgt.vectorised))
     n_final = min(n_final, SCREEN_BASIS_CAP)  # what the screening plans for; the final audit keeps its own size
-    screen_samples, levels, max_candidates = _screening_sizes(n_final, screen_samples, max_candidates)
-    progress = progress_wanted(progress)
+    screen_samples, levels, max_candidates = screening_sizes(n_final, screen_samples, max_candidates)
 
     entropy = seed_entropy(as_seed_sequence(seed))
     cand_rng = np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=(2,)))
     # Scores are projected to the final audit's held-out size (half its releases per side).
-    screen = _Screener(tgt, entropy, screen_samples, delta, budget, progress, project_to=n_final // 2,
-                       grey_box=bool(grey_box) and tgt.accepts_rng)
+    screen = Screener(ScreenSettings(tgt, entropy, screen_samples, delta, budget, progress_wanted(progress),
+                                     project_to=n_final // 2, grey_box=bool(grey_box) and tgt.accepts_rng,
+                                     certificate=point_certificate(epsilon, delta), progress_every=PROGRESS_EVERY))
     try:
-        chosen, early = _screening(screen, domain, cand_rng, max_candidates=max_candidates, levels=levels,
-                                   finalists=finalists, quick=samples is None and screen_samples > QUICK_SAMPLES,
-                                   epsilon=epsilon, delta=delta)
+        chosen, early = run_screening(screen, domain, cand_rng, max_candidates=max_candidates, levels=levels,
+                                      finalists=finalists, quick=samples is None and screen_samples > QUICK_SAMPLES,
+                                      epsilon=epsilon)
     except KeyboardInterrupt as exc:
         _attach_progress(exc, "screening", screen, max_candidates)
         raise
@@ -752,9 +384,8 @@ def search(
                   **_final_size(samples, max_samples, time_budget, stopping=final_stopping,
                                 expect_violation=not early and chosen and chosen[0]["score"] > epsilon),
                   **({"keep_drawing": True} if keep_drawing else {}))
-    report = functools.partial(_search_report, tgt, screen, domain=domain, confidence=confidence,
-                               final_conf=final_conf, stopping=stopping, search_seconds=search_seconds, budget=budget,
-                               seed=entropy)
+    report = functools.partial(_search_report, _SearchContext(tgt, screen, domain, confidence, final_conf, stopping,
+                                                              search_seconds, budget, entropy))
     reports: list = []
     try:
         _final_audits(tgt, chosen, entropy, kwargs, reports)
@@ -766,113 +397,14 @@ def search(
     return report(chosen, reports)
 
 
-def _screening(screen: _Screener, domain, cand_rng, *, max_candidates: int, levels, finalists: int, quick: bool,
-               epsilon: float, delta: float) -> tuple[list[dict], list[dict]]:
-    """Steps 0-3: (the finalists, best first; the quick look's rows when they already exceed the claim, else [])."""
-    fixed = candidate_pairs(domain, rng=cand_rng)
-    n_fixed = min(len(fixed), max_candidates)
-    early = _quick_look(screen, fixed[:n_fixed], epsilon=epsilon, delta=delta) if quick else []
-    if early:
-        return _distinct(early)[:finalists], early
-    # 1. Patterns and random pairs: patterns first, random ones fill a quarter of what is left.
-    n_random = max(0, (max_candidates - n_fixed) // 4)
-    for origin, a, b in fixed[:n_fixed] + candidate_pairs(domain, n_random=n_random, rng=cand_rng)[len(fixed):]:
-        if not screen.time_left():
-            break
-        screen(origin, a, b)
-    _local_search(screen, domain, cand_rng, max_candidates)
-    return _halving(screen, fixed, levels, finalists), early
-
-
-def _screening_sizes(n_final: int, screen_samples, max_candidates) -> tuple[int, tuple, int]:
-    """(releases per screened pair, halving levels, pairs screened at most): the screening draws about as
-    many releases as the final audit."""
-    if screen_samples is None:
-        screen_samples = min(max(n_final // 100, 1000), 20_000)
-    levels = REFINE_LEVELS["large" if n_final // screen_samples >= 100 else "small"]
-    if max_candidates is None:
-        max_candidates = max(20, n_final // screen_samples - sum(k * f for k, f in levels))
-    return screen_samples, levels, max_candidates
-
-
-def _quick_look(screen: _Screener, patterns, *, epsilon, delta) -> list[dict]:
-    """0. The patterns on a few releases each: rows that already exceed the claim, best first (else none).
-
-    A sequential audit certifies a gross violation in a few thousand releases, and a search that
-    then spent its full budget would cost many audits.  A pattern at the bound of completely
-    separated sides is about as strong as this sample can show: the look stops there.
-    """
-    ceiling = _separated_bound(QUICK_SAMPLES, delta)
-    for origin, a, b in patterns:
-        if not screen.time_left():
-            break
-        row = screen(origin, a, b, n_samples=QUICK_SAMPLES, stage="quick")
-        if row["bound"] > epsilon and row["bound"] >= ceiling * (1.0 - 1e-9):
-            break
-    early = sorted(screen.rows, key=lambda r: -r["bound"])
-    return early if early and early[0]["bound"] > epsilon else []
-
-
-def _local_search(screen: _Screener, domain, cand_rng, max_candidates: int) -> None:
-    """2. From the three best: a (1+1) hill-climb per start, step x1.5 on success, x0.7 on failure."""
-    starts = sorted((r for r in screen.rows if r["stage"] != "quick"), key=lambda r: -r["score"])[:3]
-    incumbents = [dict(r, scale=0.25) for r in starts]
-    n_local = max_candidates - sum(r["stage"] != "quick" for r in screen.rows)
-    for step in range(max(0, n_local)):
-        if not incumbents or not screen.time_left():
-            break
-        inc = incumbents[step % len(incumbents)]
-        a, b = mutate_pair(domain, inc["dataset"], inc["neighbor"], rng=cand_rng, scale=inc["scale"])
-        if len(a) == len(b) and np.array_equal(a, b):
-            continue  # a move that made the datasets equal shows nothing
-        origin = inc["origin"] if inc["origin"].startswith("local") else f"local from {inc['origin']}"
-        row = screen(origin, a, b, stage="local")
-        if row["score"] > inc["score"]:
-            inc.update(dataset=a, neighbor=b, score=row["score"], scale=min(inc["scale"] * 1.5, 1.0), origin=origin)
-        else:
-            inc["scale"] = max(inc["scale"] * 0.7, 0.01)
-
-
-def _halving(screen: _Screener, fixed, levels, finalists: int) -> list[dict]:
-    """3. The leaders again on larger fresh samples (successive halving): the finalists, best first.
-
-    Each level screens the best of the previous one again and ranks them by that alone, so a pair
-    lucky on a small sample does not win by luck.  Quick-look scores (10x smaller samples, inflated
-    by the max over thresholds) do not rank.  With a large budget, the fixed patterns ranked within
-    PATTERN_RANK_LIMIT times the leaders also go to the first level: patterns are the known worst
-    cases of whole families (StatDP, DP-Sniper), and a weak leak can rank them a few places too low.
-    """
-    full = [r for r in screen.rows if r["stage"] != "quick"] or screen.rows
-    pool = _distinct(sorted(full, key=lambda r: -r["score"]))
-    pattern_keys = {_pair_key(a, b) for _, a, b in fixed[:MAX_PATTERNS_REFINED]}
-    for level, (n_keep, factor) in enumerate(levels):
-        leaders = pool[:max(n_keep, finalists)]
-        if level == 0 and len(levels) > 1:
-            chosen_keys = {_row_key(r) for r in leaders}
-            near = pool[:PATTERN_RANK_LIMIT * len(leaders)]
-            leaders = leaders + [r for r in near if _row_key(r) in pattern_keys - chosen_keys]
-        again_rows = []
-        for r in leaders:
-            if not screen.time_left():
-                break
-            again = screen(r["origin"], r["dataset"], r["neighbor"], factor=factor, stage="refine", level=level)
-            again_rows.append(dict(r, score=again["score"], first_score=r["score"]))
-        if len(again_rows) < len(leaders):
-            break  # out of time within a level: keep the previous level's ranking
-        pool = sorted(again_rows, key=lambda r: -r["score"])
-    return pool[:finalists]
-
-
 def _final_size(samples, max_samples, time_budget, *, expect_violation: bool, stopping="planned") -> dict[str, Any]:
     """The final audit's size keywords: ``samples`` fixes it, else it is sequential, as ``dpaudit audit``'s.
 
     A sequential audit may stop as "converged" when its first rounds see nothing, and a leak that
     shows in one release in a hundred can hide there.  When the screening expects the chosen pair to
     exceed the claim, the final audit stops only on a violation or its budget (``max_samples``,
-    ``time_budget``).  It used to draw ``n_final`` at once instead, which turned ``--max-samples``
-    into a fixed size and ignored ``--time-budget`` (an outside check's ``--max-samples 1e19`` never
-    ended; the screening is sized on at most :data:`SCREEN_BASIS_CAP`).  The choice depends on
-    screening samples only, so the final samples stay fresh.
+    ``time_budget``), which it keeps as given (the screening is sized on at most
+    :data:`SCREEN_BASIS_CAP`).  The choice depends on screening samples only, so the final samples stay fresh.
     """
     if samples is not None:
         return {"samples": samples}
@@ -898,7 +430,7 @@ def _final_audits(tgt, chosen: list[dict], entropy: int, kwargs: dict, reports: 
             raise
 
 
-def _attach_progress(exc: KeyboardInterrupt, stage: str, screen: "_Screener", max_candidates: int,
+def _attach_progress(exc: KeyboardInterrupt, stage: str, screen: Screener, max_candidates: int,
                      pair: dict | None = None) -> None:
     """Say on an interrupt where the search was stopped: ``exc.search_progress``, and ``exc.audit_report`` None
     unless a final audit certified something (set by the caller after this).
@@ -913,8 +445,22 @@ def _attach_progress(exc: KeyboardInterrupt, stage: str, screen: "_Screener", ma
         "neighbor": None if pair is None else np.asarray(pair["neighbor"]).tolist()}
 
 
-def _search_report(tgt, screen: _Screener, chosen, reports, *, domain, confidence, final_conf, stopping,
-                   search_seconds, budget, seed, planned: int | None = None) -> SearchReport:
+@dataclass(frozen=True)
+class _SearchContext:
+    """What a search's report reads besides its final audits: the target, the screening and the settings."""
+
+    tgt: Any
+    screen: Screener
+    domain: Domain
+    confidence: float
+    final_conf: float
+    stopping: str
+    search_seconds: float
+    budget: float | None
+    seed: int
+
+
+def _search_report(ctx: _SearchContext, chosen, reports, planned: int | None = None) -> SearchReport:
     """The report of the final audits in ``reports`` (of ``chosen``, in order).
 
     ``planned``: the search was interrupted during its final audits, of which ``planned`` were to run;
@@ -931,44 +477,30 @@ def _search_report(tgt, screen: _Screener, chosen, reports, *, domain, confidenc
     table = [{"origin": r["origin"], "stage": r["stage"], "dataset": r["dataset"].tolist(),
               "neighbor": r["neighbor"].tolist(), "score": r["score"], "bound": r["bound"], "attack": r["attack"],
               "samples": r["samples"]}
-             for r in sorted(screen.rows, key=lambda r: -r["score"])[:TABLE_ROWS]]
-    notes = []
-    if stopping == "budget":
-        notes.append(f"the screening budget of {budget:g} s ran out after {screen.count_text()}; "
-                     "a longer budget may find a stronger pair")
-    if not tgt.seeded:
-        notes.append("the target takes no rng: the search itself is not reproducible")
+             for r in sorted(ctx.screen.rows, key=lambda r: -r["score"])[:TABLE_ROWS]]
     interrupted = planned is not None
-    if interrupted and planned > 1:
-        notes.append(f"interrupted: the search was stopped by hand during its final audits; {len(reports)} of the "
-                     f"{planned} finalists are reported (each at confidence {final_conf:.4g}, so together at "
-                     f"{confidence:g}, whatever was not audited)")
     return SearchReport(
         audit=best_report, dataset=winner["dataset"].tolist(), neighbor=winner["neighbor"].tolist(),
-        candidates_screened=len(_distinct(screen.rows)), confidence=confidence, finalist_confidence=final_conf,
-        domain=domain.to_dict(), origin=winner["origin"],
+        candidates_screened=len(distinct_rows(ctx.screen.rows)), confidence=ctx.confidence,
+        finalist_confidence=ctx.final_conf, domain=ctx.domain.to_dict(), origin=winner["origin"],
         difference=compare_pair(winner["dataset"], winner["neighbor"]).describe(), finalists=final_rows,
-        screening=table, screen_samples=screen.n_samples, stopping=stopping, screenings=len(screen.rows),
-        search_seconds=round(search_seconds, 4), budget=budget, notes=notes, seed=seed, interrupted=interrupted,
-        screening_draws={"releases_per_side": sum(r["samples"] for r in screen.rows),
-                         "grey_box_calls": screen.grey_calls})
+        screening=table, screen_samples=ctx.screen.n_samples, stopping=ctx.stopping, screenings=len(ctx.screen.rows),
+        search_seconds=round(ctx.search_seconds, 4), budget=ctx.budget, notes=_search_notes(ctx, reports, planned),
+        seed=ctx.seed, interrupted=interrupted,
+        screening_draws={"releases_per_side": sum(r["samples"] for r in ctx.screen.rows),
+                         "grey_box_calls": ctx.screen.grey_calls})
 
 
-def _distinct(rows: list[dict]) -> list[dict]:
-    """Rows with distinct pairs, order kept (a pair screened twice counts once: its first, better score)."""
-    seen, out = set(), []
-    for r in rows:
-        key = _row_key(r)
-        if key not in seen:
-            seen.add(key)
-            out.append(r)
-    return out
-
-
-def _pair_key(dataset: np.ndarray, neighbor: np.ndarray) -> tuple[bytes, bytes]:
-    """A hashable key equal exactly when two pairs are the same."""
-    return dataset.tobytes(), neighbor.tobytes()
-
-
-def _row_key(row: dict) -> tuple[bytes, bytes]:
-    return _pair_key(row["dataset"], row["neighbor"])
+def _search_notes(ctx: _SearchContext, reports, planned: int | None) -> list[str]:
+    """The search's own notes: a budget that ran out, an unseeded target, an interrupt among several finalists."""
+    notes = []
+    if ctx.stopping == "budget":
+        notes.append(f"the screening budget of {ctx.budget:g} s ran out after {ctx.screen.count_text()}; "
+                     "a longer budget may find a stronger pair")
+    if not ctx.tgt.seeded:
+        notes.append("the target takes no rng: the search itself is not reproducible")
+    if planned is not None and planned > 1:
+        notes.append(f"interrupted: the search was stopped by hand during its final audits; {len(reports)} of the "
+                     f"{planned} finalists are reported (each at confidence {ctx.final_conf:.4g}, so together at "
+                     f"{ctx.confidence:g}, whatever was not audited)")
+    return notes

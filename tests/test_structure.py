@@ -23,8 +23,8 @@ import pytest
 import dpaudit
 
 ROOT = Path(dpaudit.__file__).resolve().parent
-#: The orchestration layers, where no function body may exceed :data:`MAX_BODY` lines.
-LAYERS = ("auditor", "pair_search.py", "cli.py")
+#: The orchestration layers and the largest body allowed there, in lines (docstring excluded).
+LAYERS = ("auditor", "pair_search.py", "pair_search_screen.py", "pair_search_steps.py", "cli.py")
 MAX_BODY = 60
 MAX_MODULE_LINES = 600
 #: Functions with a longer body allowed over the whole package (long numeric routines).

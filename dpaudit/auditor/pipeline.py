@@ -50,7 +50,7 @@ from ..stats.estimators import (
     roc_from_counts,
     roc_thresholds,
 )
-from ..stats.selection import calibration_counts, calibration_rates
+from ..stats.selection import calibration_counts, calibration_rates, selection_halves
 from ..stats.sequential import SequentialBound
 from . import sequential
 from .assemble import build_report, ceiling_note
@@ -204,7 +204,7 @@ def choose_test(names, pool, *, cert=None, delta=None, confidence, full: bool, n
         from ..claims import PointClaim
 
         cert = CurveCertificate(PointClaim(1.0, 0.0 if delta is None else delta))
-    fit, sel = _halves(pool)
+    fit, sel = selection_halves(pool)
 
     def candidate(name):
         scorer, s0, s1 = _selection_scores(name, pool, fit, sel)
@@ -335,12 +335,6 @@ class _Round:
         return max(t.as_bound_against(epsilon, delta) for t in self.tests())
 
 
-def _halves(pool):
-    """(fitting half, selection half) of the calibration pool, each a (D, D') pair of views."""
-    n_fit = len(pool[0]) // 2
-    return (pool[0][:n_fit], pool[1][:n_fit]), (pool[0][n_fit:], pool[1][n_fit:])
-
-
 # Releases of any finite magnitude are valid (1e300 overflows a square): the candidates' arithmetic may overflow
 # and yield non-finite scores, which selection ranks like any other; numpy's warnings about it would stop an
 # assert_dp run under warnings-as-errors without changing a number.
@@ -350,11 +344,9 @@ _QUIET_FLOATS = {"over": "ignore", "invalid": "ignore", "divide": "ignore", "und
 @np.errstate(**_QUIET_FLOATS)
 def _calibrate(pool, *, attack, ideal, kind, cert, confidence, n_test=0, threads=1):
     """Fit and choose on the calibration pool: the distribution test and, when it adds something, a float test."""
-    fit, _ = _halves(pool)
+    fit, _ = selection_halves(pool)
     if attack == "auto":
         names = auto_choices(kind, fit[0])
-        if kind != "scalar" and "threshold" in names and np.asarray(fit[0]).ndim > 1:
-            names = tuple(n for n in names if n != "threshold")
     else:
         names = (attack,)
     fnames = () if (ideal or attack != "auto") else float_choices(fit[0], fit[1])

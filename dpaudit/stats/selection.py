@@ -43,6 +43,7 @@ __all__ = [
     "choose_event",
     "pick_event",
     "split_scores",
+    "selection_halves",
     "bound_from_scores",
     "SELECTIONS",
 ]
@@ -116,6 +117,16 @@ def split_scores(scores: np.ndarray, calibration_fraction: float):
     return scores[:n_cal], scores[n_cal:]
 
 
+def selection_halves(pool):
+    """(fitting half, selection half) of a calibration pool ``(D releases, D' releases)``, each a (D, D') pair.
+
+    The first half of each side fits a distinguisher, the second chooses its event: the split the audit's
+    calibration and the pair search's screening both use, so that a screened event is chosen as the audit would.
+    """
+    n_fit = len(pool[0]) // 2
+    return (pool[0][:n_fit], pool[1][:n_fit]), (pool[0][n_fit:], pool[1][n_fit:])
+
+
 def select_threshold(cal0, cal1, *, n_test0, n_test1, delta=0.0, confidence=0.95, candidates=None,
                      objective=None) -> ThresholdEvent:
     """Choose the event on calibration scores (``cal0`` from D, ``cal1`` from D').
@@ -140,17 +151,21 @@ def select_threshold(cal0, cal1, *, n_test0, n_test1, delta=0.0, confidence=0.95
                         objective=objective)
 
 
-def calibration_counts(cal0, cal1, candidates=None):
+def calibration_counts(cal0, cal1, candidates=None, *, n_grid: int = 1024, n_tail: int = 96,
+                       max_unique: int = 4096):
     """``(candidates, counts >= each on cal0, len(cal0), same on cal1, len(cal1))``.
 
     The sorting half of :func:`select_threshold`, shared when several events
     are chosen from one calibration set (one per delta in a privacy profile).
+    Without ``candidates`` they are :func:`threshold_candidates` of the pooled
+    scores, with its grid keywords (a coarser grid for a quick screening).
     """
     s0 = np.sort(np.asarray(cal0, dtype=float))
     s1 = np.sort(np.asarray(cal1, dtype=float))
     if candidates is None:
         # Two sorted runs: the stable sort (timsort/radix) merges them in linear time.
-        candidates = threshold_candidates(np.sort(np.concatenate([s0, s1]), kind="stable"))
+        candidates = threshold_candidates(np.sort(np.concatenate([s0, s1]), kind="stable"), n_grid=n_grid,
+                                          n_tail=n_tail, max_unique=max_unique)
     candidates = np.asarray(candidates, dtype=float)
     return candidates, counts_at_least(s0, candidates), len(s0), counts_at_least(s1, candidates), len(s1)
 
@@ -179,16 +194,22 @@ class CalibrationRates:
     n1: float = 0.0
     poisson_alpha: float = 0.0
 
+    def inequalities(self, *, delta: float = 0.0) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The bound each candidate's four inequalities would give: ``P_D(E) / P_D'(E)`` and
+        ``P_D'(E^c) / P_D(E^c)`` (the forward event ``score >= t``), then ``P_D(E^c) / P_D'(E^c)`` and
+        ``P_D'(E) / P_D(E)`` (the reverse one)."""
+        return (log_ratio_bound(self.tpr_lo, self.fpr_hi, delta),
+                log_ratio_bound(1.0 - self.fpr_hi, 1.0 - self.tpr_lo, delta),
+                log_ratio_bound(1.0 - self.tpr_hi, 1.0 - self.fpr_lo, delta),
+                log_ratio_bound(self.fpr_lo, self.tpr_hi, delta))
+
     def objective(self, *, delta: float = 0.0, gdp: bool = False):
         """(forward, reverse) objective arrays: the bound (or GDP mu) each event would give."""
         if gdp:
             return (mu_from_rates(self.fpr_hi, 1.0 - self.tpr_lo),
                     mu_from_rates(1.0 - self.fpr_lo, self.tpr_hi))
-        fwd = np.maximum(log_ratio_bound(self.tpr_lo, self.fpr_hi, delta),
-                         log_ratio_bound(1.0 - self.fpr_hi, 1.0 - self.tpr_lo, delta))
-        rev = np.maximum(log_ratio_bound(1.0 - self.tpr_hi, 1.0 - self.fpr_lo, delta),
-                         log_ratio_bound(self.fpr_lo, self.tpr_hi, delta))
-        return fwd, rev
+        on_event, on_complement, rev_complement, rev_event = self.inequalities(delta=delta)
+        return np.maximum(on_event, on_complement), np.maximum(rev_complement, rev_event)
 
     def choose(self, *, delta: float = 0.0, gdp: bool = False) -> ThresholdEvent:
         """The best event for this objective (see :func:`choose_event`)."""
@@ -233,21 +254,24 @@ class CalibrationRates:
         return float((rev if event.reverse else fwd)[i])
 
 
-def calibration_rates(calibration, *, n_test0, n_test1, confidence=0.95, nested=False) -> CalibrationRates:
+def calibration_rates(calibration, *, n_test0, n_test1, confidence=0.95, nested=False,
+                      shared: bool = True) -> CalibrationRates:
     """Interval bounds for every candidate of :func:`calibration_counts`, computed once.
 
     Each interval has failure probability ``(1 - confidence) / (4 m)`` for
     ``m`` candidates.  ``nested=True`` uses ``sqrt(m)`` in place of ``m``:
     the candidates are nested thresholds, whose counts move together, so
     their noise is far from ``m`` independent draws, and a full Bonferroni
-    share over-penalises rare events (a tail of 84 against 41 releases, a
-    likelihood ratio of 2, scored below nothing at all).  This only ranks
-    candidates; the reported bound is always computed on held-out counts.
+    share over-penalises rare events (``docs/decisions/event-selection.md``).  ``shared=False``
+    gives each candidate the intervals the audit computes for the one event it
+    chose (``(1 - confidence) / 4`` each): what one event would show, for a
+    caller that ranks candidates one at a time.  This only ranks candidates;
+    the reported bound is always computed on held-out counts.
     """
     candidates, k0, len0, k1, len1 = calibration
     c0 = k0 * (n_test0 / len0)
     c1 = k1 * (n_test1 / len1)
-    m = len(candidates)
+    m = len(candidates) if shared else 1
     alpha = (1.0 - confidence) / (4.0 * (np.sqrt(m) if nested else m))
     return CalibrationRates(candidates, cp_lower(c0, n_test0, alpha), cp_upper(c0, n_test0, alpha),
                             cp_lower(c1, n_test1, alpha), cp_upper(c1, n_test1, alpha),

@@ -153,6 +153,8 @@ def auto_choices(kind: str, x: np.ndarray) -> tuple[str, ...]:
     Releases that repeat exactly (many draws share a value) get the
     likelihood-ratio outcome sets too, whatever their kind: a leak in *which*
     values occur (Mironov's floating-point attack) shows only there.
+    Rows (``x`` of two dimensions) never get the threshold, which scores one number per release: the audit's
+    calibration and the pair search's screening both read this one list.
 
     Examples
     --------
@@ -174,6 +176,8 @@ def auto_choices(kind: str, x: np.ndarray) -> tuple[str, ...]:
         names.append("innovation-sign-sum")
     if kind != "discrete" and repeats(x):
         names.append("likelihood-ratio")
+    if kind != "scalar" and x.ndim > 1:
+        names = [n for n in names if n != "threshold"]
     return tuple(names)
 
 
