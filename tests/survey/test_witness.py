@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
+from dpaudit.stats.verdict import Verdict
 from dpaudit.survey.witness import show_leak
 
 DATA = Path(__file__).parent / "data"
@@ -63,7 +64,7 @@ def test_witness_script_quotes_the_source_and_certifies(tmp_path):
     notes = [{"library": "toylib", "entries": ["mean_*"], "kind": "bug", "cause": "a tenth of the noise",
               "true_epsilon": "10", "docs": "the docstring claims epsilon-DP",
               "source": [{"object": "toylib.mean_buggy", "lines": ["10 * len(x)"]}]}]
-    quiet = {"verdict": "no violation found", "epsilon_lower_bound": 0.5}
+    quiet = {"verdict": str(Verdict.NO_VIOLATION), "epsilon_lower_bound": 0.5}
     clean = _row(version="later", ideal=quiet, implementation=quiet)
     written = writer.generate([_row(), _row(entry="mean"), clean], str(DATA / "catalogue.yaml"), notes, tmp_path)
     assert [p.name for p, _, _ in written] == ["toylib-local-mean_buggy.py", "toylib-local-mean.py"]
@@ -82,6 +83,6 @@ def test_witness_script_quotes_the_source_and_certifies(tmp_path):
 
 def test_later_versions_reads_the_rows():
     writer = _writer()
-    rows = [_row(version="1"), _row(version="2", ideal={"verdict": "no violation found", "epsilon_lower_bound": 0.4})]
+    rows = [_row(version="1"), _row(version="2", ideal={"verdict": str(Verdict.NO_VIOLATION), "epsilon_lower_bound": 0.4})]
     assert writer.later_versions(rows, rows[0], ["1", "2"]).startswith("Later surveyed versions: 2: not flagged")
     assert writer.later_versions(rows, rows[1], ["1", "2"]) == "No later version of this entry was surveyed."
