@@ -7,8 +7,7 @@ computes (``AVG`` is a noisy ``SUM`` over a noisy ``COUNT``: two; ``PrivateReade
 many), for one row added or removed (OpenDP's symmetric distance, its ``max_contrib`` rows per individual).
 
 Many releases per query: every ``execute`` calibrates each column's noise anew (an OpenDP binary search over
-the Laplace scale, about a quarter of a second a column) before drawing, so one query per release would cost
-seconds.  The target instead puts ``batch`` copies of the dataset in one table, each copy its own group, and
+the Laplace scale) before drawing, which costs far more than the draw.  The target instead puts ``batch`` copies of the dataset in one table, each copy its own group, and
 asks ``SELECT g, <AGG>(x) FROM T.T GROUP BY g`` with ``censor_dims: False``: each group's answer is the same
 query on one copy (its own noise, drawn independently per row of the result by the same mechanism), so one
 calibration serves ``batch`` releases.  The noise comes from OpenDP's samplers, which take no seed: the target
