@@ -1,0 +1,62 @@
+"""Witness: diffprivlib 0.6.3, diffprivlib.tools.sum (survey entry tools.sum.offset-bounds[add-remove]).
+
+Claim: (1, 0)-DP under add-remove; parameters {"epsilon": 1.0, "bounds": [2, 3]}.
+Pair found: D = [2.0, 2.0, 2.0], D' = [2.0, 2.0].
+Survey verdicts: ideal violation (epsilon >= 5.153); implementation violation (epsilon >= 5.156, attack
+    threshold).
+Reproduce the row: dpaudit survey experiments/library_survey/catalogue.yaml --library diffprivlib==0.6.3 --entry
+    'tools.sum.offset-bounds[add-remove]' --seed 2026 --out survey-reproduce
+
+Kind: relation. Cause: The noisy sum is truncated to [lower * n, upper * n]: adding a record moves the range
+    itself, so some outputs are impossible without it. The calibration (sensitivity upper - lower, n public) is
+    replace-one's, where the survey finds it clean; count_nonzero calls sum with bounds (0, 1).
+True epsilon: infinite under add-remove; epsilon under replace-one
+
+Source lines responsible (diffprivlib 0.6.3, as installed):
+  diffprivlib/tools/utils.py (diffprivlib.tools.utils._sum, from line 715):
+    741: mech = mech(epsilon=epsilon, sensitivity=upper - lower, lower=lower * array.size, upper=upper * array.size,
+    743: output = mech.randomise(actual_sum)
+
+Docs: The docs state no neighbouring relation, so this is a relation the docs leave open, not a bug in the code.
+Later surveyed versions: 0.6.6: still flagged; ideal violation (5.15).
+
+Runs in the survey's environment of this version (~/.cache/dpaudit/envs/9f0d9f5ec87c2229):
+    python experiments/library_survey/witness.py --run 'diffprivlib-0.6.3-tools.sum.offset-bounds_add-remove.py'
+"""
+
+import random  # noqa: F401 - seeds the library's global generators where it draws from them
+import sys
+
+import numpy as np
+
+import dpaudit
+from dpaudit.survey.witness import draw, show_leak
+from dpaudit.survey.worker import build_target
+from diffprivlib.tools import sum as sum_
+
+D = [2.0, 2.0, 2.0]
+D_PRIME = [2.0, 2.0]
+
+
+def show_one(label, value):
+    v = np.asarray(value, dtype=float).ravel()
+    print(f"one call on {label}: {v.tolist()}  ({' '.join(float(x).hex() for x in v)})")
+
+
+# 1. The library called once on each side, as a user would.
+show_one('D ', sum_(np.asarray(D, dtype=float), epsilon=1.0, bounds=(2, 3), random_state=np.random.RandomState(0)))
+show_one("D'", sum_(np.asarray(D_PRIME, dtype=float), epsilon=1.0, bounds=(2, 3), random_state=np.random.RandomState(0)))
+
+# 2. The survey's release function (the same call, its randomness seeded from rng), many times per side.
+RELEASE = build_target({'function': 'diffprivlib.tools.sum', 'call': {'seed': 'random_state'}, 'params': {'epsilon': 1.0, 'bounds': [2, 3]}})
+rng = np.random.default_rng(2857401033)
+x0, x1 = draw(RELEASE, D, 20000, rng), draw(RELEASE, D_PRIME, 20000, rng)
+show_leak(x0, x1, None)
+
+# 3. The audit that certifies it (ideal: floating-point attacks off).
+report = dpaudit.audit(RELEASE, D, D_PRIME, epsilon=1.0, delta=0.0,
+                       max_samples=3000, confidence=0.99, seed=2857401033, ideal=True)
+print(f"audit: {report.verdict}; epsilon >= {report.epsilon_lower_bound:.3f} "
+      f"(claimed 1, confidence 0.99, "
+      f"{report.samples} releases per side)")
+sys.exit(0 if report.verdict == "violation" else 1)

@@ -1,0 +1,67 @@
+"""Witness: diffprivlib 0.6.6, diffprivlib.mechanisms.LaplaceFolded (survey entry mechanisms.LaplaceFolded).
+
+Claim: (1, 0)-DP under add-remove; parameters {"epsilon": 1.0, "delta": 0.0, "sensitivity": 1.0, "lower": 0.0,
+    "upper": 2.0}.
+Pair found: D = [1.0, 0.0], D' = [0.0].
+Survey verdicts: ideal no violation found (epsilon >= 0.331); implementation violation (epsilon >= 3.451, attack
+    float-lattice).
+Reproduce the row: dpaudit survey experiments/library_survey/catalogue.yaml --library diffprivlib==0.6.6 --entry
+    mechanisms.LaplaceFolded --seed 2026 --out survey-reproduce
+
+Kind: bug. Cause: value - scale * noise is rounded to a double whose possible values depend on value: some
+    releases on one dataset are impossible on its neighbour (Mironov 2012); truncating or folding afterwards
+    keeps them.
+True epsilon: infinite for the code (the mathematics is epsilon-DP)
+
+Source lines responsible (diffprivlib 0.6.6, as installed):
+  diffprivlib/mechanisms/laplace.py (diffprivlib.mechanisms.Laplace.randomise, from line 129):
+    149: return value - scale * standard_laplace
+  diffprivlib/mechanisms/laplace.py (diffprivlib.mechanisms.LaplaceFolded.randomise, from line 274):
+    278: noisy_value = super().randomise(value)
+    279: return self._fold(noisy_value)
+
+Docs: The Laplace docstring says its four-uniform sampler (Holohan and Braghin 2021) prevents reconstruction
+    attacks due to limited floating-point precision; it does not touch the rounding of value - noise, which is
+    what leaks. The Snapping mechanism's docstring documents the safe choice (clean in the survey).
+No later version of this entry was surveyed.
+
+Runs in the survey's environment of this version (~/.cache/dpaudit/envs/daff0819c67196df):
+    python experiments/library_survey/witness.py --run 'diffprivlib-0.6.6-mechanisms.LaplaceFolded.py'
+"""
+
+import random  # noqa: F401 - seeds the library's global generators where it draws from them
+import sys
+
+import numpy as np
+
+import dpaudit
+from dpaudit.survey.witness import draw, show_leak
+from dpaudit.survey.worker import build_target
+from diffprivlib.mechanisms import LaplaceFolded
+
+D = [1.0, 0.0]
+D_PRIME = [0.0]
+
+
+def show_one(label, value):
+    v = np.asarray(value, dtype=float).ravel()
+    print(f"one call on {label}: {v.tolist()}  ({' '.join(float(x).hex() for x in v)})")
+
+
+# 1. The library called once on each side, as a user would.
+show_one('D ', LaplaceFolded(epsilon=1.0, delta=0.0, sensitivity=1.0, lower=0.0, upper=2.0, random_state=np.random.RandomState(0)).randomise(float(np.sum(D))))
+show_one("D'", LaplaceFolded(epsilon=1.0, delta=0.0, sensitivity=1.0, lower=0.0, upper=2.0, random_state=np.random.RandomState(0)).randomise(float(np.sum(D_PRIME))))
+
+# 2. The survey's release function (the same call, its randomness seeded from rng), many times per side.
+RELEASE = build_target({'function': 'diffprivlib.mechanisms.LaplaceFolded', 'call': {'seed': 'random_state', 'method': 'randomise', 'statistic': 'sum'}, 'params': {'epsilon': 1.0, 'delta': 0.0, 'sensitivity': 1.0, 'lower': 0.0, 'upper': 2.0}})
+rng = np.random.default_rng(3124724104)
+x0, x1 = draw(RELEASE, D, 20000, rng), draw(RELEASE, D_PRIME, 20000, rng)
+show_leak(x0, x1, 'float-lattice')
+
+# 3. The audit that certifies it (the code as it runs).
+report = dpaudit.audit(RELEASE, D, D_PRIME, epsilon=1.0, delta=0.0,
+                       max_samples=3000, confidence=0.99, seed=3124724104, ideal=False)
+print(f"audit: {report.verdict}; epsilon >= {report.epsilon_lower_bound:.3f} "
+      f"(claimed 1, confidence 0.99, "
+      f"{report.samples} releases per side)")
+sys.exit(0 if report.verdict == "violation" else 1)

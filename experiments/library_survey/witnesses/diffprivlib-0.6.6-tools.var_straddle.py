@@ -1,0 +1,62 @@
+"""Witness: diffprivlib 0.6.6, diffprivlib.tools.var (survey entry tools.var[straddle]).
+
+Claim: (1, 0)-DP under replace-one; parameters {"epsilon": 1.0, "bounds": [-1, 1]}.
+Pair found: D = [-1.0, -1.0, -1.0], D' = [1.0, -1.0, -1.0].
+Survey verdicts: ideal no violation found (epsilon >= 0.400); implementation violation (epsilon >= 3.660, attack
+    float-lattice).
+Reproduce the row: dpaudit survey experiments/library_survey/catalogue.yaml --library diffprivlib==0.6.6 --entry
+    'tools.var[straddle]' --seed 2026 --out survey-reproduce
+
+Kind: bug. Cause: The variance's noise is added by LaplaceBoundedDomain in floating point: its float leak.
+True epsilon: infinite for the code
+
+Source lines responsible (diffprivlib 0.6.6, as installed):
+  diffprivlib/tools/utils.py (diffprivlib.tools.utils._var, from line 425):
+    450: dp_mech = LaplaceBoundedDomain(epsilon=epsilon, delta=0,
+    453: output = dp_mech.randomise(actual_var)
+  diffprivlib/mechanisms/laplace.py (diffprivlib.mechanisms.LaplaceBoundedDomain.randomise, from line 397):
+    415: noisy = value + self._scale * self._laplace_sampler(*np.array(unif).reshape(4, -1))
+
+Docs: As mechanisms.Laplace.
+No later version of this entry was surveyed.
+
+Runs in the survey's environment of this version (~/.cache/dpaudit/envs/daff0819c67196df):
+    python experiments/library_survey/witness.py --run 'diffprivlib-0.6.6-tools.var_straddle.py'
+"""
+
+import random  # noqa: F401 - seeds the library's global generators where it draws from them
+import sys
+
+import numpy as np
+
+import dpaudit
+from dpaudit.survey.witness import draw, show_leak
+from dpaudit.survey.worker import build_target
+from diffprivlib.tools import var
+
+D = [-1.0, -1.0, -1.0]
+D_PRIME = [1.0, -1.0, -1.0]
+
+
+def show_one(label, value):
+    v = np.asarray(value, dtype=float).ravel()
+    print(f"one call on {label}: {v.tolist()}  ({' '.join(float(x).hex() for x in v)})")
+
+
+# 1. The library called once on each side, as a user would.
+show_one('D ', var(np.asarray(D, dtype=float), epsilon=1.0, bounds=(-1, 1), random_state=np.random.RandomState(0)))
+show_one("D'", var(np.asarray(D_PRIME, dtype=float), epsilon=1.0, bounds=(-1, 1), random_state=np.random.RandomState(0)))
+
+# 2. The survey's release function (the same call, its randomness seeded from rng), many times per side.
+RELEASE = build_target({'function': 'diffprivlib.tools.var', 'call': {'seed': 'random_state'}, 'params': {'epsilon': 1.0, 'bounds': [-1, 1]}})
+rng = np.random.default_rng(3143740881)
+x0, x1 = draw(RELEASE, D, 20000, rng), draw(RELEASE, D_PRIME, 20000, rng)
+show_leak(x0, x1, 'float-lattice')
+
+# 3. The audit that certifies it (the code as it runs).
+report = dpaudit.audit(RELEASE, D, D_PRIME, epsilon=1.0, delta=0.0,
+                       max_samples=3000, confidence=0.99, seed=3143740881, ideal=False)
+print(f"audit: {report.verdict}; epsilon >= {report.epsilon_lower_bound:.3f} "
+      f"(claimed 1, confidence 0.99, "
+      f"{report.samples} releases per side)")
+sys.exit(0 if report.verdict == "violation" else 1)
