@@ -27,7 +27,7 @@ stopping rules.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -42,17 +42,24 @@ from ..params import AUDIT_OPTIONS, all_cores
 from ..sampling import DEFAULT_CHUNK_SIZE, Sampler, memory_limits, probe_releases, release_bytes
 from ..stats import DEFAULT_DELTAS, posterior_interval
 from ..stats.bayes import format_confidence, format_percent
-from ..stats.bounds import poisson_epsilon_bound, poisson_held_out_mean
-from ..stats.curves import CurveCertificate, CurveTest, curve_test
+from ..stats.bounds import EpsilonBound, poisson_held_out_mean
+from ..stats.certificate import (
+    POISSON_SHARE,  # noqa: F401  re-exported: the Poisson test's share lives with its certificate
+    Certificate,
+    CertificateResult,
+    ClopperPearson,
+    EventCounts,
+    GaussianDP,
+    certificate_for,
+    with_method,
+)
+from ..stats.curves import CurveCertificate, CurveTest
 from ..stats.estimators import (
-    ClopperPearsonEstimator,
-    GaussianDPEstimator,
-    make_estimator,
     profile_from_counts,
     roc_from_counts,
     roc_thresholds,
 )
-from ..stats.selection import calibration_counts, calibration_rates
+from ..stats.selection import ThresholdEvent, calibration_counts, calibration_rates
 from ..stats.sequential import SequentialBound
 from ..stats.verdict import verdict_of
 from . import sequential
@@ -85,9 +92,6 @@ TRUST_FROM = 8
 #: A score audit certifies the other tail's best event too when it is worth this share of the chosen event's on the
 #: selection split (measured in docs/decisions/event-selection.md).
 TAIL_RATIO = 0.9
-
-#: Share of a test's failure probability the Poisson certificate uses (see ``_certify``).
-POISSON_SHARE = 0.5
 
 _CAL, _TEST = (0,), (1,)  # seed phases of a fixed-size audit (fixed: a seed must keep giving the same report)
 
@@ -160,28 +164,29 @@ def _is_builtin(tgt) -> bool:
 
 
 # ----------------------------------------------------------------------------- calibration
-@dataclass
-class _Test:
-    """One distinguisher with the events chosen for it on calibration data."""
+@dataclass(frozen=True)
+class ChosenTest:
+    """One distinguisher with the events chosen for it on calibration data, and the certificate of its event."""
 
     name: str
     scorer: object
-    event: object  # the main (Clopper-Pearson) event
+    event: ThresholdEvent  # the claim's event: the one the report describes
     value: float  # its bound on the selection counts (nested intervals), to compare distinguishers
-    #: None: the event is certified by two Clopper-Pearson intervals; "event" or
-    #: "complement": by the Poisson conditional test of that one of the two
-    #: inequalities the intervals cover, on Poisson-sized held-out sets.
-    poisson: str | None = None
-    gdp_event: object = None
-    profile_events: list = field(default_factory=list)
-    roc_events: list = field(default_factory=list)
+    #: The certificate of the event: the audit's, or the variant it asked for on calibration data (the Poisson
+    #: conditional test of one of the event's two inequalities, on Poisson-sized held-out sets).
+    certificate: Certificate
+    #: The event the certificate reads: ``event``, unless the certificate chooses its own (GDP's).
+    certified_event: ThresholdEvent
+    gdp_event: ThresholdEvent | None = None
+    profile_events: tuple = ()
+    roc_events: tuple = ()
     #: The other tail's best event, certified beside ``event`` at half the failure probability each
     #: (:meth:`~dpaudit.stats.curves.CurveCertificate.choose_other_tail`); None: ``event`` alone.
-    alt_event: object = None
+    alt_event: ThresholdEvent | None = None
 
     def events(self):
-        return [e for e in (self.event, self.alt_event, self.gdp_event, *self.profile_events, *self.roc_events)
-                if e is not None]
+        return [e for e in (self.event, self.alt_event, self.certified_event, self.gdp_event, *self.profile_events,
+                            *self.roc_events) if e is not None]
 
 
 #: Rough relative cost of fitting each distinguisher on wide vectors (measured at 50,000 releases of
@@ -191,7 +196,8 @@ FIT_COST = {"mixed": 5, "binned-logistic": 4, "pattern-cells": 4, "cell-values":
 
 
 def choose_test(names, pool, *, cert=None, delta=None, confidence, full: bool, n_test: int = 0,
-                poisson: bool = True, threads: int = 1, tails: bool = False) -> _Test | None:
+                poisson: bool = True, threads: int = 1, tails: bool = False,
+                certificate: Certificate | None = None) -> ChosenTest | None:
     """Fit each named distinguisher on the pool's first half, choose its event on the second, keep the best.
 
     Candidates are ranked by the bound their selection counts certify, with
@@ -215,8 +221,11 @@ def choose_test(names, pool, *, cert=None, delta=None, confidence, full: bool, n
     candidate's fit is deterministic and the best is taken in ``names`` order, so the choice
     depends on neither.  ``tails=True`` (one fixed-size round, no Poisson certificate: the score
     audit) also keeps the other tail's best event when it is worth :data:`TAIL_RATIO` of the
-    chosen one's (``alt_event``; :func:`certify_round` certifies both).
+    chosen one's (``alt_event``; :func:`certify_round` certifies both).  ``certificate`` certifies the
+    event (default Clopper-Pearson); it may ask for a variant for the event (:meth:`Certificate.poisson_variant`)
+    or choose its own event (:meth:`Certificate.choose_event`).
     """
+    certificate = ClopperPearson() if certificate is None else certificate
     if cert is None:
         from ..claims import PointClaim
 
@@ -229,38 +238,40 @@ def choose_test(names, pool, *, cert=None, delta=None, confidence, full: bool, n
         cal = calibration_counts(s0, s1)
         rates = calibration_rates(cal, n_test0=len(s0), n_test1=len(s1), confidence=confidence, nested=True)
         event = cert.choose(rates)
-        return _Test(name, scorer, event, cert.value(rates, event)), rates, cal, s1
+        return name, scorer, event, cert.value(rates, event), rates, cal, s1
 
     results = _fit_in_threads(candidate, names, threads) if threads > 1 and len(names) > 1 else map(candidate, names)
     best = None
     for result in results:
-        if best is None or result[0].value > best[0].value:
+        if best is None or result[3] > best[3]:
             best = result
     if best is None:
         return None
-    test, rates, cal, s1 = best
+    name, scorer, event, value, rates, cal, s1 = best
     n_sel0, n_sel1 = cal[2], cal[4]
     if n_test >= TRUST_FROM * n_sel0:
         trusted = calibration_rates(cal, n_test0=SELECTION_TRUST * n_sel0, n_test1=SELECTION_TRUST * n_sel1,
                                     confidence=confidence, nested=True)
-        test.event = cert.choose(trusted)
-        test.value = cert.value(rates, test.event)
+        event = cert.choose(trusted)
+        value = cert.value(rates, event)
+    chosen = certificate
     if poisson and cert.pure:
-        # The Poisson certificate for the chosen event, when it would certify more: one
-        # exact test of the ratio in place of two intervals (see _certify).  Distinguishers
-        # are ranked by the intervals' value: the Poisson test's smaller penalty on rare
-        # events let calibration noise pick the distinguisher (binned-logistic over mixed
-        # on NoisyHist1 at 10^7: 0.0944 where mixed certifies 0.0983).
-        inequality, p_value = rates.poisson_value(test.event)
-        if p_value > test.value:
-            test.poisson = inequality
-    if tails and test.poisson is None:
-        test.alt_event = cert.choose_other_tail(rates, test.event, ratio=TAIL_RATIO)
+        # The certificate's variant for the chosen event (the Poisson test: one exact test of the ratio in
+        # place of two intervals), when it would certify more.  Distinguishers are ranked by the intervals'
+        # value: the Poisson test's smaller penalty on rare events let calibration noise pick the
+        # distinguisher (docs/decisions/event-selection.md).
+        inequality, p_value = rates.poisson_value(event)
+        variant = certificate.poisson_variant(inequality)
+        if variant is not None and p_value > value:
+            chosen = variant
+    alt = cert.choose_other_tail(rates, event, ratio=TAIL_RATIO) if tails and chosen is certificate else None
+    extras = {}
     if full:
-        test.gdp_event = rates.choose(gdp=True)
-        test.profile_events = [rates.choose(delta=d) for d in DEFAULT_DELTAS]
-        test.roc_events = roc_thresholds(s1, reverse=test.event.reverse)
-    return test
+        extras = dict(gdp_event=rates.choose(gdp=True),
+                      profile_events=tuple(rates.choose(delta=d) for d in DEFAULT_DELTAS),
+                      roc_events=tuple(roc_thresholds(s1, reverse=event.reverse)))
+    own = chosen.choose_event(rates)
+    return ChosenTest(name, scorer, event, value, chosen, event if own is None else own, alt_event=alt, **extras)
 
 
 def _fit_in_threads(candidate, names, threads: int) -> list:
@@ -309,37 +320,51 @@ def _selection_scores(name, pool, fit, sel):
     return scorer, s0, s1
 
 
-@dataclass
-class _Round:
-    """What one round certified."""
+@dataclass(frozen=True)
+class CertifiedRound:
+    """What one round certified: the audit's certificate's result on the distribution test (and on the float
+    test), with the extras the report shows beside it (the main event's counts, GDP mu, profile, ROC)."""
 
     index: int
     samples: int  # cumulative releases per side after this round
     n_calibration: int  # calibration pool size used
     n_test: int
     confidence: float
-    test: _Test
-    main: object  # EpsilonBound
+    test: ChosenTest
+    result: CertificateResult  # the verdict, the bound and the ceiling of the distribution test
+    main: EpsilonBound  # the main event's counts and intervals, as the report describes them
+    tracked: EpsilonBound  # the main event's interval bound on all held-out counts (for the stopping rules)
     gdp: object  # GDPResult
-    profile: list
+    profile: tuple
     roc: tuple
-    float_test: _Test | None
-    float_bound: object | None
-    headline: float  # the bound the estimator reports for this round
-    counts: list  # held-out counts, kept to add the next round's when the events stay
-    tracked: object  # the main event's interval bound on all held-out counts (for the stopping rules)
-    poisson_counts: list | None = None  # counts on the Poisson-sized held-out sets, when a test uses them
-    #: The distribution test and the float test against the whole claim (a point claim: at its delta).
-    curve: CurveTest | None = None
-    float_curve: CurveTest | None = None
-    #: The most this round's held-out sizes could certify with the audit's estimator (set by certify_round).
-    ceiling: float = 0.0
+    counts: tuple  # held-out counts, kept to add the next round's when the events stay
+    poisson_counts: tuple | None = None  # counts on the Poisson-sized held-out sets, when a test uses them
+    float_test: ChosenTest | None = None
+    float_result: CertificateResult | None = None
+    float_bound: EpsilonBound | None = None
+
+    @property
+    def curve(self) -> CurveTest:
+        """The distribution test's certified region against the whole claim (a point claim: at its delta)."""
+        return self.result.region
+
+    @property
+    def float_curve(self) -> CurveTest | None:
+        return None if self.float_result is None else self.float_result.region
+
+    @property
+    def ceiling(self) -> float:
+        """The most this round's held-out sizes could certify with the audit's certificate."""
+        return self.result.ceiling
+
+    def results(self) -> list[CertificateResult]:
+        return [r for r in (self.result, self.float_result) if r is not None]
 
     def tests(self) -> list[CurveTest]:
-        return [t for t in (self.curve, self.float_curve) if t is not None]
+        return [r.region for r in self.results()]
 
     def violation(self) -> bool:
-        return any(t.violation for t in self.tests())
+        return any(r.violation for r in self.results())
 
     def bound_against(self, epsilon: float, delta: float | None = None) -> float:
         """The round's certified result as one bound against a claim of ``epsilon``: above it exactly on a violation.
@@ -349,7 +374,7 @@ class _Round:
         tracker's ``delta`` (or, without it, ``epsilon`` times the closest approach; see
         :meth:`~dpaudit.stats.curves.CurveTest.as_bound_against`).
         """
-        return max(t.as_bound_against(epsilon, delta) for t in self.tests())
+        return max(r.as_bound_against(epsilon, delta) for r in self.results())
 
 
 def _halves(pool):
@@ -365,7 +390,7 @@ _QUIET_FLOATS = {"over": "ignore", "invalid": "ignore", "divide": "ignore", "und
 
 
 @np.errstate(**_QUIET_FLOATS)
-def _calibrate(pool, *, attack, ideal, kind, cert, confidence, n_test=0, threads=1):
+def _calibrate(pool, *, attack, ideal, kind, cert, confidence, n_test=0, threads=1, certificate=None):
     """Fit and choose on the calibration pool: the distribution test and, when it adds something, a float test."""
     fit, _ = _halves(pool)
     if attack == "auto":
@@ -375,9 +400,11 @@ def _calibrate(pool, *, attack, ideal, kind, cert, confidence, n_test=0, threads
     else:
         names = (attack,)
     fnames = () if (ideal or attack != "auto") else float_choices(fit[0], fit[1])
-    test = choose_test(names, pool, cert=cert, confidence=confidence, full=True, n_test=n_test, threads=threads)
+    certificate = ClopperPearson() if certificate is None else certificate
+    test = choose_test(names, pool, cert=cert, confidence=confidence, full=True, n_test=n_test, threads=threads,
+                       certificate=certificate)
     float_test = choose_test(fnames, pool, cert=cert, confidence=confidence, full=False, n_test=n_test,
-                             threads=threads)
+                             threads=threads, certificate=certificate.float_certificate)
     if float_test is not None and float_test.value <= test.value:
         # The float family adds nothing the distribution attack does not show:
         # do not spend failure probability on it.
@@ -407,15 +434,15 @@ def _poisson_sizes(entropy: int, test_phase: tuple, n_test: int) -> tuple[int, i
 def _count(sampler, tests, *, n_test, test_phase, entropy, previous=None, previous_poisson=None):
     """Held-out counts of every event of ``tests`` (added to ``previous`` counts of the same events).
 
-    When a test is certified by the Poisson test, its events are also counted
-    on Poisson-sized prefixes of the held-out releases (the second item,
-    else None); sums of independent Poisson counts are Poisson, so those add
-    up over rounds too.
+    When a test's certificate reads Poisson-sized held-out sets, its events are
+    also counted on Poisson-sized prefixes of the held-out releases (the second
+    item, else None); sums of independent Poisson counts are Poisson, so those
+    add up over rounds too.
     """
     scorers = [t.scorer for t in tests]
     thresholds = [[e.threshold for e in t.events()] for t in tests]
     extra = 0
-    if any(t.poisson is not None for t in tests):
+    if any(t.certificate.poisson_sized for t in tests):
         sizes = _poisson_sizes(entropy, test_phase, n_test)
         extra = max(0, max(sizes) - n_test)  # a Poisson size above n_test (probability ~3e-5) draws more
         counts, pcounts = sampler.count(test_phase, n_test, scorers, thresholds, prefix=sizes)
@@ -425,80 +452,86 @@ def _count(sampler, tests, *, n_test, test_phase, entropy, previous=None, previo
         counts, pcounts = sampler.count(test_phase, n_test, scorers, thresholds), None
     if previous is not None:
         counts = [a + b for a, b in zip(previous, counts)]
-    return counts, pcounts, extra
+    return tuple(counts), (None if pcounts is None else tuple(pcounts)), extra
 
 
-def _certify(test, counts, pcounts, *, delta, confidence):
-    """The test's certified bound: two intervals on all held-out counts, or the Poisson test on its prefixes."""
-    if test.poisson is None:
-        return ClopperPearsonEstimator().bound(counts, test.event, delta=delta, confidence=confidence)
-    tp, fp = pcounts.hits(test.event)
-    details = {"certificate": "poisson-conditional"}
-    # Half the failure probability, the share of each interval it replaces.  The test is
-    # exact: at full share an event whose ratio is exactly e^epsilon (every tail event of
-    # Laplace, randomized response's outcomes) exceeds a correct claim in 5.0% of audits
-    # (19 of 400 seeded ideal audits of a float Laplace), which a 5%-over-200-seeds
-    # soundness check cannot tell from a broken method; at half it is 2.5% (the two
-    # intervals: about 1%), and it still loses about 30% less than the intervals on rare events.
-    confidence = 1.0 - (1.0 - confidence) * POISSON_SHARE
-    if pcounts.n0 == 0 or pcounts.n1 == 0:  # an empty Poisson draw (probability e^-lambda) certifies nothing
-        return poisson_epsilon_bound(0, 1, 0, 1, inequality=test.poisson, confidence=confidence, details=details)
-    return poisson_epsilon_bound(tp, pcounts.n0 - tp, fp, pcounts.n1 - fp, inequality=test.poisson,
-                                 confidence=confidence, details=details)
+def _certify(test, counts, pcounts, claim, *, delta, confidence) -> tuple[CertificateResult, EpsilonBound]:
+    """(the test's certificate's result on its event, the event's description for the report)."""
+    held_out = pcounts if test.certificate.poisson_sized else counts
+    result = test.certificate.certify(EventCounts.at(held_out, test.certified_event), claim, confidence=confidence,
+                                      delta=delta)
+    return result, _described(result, counts, test.event, delta=delta, confidence=confidence)
+
+
+def _described(result, counts, event, *, delta, confidence) -> EpsilonBound:
+    """The report's description of ``event``: the result's own point bound, else the event's interval bound
+    relabelled with the result's method and point results (a certificate with no intervals of its own)."""
+    if result.bound is not None:
+        return result.bound
+    return with_method(ClopperPearson().bound(counts, event, delta=delta, confidence=confidence), result)
 
 
 def certify_round(r, samples, n_calibration, test, float_test, counts, pcounts, *, delta, confidence,
-                  estimator, cert) -> "_Round":
-    """Round ``r``'s certified results from its held-out counts: the estimator's bound, the GDP mu, the
-    profile, the ROC and the claim's curve test, all at ``confidence`` (shared with a float test)."""
+                  estimator=None, cert) -> CertifiedRound:
+    """Round ``r``'s results from its held-out counts: each test's certificate's result on its event, all at
+    ``confidence`` (shared with a float test), and the extras the report shows (GDP mu, profile, ROC)."""
     # Two held-out tests share the failure probability; one keeps all of it.
     conf = 1.0 - (1.0 - confidence) / (2 if float_test is not None else 1)
+    claim = cert.claim
     # The stopping rules follow the event's interval bound on all held-out counts (it covers the
     # inequality a Poisson test certifies, so the two move together).
-    tracked = ClopperPearsonEstimator().bound(counts[0], test.event, delta=delta, confidence=conf)
     if test.alt_event is not None:
-        test, tracked = _better_tail(test, counts[0], cert, delta=delta, confidence=conf)
-    main = tracked if test.poisson is None else _certify(test, counts[0], pcounts[0], delta=delta, confidence=conf)
-    gdp = GaussianDPEstimator().bound(counts[0], test.gdp_event, delta=delta, confidence=conf)
-    profile = profile_from_counts(counts[0], test.profile_events, DEFAULT_DELTAS, confidence=conf)
-    roc = roc_from_counts(counts[0], test.roc_events)
-    float_bound = None
+        test, tracked, result = _better_tail(test, counts[0], claim, delta=delta, confidence=conf)
+        main = result.bound if result.bound is not None else with_method(tracked, result)
+    else:
+        tracked = ClopperPearson().bound(counts[0], test.event, delta=delta, confidence=conf)
+        result, main = _certify(test, counts[0], pcounts[0] if pcounts else None, claim, delta=delta,
+                                confidence=conf)
+    float_result = float_bound = None
     if float_test is not None:
-        float_bound = _certify(float_test, counts[1], pcounts[1] if pcounts else None, delta=delta,
-                               confidence=conf)
-    results = {ClopperPearsonEstimator.name: main, GaussianDPEstimator.name: gdp}
-    headline, ceiling = estimator.headline(results), estimator.headline_ceiling(results)
-    # The claim's certificate tests each bound against the whole claimed curve (at once: one event's two
-    # intervals bound its epsilon at every delta); a point-only estimator's headline holds at ``delta`` only.
-    curve = curve_test(cert.claim, deltas=[delta], epsilon_lower_bounds=[headline], confidence=conf) \
-        if estimator.point_only else cert.test(main)
-    float_curve = cert.test(float_bound) if float_bound is not None else None
-    return _Round(r, samples, n_calibration, counts[0].n0, conf, test, main, gdp, profile, roc, float_test,
-                  float_bound, headline, counts, tracked, pcounts, curve, float_curve, ceiling)
+        float_result, float_bound = _certify(float_test, counts[1], pcounts[1] if pcounts else None, claim,
+                                             delta=delta, confidence=conf)
+    return CertifiedRound(
+        index=r, samples=samples, n_calibration=n_calibration, n_test=counts[0].n0, confidence=conf, test=test,
+        result=result, main=main, tracked=tracked,
+        gdp=GaussianDP().bound(counts[0], test.gdp_event, delta=delta, confidence=conf),
+        profile=tuple(profile_from_counts(counts[0], test.profile_events, DEFAULT_DELTAS, confidence=conf)),
+        roc=roc_from_counts(counts[0], test.roc_events), counts=tuple(counts),
+        poisson_counts=None if pcounts is None else tuple(pcounts), float_test=float_test,
+        float_result=float_result, float_bound=float_bound)
 
 
-def _better_tail(test, counts, cert, *, delta, confidence):
-    """(the test with the better of its two events as ``event``, that event's bound): each event certified at
-    half the failure probability, so both bounds hold at once and the better (against the claim) may be kept."""
+def _better_tail(test, counts, claim, *, delta, confidence):
+    """(the test with the better of its two events as ``event``, that event's interval bound, its certificate's
+    result): each event certified at half the failure probability, so both hold at once and the better
+    (against the claim) may be kept.  A certificate that reads its own event (GDP) leaves the choice to the
+    intervals and certifies its event at the full share."""
     each = 1.0 - (1.0 - confidence) / 2
-    bounds = [ClopperPearsonEstimator().bound(counts, e, delta=delta, confidence=each)
-              for e in (test.event, test.alt_event)]
+    ranker = test.certificate if test.certified_event == test.event else ClopperPearson()
+    events = (test.event, test.alt_event)
+    results = [ranker.certify(EventCounts.at(counts, e), claim, confidence=each, delta=delta) for e in events]
     # Ranked as the rounds are (_retarget): by the margin over the claim, else by the share of it certified.
-    keep = max((0, 1), key=lambda i: (cert.test(bounds[i]).as_bound_against(1.0), -i))
-    return replace(test, event=(test.event, test.alt_event)[keep]), bounds[keep]
+    keep = max((0, 1), key=lambda i: (results[i].as_bound_against(1.0), -i))
+    test = replace(test, event=events[keep], certified_event=events[keep]
+                   if test.certified_event == test.event else test.certified_event)
+    tracked = ClopperPearson().bound(counts, events[keep], delta=delta, confidence=each)
+    if ranker is not test.certificate:
+        return test, tracked, test.certificate.certify(EventCounts.at(counts, test.certified_event), claim,
+                                                        confidence=confidence, delta=delta)
+    return test, tracked, results[keep]
 
 
 def resolve_claim(claim, epsilon, delta, estimator):
-    """(claim, its certificate, the estimator) from an entry point's keywords, checked against each other."""
+    """(claim, its certificate of curves, the audit's certificate) from an entry point's keywords, checked."""
     from ..claims import as_claim
 
     claim = as_claim(claim, epsilon=epsilon, delta=delta)
-    est = make_estimator(estimator)
-    est.check(delta=claim.finite_point[1], claim=claim)
-    return claim, CurveCertificate(claim), est
+    certificate = certificate_for(estimator)
+    certificate.check(claim)
+    return claim, CurveCertificate(claim), certificate
 
 
-def _retarget(rd: _Round, epsilon: float, delta: float) -> tuple[float, float]:
+def _retarget(rd: CertifiedRound, epsilon: float, delta: float) -> tuple[float, float]:
     """The reported point of the round's decisive test, when its claimed epsilon is finite."""
     t = max(rd.tests(), key=lambda t: t.as_bound_against(epsilon))
     if np.isfinite(t.claimed_epsilon):
@@ -753,7 +786,7 @@ def _anytime(tgt, pair, probe, claim, claim_given, est, samples, *, confidence, 
         raise ParameterValueError("stopping: an anytime audit (--stopping anytime) takes no samples; give "
                                   "max_samples (and time_budget) instead")
 
-    if est.name != "clopper-pearson":
+    if type(est) is not ClopperPearson:  # e-processes certify it: no certificate of counts to choose
         raise ParameterValueError(f"estimator: an anytime audit is certified by e-processes; got {est.name!r} "
                                   "(leave estimator out, or use stopping='planned')")
     vectorised = bool(getattr(tgt, "vectorised", False))
@@ -834,7 +867,7 @@ class _Run:
         self.pool: list = [None, None]
         self.kind = None
         self.test = self.float_test = None
-        self.rounds: list[_Round] = []
+        self.rounds: list[CertifiedRound] = []
         self.updates: list[dict] = []  # each round's counts for the tracker, replayed when its point moves
         self.drawn = 0
 
@@ -883,7 +916,7 @@ class _Run:
                 self.reason = stop
                 return
 
-    def _round(self, r, step) -> tuple["_Round", bool]:
+    def _round(self, r, step) -> tuple[CertifiedRound, bool]:
         previous = previous_poisson = None
         if step.n_calibration or not self.rounds:
             x0, x1 = self.sampler.draw(step.cal_phase, step.n_calibration)
@@ -892,7 +925,8 @@ class _Run:
                 self.kind = output_kind(np.concatenate([self.pool[0][:10_000], self.pool[1][:10_000]]))
             self.test, self.float_test = _calibrate(self.pool, attack=self.attack, ideal=self.ideal, kind=self.kind,
                                                     cert=self.cert, confidence=self.confidence,
-                                                    n_test=_held_out_total(self.plan, r), threads=self.threads)
+                                                    n_test=_held_out_total(self.plan, r), threads=self.threads,
+                                                    certificate=self.est)
         else:
             # No new calibration data: the events stay, so their held-out counts add up.
             previous, previous_poisson = self.rounds[-1].counts, self.rounds[-1].poisson_counts
@@ -900,8 +934,8 @@ class _Run:
         counts, pcounts, extra = _count(self.sampler, tests, n_test=step.n_test, test_phase=step.test_phase,
                                         entropy=self.entropy, previous=previous, previous_poisson=previous_poisson)
         self.drawn += step.n_calibration + step.n_test + extra
-        rd = certify_round(r, self.drawn, len(self.pool[0]), self.test, self.float_test, counts, pcounts, delta=self.delta,
-                     confidence=self.confidence, estimator=self.est, cert=self.cert)
+        rd = certify_round(r, self.drawn, len(self.pool[0]), self.test, self.float_test, counts, pcounts,
+                           delta=self.delta, confidence=self.confidence, cert=self.cert)
         return rd, previous is not None
 
     def _track(self, r, step, rd, same_event, *, round_seconds) -> str | None:

@@ -27,6 +27,7 @@ from .._rng import as_seed_sequence, seed_entropy
 from ..datasets import load_scores
 from ..exceptions import ParameterValueError
 from ..params import SCORES_OPTIONS
+from ..stats.certificate import ClopperPearson, certificate_for
 from ..stats.estimators import HeldOutCounts
 from ..stats.score_metrics import score_metrics
 from .pipeline import build_report, certify_round, choose_test, resolve_claim
@@ -114,11 +115,11 @@ def audit_scores(in_scores, out_scores=None, *, epsilon=None, delta=0.0, claim=N
     sel_out, held_out = split_scores_at_random(s_out, fraction, rng)
     # The held-out sets have the sizes they were given, not Poisson sizes: no Poisson certificate.
     test = choose_test(("threshold",), (sel_in, sel_out), cert=cert, confidence=confidence, full=True, poisson=False,
-                       tails=True)
+                       tails=True, certificate=est)
     thresholds = [e.threshold for e in test.events()]
     counts = [HeldOutCounts.from_scores(thresholds, test.scorer.score(held_in), test.scorer.score(held_out))]
     rd = certify_round(0, len(s_in), len(sel_in), test, None, counts, None, delta=delta, confidence=confidence,
-                       estimator=est, cert=cert)
+                       cert=cert)
     source = SimpleNamespace(name="scores", seeded=True)
     report = build_report(source, [rd], "scalar", (), reason="fixed", attack="threshold", ideal=True, est=est,
                           epsilon=epsilon, claim=_spec(claim_given, claim), confidence=confidence, entropy=entropy,
@@ -140,7 +141,7 @@ def _anytime_scores(in_scores, out_scores, *, epsilon, delta, claim, confidence,
     """``audit_scores`` as a stream (:func:`~dpaudit.auditor.anytime_scores.audit_score_stream`)."""
     from .anytime_scores import audit_score_stream
 
-    if estimator != "clopper-pearson":
+    if type(certificate_for(estimator)) is not ClopperPearson:  # e-processes certify it: no certificate to choose
         raise ParameterValueError(f"estimator: an anytime score audit is certified by e-processes; got {estimator!r}")
     claim_given = claim
     claim, _, _ = resolve_claim(claim, epsilon, delta, "clopper-pearson")
