@@ -432,8 +432,10 @@ def registered_certificates() -> dict[str, Certificate]:
     return dict(CERTIFICATES)
 
 
-def certificate_for(spec) -> Certificate:
+def certificate_for(spec, *, name: str = "estimator") -> Certificate:
     """The certificate ``spec`` names: an instance, a subclass, a registered name or ``"module:attr"``.
+
+    ``name`` is the option the messages name (a flag, a YAML key).
 
     >>> certificate_for("clopper-pearson").name, certificate_for(GaussianDP).name
     ('clopper-pearson', 'gdp')
@@ -447,27 +449,27 @@ def certificate_for(spec) -> Certificate:
     if isinstance(spec, type) and issubclass(spec, Certificate):
         return spec()
     if not isinstance(spec, str):
-        raise ParameterTypeError(f"estimator must be a name, 'module:attr' or a Certificate; got {spec!r}")
+        raise ParameterTypeError(f"{name} must be a name, 'module:attr' or a Certificate; got {spec!r}")
     if spec in CERTIFICATES:
         return CERTIFICATES[spec]
     if ":" not in spec:
-        raise ParameterValueError(f"estimator must be one of {sorted(CERTIFICATES)} or 'module:attr'; got {spec!r}")
-    return certificate_for(_imported(spec))
+        raise ParameterValueError(f"{name} must be one of {sorted(CERTIFICATES)} or 'module:attr'; got {spec!r}")
+    return certificate_for(_imported(spec, name))
 
 
-def _imported(spec: str):
+def _imported(spec: str, name: str):
     """The object ``"module:attr"`` names (the attribute may be dotted), as a Certificate class or instance."""
     module_name, _, attr = spec.rpartition(":")
     try:
         obj = importlib.import_module(module_name)
     except ImportError as exc:
-        raise ParameterValueError(f"estimator {spec!r}: cannot import module {module_name!r}: {exc}") from None
+        raise ParameterValueError(f"{name} {spec!r}: cannot import module {module_name!r}: {exc}") from None
     for part in attr.split("."):
         if not hasattr(obj, part):
-            raise ParameterValueError(f"estimator {spec!r}: module {module_name!r} has no attribute {attr!r}")
+            raise ParameterValueError(f"{name} {spec!r}: module {module_name!r} has no attribute {attr!r}")
         obj = getattr(obj, part)
     if not (isinstance(obj, Certificate) or (isinstance(obj, type) and issubclass(obj, Certificate))):
-        raise ParameterValueError(f"estimator {spec!r}: {attr!r} is not a Certificate (it is a "
+        raise ParameterValueError(f"{name} {spec!r}: {attr!r} is not a Certificate (it is a "
                                   f"{type(obj).__name__})")
     return obj
 
