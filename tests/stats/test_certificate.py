@@ -156,3 +156,20 @@ def test_clopper_pearson_is_sound_on_a_point_claim_over_seeds():
                                      confidence=0.95)
         alarms += r.violation
     assert alarms < 12
+
+
+def test_the_one_run_certificate_reports_the_test_closest_to_the_claim():
+    from dpaudit.stats.one_run import one_run_epsilon_bound
+    from dpaudit.stats.one_run_certificate import GuessCounts, OneRun
+
+    ev = GuessCounts(1000, ((1000, 700), (500, 480), (100, 100)))
+    r = OneRun().certify(ev, parse_claim("eps:1"), confidence=0.95)
+    level = 1 - 0.05 / 3  # Bonferroni over the three numbers of guesses
+    bounds = {k: one_run_epsilon_bound(1000, k, v, confidence=level) for k, v in ev.counts}
+    assert r.epsilon_lower_bound == max(bounds.values()) and r.violation
+    assert r.details["guesses"] == max(bounds, key=bounds.get) and r.method == "steinke-nasr-jagielski"
+    assert r.ceiling >= r.epsilon_lower_bound
+    none = OneRun().certify(ev, parse_claim("eps:8"), confidence=0.95)
+    assert not none.violation and none.epsilon_lower_bound == max(bounds.values())
+    with pytest.raises(ParameterValueError, match="guess counts"):
+        GuessCounts(10, ((5, 6),))
