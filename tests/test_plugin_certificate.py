@@ -57,8 +57,8 @@ def _registered():
     register_certificate(Hoeffding)
     register_claim_kind("step", lambda body, *, spec: StepClaim(float(body), spec=spec))
     yield
-    CERTIFICATES.pop(Hoeffding.name)
-    CLAIM_PARSERS.pop("step")
+    CERTIFICATES.pop(Hoeffding.name, None)
+    CLAIM_PARSERS.pop("step", None)
 
 # The built-in Laplace mechanism with its own pair: epsilon 1.  Fixed size, ideal: one round whose events do
 # not depend on the certificate or on the claimed epsilon, so two runs of one seed compare count for count.
@@ -155,3 +155,28 @@ def test_a_yaml_experiment_reads_the_new_claim_kind(tmp_path):
     result = _yaml_run(tmp_path, {"samples": 200_000, "claim": "step:0.6"}, {"name": "hoeffding-test"})
     assert result["claim"] == "step:0.6" and result["verdict"] == "violation"
     assert result["estimator"] == "hoeffding-test"
+
+
+def test_the_certificates_guide_runs(monkeypatch):
+    # docs/certificates.md defines and registers its own Hoeffding and step claim; each block runs as a module
+    # (a dataclass needs one), and what it registers is removed after.
+    import re
+    import sys
+    import types
+    from pathlib import Path
+
+    from dpaudit.claims import CLAIM_PARSERS
+    from dpaudit.stats.certificate import CERTIFICATES
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "certificates.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"^```python\n(.*?)^```", text, re.S | re.M)
+    assert len(blocks) == 2
+    try:
+        for i, code in enumerate(blocks):
+            module = types.ModuleType(f"docs_certificates_{i}")
+            monkeypatch.setitem(sys.modules, module.__name__, module)
+            exec(compile(code, f"docs/certificates.md block {i}", "exec"), module.__dict__)
+        assert module.parse_claim("step:0.6").epsilon(1e-3) == 0.3
+    finally:
+        CERTIFICATES.pop("hoeffding", None)
+        CLAIM_PARSERS.pop("step", None)
