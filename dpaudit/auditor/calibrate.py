@@ -59,8 +59,8 @@ class ChosenTest:
                             *self.roc_events) if e is not None]
 
 
-#: Rough relative cost of fitting each distinguisher on wide vectors (measured at 50,000 releases of
-#: 200 bits): the candidate pool starts the costliest first.  Only the order of work depends on it.
+#: Rough relative cost of fitting each distinguisher on wide vectors (docs/decisions/calibration-cost.md):
+#: the candidate pool starts the costliest first.  Only the order of work depends on it.
 FIT_COST = {"mixed": 5, "binned-logistic": 4, "pattern-cells": 4, "cell-values": 4, "density-ratio-sum": 3,
             "likelihood-ratio": 3, "naive-bayes": 2, "innovation-sign-sum": 2, "coordinate": 1, "sign-sum": 1}
 
@@ -148,10 +148,9 @@ def _fit_in_threads(candidate, names, threads: int) -> list:
     """``[candidate(n) for n in names]``, ``threads`` at a time, the costliest first (:data:`FIT_COST`).
 
     The costliest start first, so that two long fits do not end the pool together; each thread's BLAS keeps to
-    one core: two threads each running BLAS on both cores fought over them
-    (docs/decisions/calibration-cost.md).  On Ctrl-C the fits not started are dropped and the running ones
-    not awaited, so that the finished rounds are reported at once, as with one thread (waiting for every
-    fit took 9 s at 2,000 coordinates, long enough for a second Ctrl-C, which loses the report).
+    one core, so that threads do not fight over the cores (docs/decisions/calibration-cost.md).  On Ctrl-C the
+    fits not started are dropped and the running ones not awaited, so that the finished rounds are reported at
+    once, as with one thread, before a second Ctrl-C could lose the report.
     """
     from concurrent.futures import ThreadPoolExecutor
 

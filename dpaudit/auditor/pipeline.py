@@ -107,7 +107,7 @@ def replaced_record_note(claim, dataset, neighbor) -> str | None:
     """A note when ``claim`` is a curve accounted for add/remove neighbours (DP-SGD's, a ``DpEvent``'s) and the pair
     replaces one record: replacing is removing one record and adding another, so the pair may rightly show more
     than the curve allows (twice the sensitivity, for opposing gradients) and a "violation" is no evidence against
-    the accountant.  Once said nowhere: a correct DP-SGD audited on such a pair was called a violation."""
+    the accountant: without the note a correct DP-SGD audited on such a pair reads as broken."""
     from ..pairs import Relation, compare_pair
 
     if getattr(claim, "accounted_for", None) is not Relation.ADD_REMOVE:
@@ -123,7 +123,7 @@ def replaced_record_note(claim, dataset, neighbor) -> str | None:
 def non_neighbour_note(dataset, neighbor) -> str | None:
     """A note when the pair is neighbouring under no relation (replace-one, add/remove or linf): a bound on it
     may exceed the claim of a correct mechanism.  ``dpaudit audit`` warns on stderr; from Python (``assert_dp``)
-    the report was silent, so a failure on a mistyped pair read as a bug in the mechanism."""
+    the report says it too, so that a failure on a mistyped pair does not read as a bug in the mechanism."""
     from ..pairs import Relation, compare_pair
 
     diff = compare_pair(dataset, neighbor)
