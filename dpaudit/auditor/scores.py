@@ -30,7 +30,9 @@ from ..params import SCORES_OPTIONS
 from ..stats.certificate import ClopperPearson, certificate_for
 from ..stats.estimators import HeldOutCounts
 from ..stats.score_metrics import score_metrics
-from .pipeline import build_report, certify_round, choose_test, resolve_claim
+from .calibrate import choose_test
+from .certify import certify_round, resolve_claim
+from .pipeline import build_report
 from .report import AuditReport
 
 __all__ = ["audit_scores", "split_scores_at_random"]
@@ -67,8 +69,9 @@ def audit_scores(in_scores, out_scores=None, *, epsilon=None, delta=0.0, claim=N
         Probability that the bound is valid, whatever the scores.
     seed : int, optional
         Seed of the random split (drawn and reported when absent).
-    estimator : {"clopper-pearson", "gdp"}
-        The certificate, as for :func:`dpaudit.audit`.
+    estimator : str or Certificate
+        The certificate whose result decides the verdict, as for :func:`dpaudit.audit` (a registered
+        name, ``"module:attr"`` or a :class:`~dpaudit.stats.certificate.Certificate`).
     selection_fraction : float
         Share of each side that chooses the event; the rest certify it (each part at least 10 scores).
     stopping : {"planned", "anytime"}
