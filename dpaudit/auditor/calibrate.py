@@ -45,8 +45,8 @@ class ChosenTest:
     #: The certificate of the event: the audit's, or the variant it asked for on calibration data (the Poisson
     #: conditional test of one of the event's two inequalities, on Poisson-sized held-out sets).
     certificate: Certificate
-    #: The event the certificate reads: ``event``, unless the certificate chooses its own (GDP's).
-    certified_event: ThresholdEvent
+    #: The event the certificate reads when it chooses its own (GDP's); None: ``event``.
+    own_event: ThresholdEvent | None = None
     gdp_event: ThresholdEvent | None = None
     profile_events: tuple = ()
     roc_events: tuple = ()
@@ -55,8 +55,13 @@ class ChosenTest:
     alt_event: ThresholdEvent | None = None
 
     def events(self):
-        return [e for e in (self.event, self.alt_event, self.certified_event, self.gdp_event, *self.profile_events,
+        return [e for e in (self.event, self.alt_event, self.own_event, self.gdp_event, *self.profile_events,
                             *self.roc_events) if e is not None]
+
+    @property
+    def certified_event(self) -> ThresholdEvent:
+        """The event the certificate reads."""
+        return self.event if self.own_event is None else self.own_event
 
 
 #: Rough relative cost of fitting each distinguisher on wide vectors (docs/decisions/calibration-cost.md):
@@ -140,8 +145,7 @@ def choose_test(names, pool, *, cert=None, delta=None, confidence, full: bool, n
         extras = dict(gdp_event=rates.choose(gdp=True),
                       profile_events=tuple(rates.choose(delta=d) for d in DEFAULT_DELTAS),
                       roc_events=tuple(roc_thresholds(s1, reverse=event.reverse)))
-    own = chosen.choose_event(rates)
-    return ChosenTest(name, scorer, event, value, chosen, event if own is None else own, alt_event=alt, **extras)
+    return ChosenTest(name, scorer, event, value, chosen, own_event=chosen.choose_event(rates), alt_event=alt, **extras)
 
 
 def _fit_in_threads(candidate, names, threads: int) -> list:

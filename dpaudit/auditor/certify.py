@@ -139,13 +139,12 @@ def _better_tail(test, counts, claim, *, delta, confidence):
     (against the claim) may be kept.  A certificate that reads its own event (GDP) leaves the choice to the
     intervals and certifies its event at the full share."""
     each = 1.0 - (1.0 - confidence) / 2
-    ranker = test.certificate if test.certified_event == test.event else ClopperPearson()
+    ranker = test.certificate if test.own_event is None else ClopperPearson()
     events = (test.event, test.alt_event)
     results = [ranker.certify(EventCounts.at(counts, e), claim, confidence=each, delta=delta) for e in events]
     # Ranked as the rounds are (decisive_point): by the margin over the claim, else by the share of it certified.
     keep = max((0, 1), key=lambda i: (results[i].as_bound_against(1.0), -i))
-    test = replace(test, event=events[keep], certified_event=events[keep]
-                   if test.certified_event == test.event else test.certified_event)
+    test = replace(test, event=events[keep])
     tracked = ClopperPearson().bound(counts, events[keep], delta=delta, confidence=each)
     if ranker is not test.certificate:
         return test, tracked, test.certificate.certify(EventCounts.at(counts, test.certified_event), claim,
