@@ -138,8 +138,8 @@ def audit_one_run(scores, included, *, epsilon=None, delta=0.0, claim=None, gues
     >>> rng = np.random.default_rng(0)
     >>> inc = rng.integers(0, 2, 1000)
     >>> r = audit_one_run(inc + rng.laplace(0, 1, 1000), inc, epsilon=1.0)
-    >>> r.verdict, r.epsilon_lower_bound <= 1.0
-    ('no violation found', True)
+    >>> r.violation, r.epsilon_lower_bound <= 1.0
+    (False, True)
     """
     from .pipeline import resolve_claim
 

@@ -320,8 +320,8 @@ def audit(
     >>> def laplace_count(dataset, size=None, rng=None):
     ...     return float(np.sum(dataset)) + rng.laplace(0.0, 1.0, size=size)
     >>> r = audit(laplace_count, [0, 1], [0, 0], epsilon=1.0, samples=200_000, seed=1, ideal=True)
-    >>> r.verdict, 0.9 < r.epsilon_lower_bound <= 1.0, r.stopping_reason
-    ('no violation found', True, 'fixed')
+    >>> r.violation, 0.9 < r.epsilon_lower_bound <= 1.0, r.stopping_reason
+    (False, True, 'fixed')
     """
     if AUDIT_OPTIONS["grey_box"].check(grey_box, "grey_box"):
         return _grey_box(dict(locals()))
