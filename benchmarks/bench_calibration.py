@@ -29,7 +29,8 @@ DEFAULT = ("SUE:200:4", "ASUE:200:4", "OUE:200:4", "SUE:100:6", "ASUE:100:6", "O
 CHILD = r"""
 import functools, json, sys, time
 import dpaudit
-import dpaudit.auditor.pipeline as P
+import dpaudit.auditor.calibrate as C
+import dpaudit.auditor.track as T
 import dpaudit.sampling as S
 from dpaudit.mechanisms import get_mechanism
 name, k, eps, delta, jobs = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4]), int(sys.argv[5])
@@ -49,9 +50,9 @@ def timed(owner, attr, label):
             phases[key] = phases.get(key, 0.0) + time.perf_counter() - t0
     setattr(owner, attr, g)
 timed(S.Sampler, "draw", "draw calibration pool")
-timed(P, "_calibrate", "calibrate (fit, choose)")
-timed(P, "_count", "held-out counting")
-timed(P, "_selection_scores", lambda a: "  candidate " + a[0])
+timed(T, "calibrate", "calibrate (fit, choose)")
+timed(T, "count_held_out", "held-out counting")
+timed(C, "_selection_scores", lambda a: "  candidate " + a[0])
 t0 = time.perf_counter()
 r = dpaudit.audit(mech, epsilon=eps, delta=delta, samples=10**6, confidence=0.99, seed=0, ideal=True,
                   calibration_fraction=0.1, n_jobs=jobs)

@@ -79,10 +79,11 @@ class Option:
     ----------
     name : str
         The Python keyword (and YAML key).
-    type : {"int", "real", "bool", "str", "choice", "jobs", "relation", "claim", "seed", "any"}
+    type : {"int", "real", "bool", "str", "choice", "jobs", "relation", "claim", "certificate", "seed", "any"}
         ``"jobs"`` is a worker count: an integer >= 1, or -1 for every core;
         ``"relation"`` a neighbouring relation, aliases read as their canonical spelling;
-        ``"claim"`` a claim spec (parsed to check it) or a claim object;
+        ``"claim"`` a claim spec (parsed to check it) or a claim object; ``"certificate"`` a registered
+        certificate's name, ``"module:attr"`` or a certificate object (YAML: a registered name);
         ``"seed"`` an integer >= 0, or in Python a ``SeedSequence`` or ``Generator``;
         ``"any"`` whatever the function itself reads (a target, a dataset, a callback).
     default : object
@@ -148,6 +149,11 @@ class Option:
             return check_choice(value, name, self.allowed())
         if t == "relation":
             return Neighbouring.parse(value, name).value
+        if t == "certificate":  # a registered name, "module:attr" or a Certificate: resolved to check it, kept
+            from .stats.certificate import certificate_for
+
+            certificate_for(value, name=name)
+            return value
         if t == "claim":  # a spec is parsed to check it and kept as given (reports echo it); objects pass
             if isinstance(value, str):
                 from .claims import parse_claim
@@ -370,14 +376,15 @@ class OptionTable(MutableMapping):
             extra = dict((overrides or {}).get(name, {}))
             if extra.pop("required", False):
                 extra.update(default=REQUIRED, nullable=False)
-            kind = {"jobs": "int", "choice": "str", "relation": "str", "claim": "str", "seed": "int"}.get(o.type,
-                                                                                                           o.type)
+            kind = {"jobs": "int", "choice": "str", "relation": "str", "claim": "str", "certificate": "str",
+                    "seed": "int"}.get(o.type, o.type)
             if name == "samples":
                 kind = "samples"
             default = "auto" if name == "samples" else o.default
             out[name] = Param(kind, extra.pop("default", default), low=-1 if o.type == "jobs" else o.low,
                               high=o.high, low_inclusive=o.low_inclusive, high_inclusive=o.high_inclusive,
-                              choices={"choice": o.allowed(), "relation": Neighbouring.spellings()}.get(o.type),
+                              choices={"choice": o.allowed(), "certificate": o.allowed(),
+                                       "relation": Neighbouring.spellings()}.get(o.type),
                               nullable=extra.pop("nullable", o.default is None or name == "samples"),
                               help=extra.pop("help", o.help))
         return out
@@ -440,10 +447,10 @@ AUDIT_OPTIONS = OptionTable([
     Option("keep_drawing", "bool", False, flag="--keep-drawing",
            help="a sequential audit that certifies a violation draws on to its budget for a tighter bound, "
                 "where it would stop at once (still valid: every round's bound holds at once)"),
-    Option("estimator", "choice", "clopper-pearson", choices=_estimator_choices, flag="--estimator",
-           metavar="{clopper-pearson,gdp}",
-           help="certificate: clopper-pearson (default, any mechanism) or gdp (assumes a Gaussian trade-off "
-                "curve)"),
+    Option("estimator", "certificate", "clopper-pearson", choices=_estimator_choices, flag="--estimator",
+           metavar="{clopper-pearson,gdp,MODULE:ATTR}",
+           help="certificate: clopper-pearson (default, any mechanism), gdp (assumes a Gaussian trade-off "
+                "curve), another registered name or a Certificate as 'module:attr'"),
     Option("n_jobs", "jobs", 1, flag="--jobs", metavar="J",
            help="parallel workers (-1: every core); the result does not depend on it"),
     Option("backend", "choice", "loky", choices=_backend_choices, flag="--backend", metavar="{loky,dask}",

@@ -100,19 +100,19 @@ def test_relation_aliases_are_read_as_the_canonical_spelling(capsys):
         load_config(_search_config(relation="swap", size=2, low=0, high=1))
 
 
-def test_a_new_estimator_is_asked_for_its_headline_not_reported_as_another(monkeypatch):
-    # The audit asks the estimator which certified result it reports; one the audit does not certify
-    # fails loudly instead of silently reporting Clopper-Pearson's bound under its name.
+def test_a_new_estimator_certifies_itself_not_reported_as_another(monkeypatch):
+    # The audit asks the named certificate for its result; one that cannot certify fails loudly instead of
+    # the audit silently reporting Clopper-Pearson's bound under its name.
     from dpaudit.stats.estimators import ESTIMATORS, Estimator
 
     class Third(Estimator):
         name = "third"
 
-        def bound(self, counts, event, *, delta, confidence):
-            raise NotImplementedError
+        def _certify(self, evidence, claim, *, confidence, delta):
+            raise NotImplementedError("third certifies nothing")
 
-    monkeypatch.setitem(ESTIMATORS, "third", Third)
-    with pytest.raises(ParameterValueError, match="estimator 'third': the audit certified no result for it"):
+    monkeypatch.setitem(ESTIMATORS, "third", Third())
+    with pytest.raises(NotImplementedError, match="third certifies nothing"):
         dpaudit.audit("laplace", epsilon=1.0, samples=1000, seed=1, estimator="third")
 
 

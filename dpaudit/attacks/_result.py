@@ -9,14 +9,35 @@ that each subclass keeps its own fields first, in its constructor and its repr.
 
 from __future__ import annotations
 
-from dataclasses import KW_ONLY, dataclass, field, fields
+from dataclasses import KW_ONLY, dataclass, field, fields, replace
 from typing import ClassVar
 
 from dpaudit.privacy import PrivacyClaim
-from dpaudit.stats import EpsilonBound
+from dpaudit.stats import EpsilonBound, epsilon_lower_bound
 from dpaudit.stats.bayes import format_confidence
+from dpaudit.stats.certificate import ClopperPearson, EventCounts
+from dpaudit.stats.verdict import verdict_of
 
-__all__ = ["AttackResult"]
+__all__ = ["AttackResult", "certify_counts"]
+
+
+def certify_counts(tp: int, fn: int, fp: int, tn: int, claimed: PrivacyClaim | None, *, confidence: float,
+                   details: dict | None = None) -> tuple[EpsilonBound, str]:
+    """(the bound, the verdict) of an attack's confusion counts: certified by Clopper-Pearson against ``claimed``.
+
+    The verdict is the certificate's (:mod:`dpaudit.stats.certificate`), as every audit's; without a claim the
+    bound is at delta 0 and the verdict "no claim".
+
+    >>> b, v = certify_counts(900, 100, 100, 900, PrivacyClaim(1.0), confidence=0.95)
+    >>> round(b.epsilon_lower_bound, 2), v
+    (1.99, 'violation')
+    """
+    if claimed is None:
+        return epsilon_lower_bound(tp, fn, fp, tn, delta=0.0, confidence=confidence, details=details), verdict_of(None)
+    from dpaudit.claims import as_claim
+
+    result = ClopperPearson().certify(EventCounts(tp, fn, fp, tn), as_claim(claimed), confidence=confidence)
+    return replace(result.bound, details=dict(details or {})), verdict_of(result.violation)
 
 
 @dataclass(frozen=True, repr=False)
@@ -30,7 +51,7 @@ class AttackResult:
     claimed : PrivacyClaim or None
         What the release promises (``None`` when its mechanism makes no claim).
     verdict : str
-        A :class:`~dpaudit.stats.verdict.Verdict`: a violation (bound above the claim), none found, or no claim.
+        ``"violation"`` (bound above the claim), ``"no violation found"`` or ``"no claim"``.
     seed : int
         The seed entropy: passing it as ``rng`` repeats the run.
     details : dict

@@ -33,9 +33,9 @@ import numpy as np
 from dpaudit._rng import RNGLike, as_generator, as_seed_sequence, seed_entropy
 from dpaudit._validation import check_confidence, check_int, check_probability
 from dpaudit.attacks._result import AttackResult
-from dpaudit.attacks.query_mechanisms import mechanism_label, verdict_of, as_query_mechanism, claimed_budget
+from dpaudit.attacks._result import certify_counts
+from dpaudit.attacks.query_mechanisms import mechanism_label, as_query_mechanism, claimed_budget
 from dpaudit.exceptions import ParameterValueError
-from dpaudit.stats import epsilon_lower_bound
 
 __all__ = [
     "PeopleTable",
@@ -262,8 +262,8 @@ def run_differencing(
                 fp += guess
                 tn += 1 - guess
 
-    bound = epsilon_lower_bound(
-        tp, fn, fp, tn, delta=0.0 if claimed is None else claimed.delta, confidence=confidence,
+    bound, verdict = certify_counts(
+        tp, fn, fp, tn, claimed, confidence=confidence,
         details={"attack": "differencing", "threshold": 0.5, "k_repeats": k_repeats},
     )
     return DifferencingResult(
@@ -276,7 +276,7 @@ def run_differencing(
         rmse=float(np.sqrt(sq_err / (2 * trials))),
         bound=bound,
         claimed=claimed,
-        verdict=verdict_of(bound.epsilon_lower_bound, claimed),
+        verdict=verdict,
         seed=seed_entropy(seq),
     )
 

@@ -58,7 +58,6 @@ from dpaudit._validation import check_int, check_real
 from dpaudit.exceptions import ParameterTypeError, ParameterValueError, TargetError
 from dpaudit.mechanisms.gaussian import gaussian_epsilon
 from dpaudit.privacy import Neighbouring, PrivacyClaim
-from dpaudit.stats.verdict import verdict_of as _verdict
 
 __all__ = [
     "QueryMechanism",
@@ -471,11 +470,6 @@ def claimed_budget(mechanism: Any, k: int) -> PrivacyClaim | None:
     if callable(own):
         return own(k)
     return _composed(getattr(mechanism, "claim", None), k)
-
-
-def verdict_of(epsilon_lower_bound: float, claim: PrivacyClaim | None) -> str:
-    """The audit verdict of an attack against the claimed budget of the whole release."""
-    return _verdict(None if claim is None else epsilon_lower_bound > claim.epsilon)
 
 
 def mechanism_label(mechanism: Any) -> str:

@@ -55,9 +55,9 @@ from dpaudit._rng import RNGLike, as_generator, as_seed_sequence, seed_entropy
 from dpaudit._validation import check_choice, check_confidence, check_int, check_real
 from dpaudit.attacks._pulp import add_variable
 from dpaudit.attacks._result import AttackResult
-from dpaudit.attacks.query_mechanisms import mechanism_label, verdict_of, as_query_mechanism, claimed_budget
+from dpaudit.attacks._result import certify_counts
+from dpaudit.attacks.query_mechanisms import mechanism_label, as_query_mechanism, claimed_budget
 from dpaudit.exceptions import ParameterValueError
-from dpaudit.stats import epsilon_lower_bound
 
 __all__ = [
     "QUERY_FAMILIES",
@@ -560,8 +560,8 @@ def run_reconstruction(
             fp += int(guess[target])
             tn += int(not guess[target])
 
-    bound = epsilon_lower_bound(
-        tp, fn, fp, tn, delta=0.0 if claimed is None else claimed.delta, confidence=confidence,
+    bound, verdict = certify_counts(
+        tp, fn, fp, tn, claimed, confidence=confidence,
         details={"attack": "reconstruction", "event": "target bit reconstructed as 1"},
     )
     return ReconstructionResult(
@@ -578,7 +578,7 @@ def run_reconstruction(
         solve_seconds=seconds / trials,
         bound=bound,
         claimed=claimed,
-        verdict=verdict_of(bound.epsilon_lower_bound, claimed),
+        verdict=verdict,
         seed=seed_entropy(seq),
     )
 

@@ -48,16 +48,14 @@ import scipy.sparse as sp
 
 from dpaudit._rng import RNGLike, as_generator, as_seed_sequence, seed_entropy
 from dpaudit._validation import check_choice, check_confidence, check_int, check_probability, check_real
-from dpaudit.attacks._result import AttackResult
+from dpaudit.attacks._result import AttackResult, certify_counts
 from dpaudit.attacks.query_mechanisms import (
     SubsampleAnswers,
     mechanism_label,
-    verdict_of,
     as_query_mechanism,
     claimed_budget,
 )
 from dpaudit.exceptions import ParameterValueError
-from dpaudit.stats import epsilon_lower_bound
 
 __all__ = [
     "tracing_scores",
@@ -296,8 +294,8 @@ def run_tracing(
     th_out = evaluation >= games.out_theory_tau[:n_targets]
     hits_in, hits_out = (cal_in, cal_out) if threshold == "calibrated" else (th_in, th_out)
     tp, fp = int(hits_in.sum()), int(hits_out.sum())
-    bound = epsilon_lower_bound(
-        tp, n_targets - tp, fp, n_targets - fp, delta=0.0 if claimed is None else claimed.delta,
+    bound, verdict = certify_counts(
+        tp, n_targets - tp, fp, n_targets - fp, claimed,
         confidence=confidence,
         details={"attack": "tracing", "threshold": threshold, "tau": tau if threshold == "calibrated" else None},
     )
@@ -307,7 +305,7 @@ def run_tracing(
         tpr=tp / n_targets, fpr=fp / n_targets,
         theory_tpr=float(th_in.mean()), theory_fpr=float(th_out.mean()),
         calibrated_tpr=float(cal_in.mean()), calibrated_fpr=float(cal_out.mean()),
-        bound=bound, claimed=claimed, verdict=verdict_of(bound.epsilon_lower_bound, claimed),
+        bound=bound, claimed=claimed, verdict=verdict,
         seconds=seconds, seed=seed_entropy(seq),
     )
 

@@ -25,32 +25,15 @@ from ..exceptions import DatasetError, ParameterTypeError, ParameterValueError, 
 from ..params import HARNESS_OPTIONS, ONE_RUN_OPTIONS
 from ..stats.bayes import format_confidence
 from ..stats.verdict import verdict_of
-from ..stats.one_run import (
-    counts_for_guesses,
-    fdp_one_run_epsilon_bounds,
-    fdp_one_run_mu_bound_max,
-    fdp_one_run_rejects,
-    fdp_one_run_rejects_points,
-    guess_grid,
-    one_run_ceiling,
-    one_run_epsilon_bound,
-    tie_order,
-)
+from ..stats.one_run import counts_for_guesses, guess_grid, tie_order
+# CURVE_DELTAS and FDP_SHARE are re-exported: the one-run certificate owns them.
+from ..stats.one_run_certificate import CURVE_DELTAS, FDP_SHARE, GuessCounts, OneRun  # noqa: F401
 
 __all__ = ["OneRunReport", "audit_one_run", "canary_inputs", "one_run"]
 
-#: The deltas a curve claim is tested at: one run's delta term grows as 2 m delta, so only small ones help.
-CURVE_DELTAS = (0.0, 1e-6, 1e-5, 1e-4, 1e-3)
 #: The spawn key of the seed stream that orders tied scores (:func:`~dpaudit.stats.one_run.tie_order`); the
 #: harness's inclusion bits and training use keys 0 and 1.
 TIES_KEY = 2
-#: A curve claim's split of the failure probability: this part to the f-DP tests (the whole curve and the
-#: points they name), the rest to the point tests at CURVE_DELTAS.  The f-DP tests carry the verdict: at 1,000
-#: canaries the point tests crossed none of 1,200 audits of Gaussian curves (true mu 1-4 against gdp:mu=1), and
-#: moving from half to 3/4 names a crossed point for a 2.5-GDP release in 40 of 200 seeds instead of 4 (0.9 and
-#: 0.8 name the same; docs/decisions/one-run-fdp.md).  The point tests keep a quarter for their assumption-free
-#: bound at each delta, which a tenth would cut by up to two thirds where the delta term is large.
-FDP_SHARE = 0.75
 
 
 @dataclass
@@ -137,26 +120,6 @@ def _check_guesses(guesses, m: int) -> None:
         raise ParameterValueError(f"guesses must be at most the number of canaries ({m}); got {guesses}")
 
 
-def _tests(claim, delta, grid):
-    """(guesses, delta, claimed epsilon) of every test: each number of guesses at each tested delta.
-
-    The deltas of one number of guesses need no share of the failure probability each: a mechanism
-    that keeps the claimed curve is (epsilon(delta), delta)-DP at every delta at once, so each delta's
-    p-value bounds the same tail P[W >= v] of the one count W of correct guesses, and so does their
-    minimum; certifying at every delta with level ``beta`` errs only when that minimum is below
-    ``beta`` at the observed W, which has probability at most ``beta``.  Only the numbers of guesses
-    (different counts W) are Bonferroni-split.
-    """
-    claimed = {d: float(claim.epsilon(d)) for d in (CURVE_DELTAS if claim.is_curve else [delta])}
-    claimed = {d: e for d, e in claimed.items() if math.isfinite(e)}
-    if not claimed:
-        # A curve finite only above CURVE_DELTAS (a profile of large deltas) is point-tested at its first
-        # point, as a one-point claim is; the f-DP tests still read all of it.
-        eps, d = claim.finite_point
-        claimed = {d: eps}
-    return [(k, d, e) for k in grid for d, e in claimed.items()]
-
-
 @ONE_RUN_OPTIONS.validates
 def audit_one_run(scores, included, *, epsilon=None, delta=0.0, claim=None, guesses=None, confidence=0.95,
                   seed=None) -> OneRunReport:
@@ -176,8 +139,8 @@ def audit_one_run(scores, included, *, epsilon=None, delta=0.0, claim=None, gues
     >>> rng = np.random.default_rng(0)
     >>> inc = rng.integers(0, 2, 1000)
     >>> r = audit_one_run(inc + rng.laplace(0, 1, 1000), inc, epsilon=1.0)
-    >>> r.verdict, r.epsilon_lower_bound <= 1.0
-    ('no violation found', True)
+    >>> r.violation, r.epsilon_lower_bound <= 1.0
+    (False, True)
     """
     from .pipeline import resolve_claim
 
@@ -189,35 +152,22 @@ def audit_one_run(scores, included, *, epsilon=None, delta=0.0, claim=None, gues
     grid = [guesses] if guesses is not None else guess_grid(m)
     entropy = seed_entropy(as_seed_sequence(seed))
     ties = tie_order(m, np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=(TIES_KEY,))))
-    tests = _tests(claim_obj, claim_obj.finite_point[1], grid)
-    curve = claim_obj.is_curve
-    # A curve is also tested whole (f-DP); the two families of tests split the failure probability (FDP_SHARE).
-    split = (1.0 - confidence) / len(grid)
-    fdp_share = split * FDP_SHARE
-    level = 1.0 - (split - fdp_share if curve else split)  # a curve's deltas share their k's level: see _tests
-    rows = []
-    counts = dict(zip(grid, counts_for_guesses(s, inc, grid, ties=ties)))
-    for k, d, claimed in tests:
-        r, v = counts[k]
-        rows.append({"guesses": r, "correct": v, "delta": d, "claimed_epsilon": claimed,
-                     "epsilon_lower_bound": one_run_epsilon_bound(m, r, v, delta=d, confidence=level)})
-    top = counts_for_guesses(s, inc, grid, one_sided=True, ties=ties) if curve else []  # the f-DP tests' counts
-    fdp_rows = _fdp_tests(claim_obj, len(s), top, fdp_share)
-    best = _reported(rows + [t["pair"] for t in fdp_rows if t["pair"]])
-    crossed = best["epsilon_lower_bound"] > best["claimed_epsilon"]
+    # A curve is also tested whole, by one-sided guesses on the highest scores (the f-DP tests).
+    top = counts_for_guesses(s, inc, grid, one_sided=True, ties=ties) if claim_obj.is_curve else []
+    evidence = GuessCounts(m, counts_for_guesses(s, inc, grid, ties=ties), top)
+    result = OneRun().certify(evidence, claim_obj, confidence=confidence)
+    best, details = result.details["reported"], result.details
     where = None
-    if crossed:  # a point claim too: --epsilon/--delta and eps:EPS,delta=DELTA are one claim (as audit, scores)
-        where = {"test": best.get("test", "steinke-nasr-jagielski"),
+    if result.violation:  # a point claim too: --epsilon/--delta and eps:EPS,delta=DELTA are one claim
+        where = {"test": result.method,
                  **{k: best[k] for k in ("delta", "epsilon_lower_bound", "claimed_epsilon", "guesses", "correct")}}
     return OneRunReport(
-        epsilon_lower_bound=best["epsilon_lower_bound"], claimed_epsilon=best["claimed_epsilon"],
-        claimed_delta=best["delta"], confidence=confidence, canaries=m, guesses=best["guesses"],
-        correct=best["correct"], verdict=verdict_of(crossed),
-        ceiling=_ceiling(m, best, level, 1.0 - fdp_share),
+        epsilon_lower_bound=result.epsilon_lower_bound, claimed_epsilon=result.claimed_epsilon,
+        claimed_delta=result.delta, confidence=confidence, canaries=m, guesses=details["guesses"],
+        correct=details["correct"], verdict=verdict_of(result.violation), ceiling=result.ceiling,
         claim=None if claim is None else (claim if isinstance(claim, str) else claim_obj.spec),
-        curve_violation=where, guesses_tried=list(grid), tests=rows, fdp_tests=fdp_rows,
-        curve_rejected=any(t["rejected"] for t in fdp_rows) if curve else None,
-        gdp_mu_lower_bound=fdp_one_run_mu_bound_max(m, top, confidence=1.0 - fdp_share) if curve else None,
+        curve_violation=where, guesses_tried=list(grid), tests=details["tests"], fdp_tests=details["fdp_tests"],
+        curve_rejected=details["curve_rejected"], gdp_mu_lower_bound=details["gdp_mu_lower_bound"],
         included=int(inc.sum()), seed=entropy, notes=_inclusion_notes(inc),
         elapsed_seconds=round(time.perf_counter() - t_start, 4))
 
@@ -241,66 +191,6 @@ def _inclusion_notes(included: np.ndarray) -> list[str]:
         return []
     return [f"{k} of {m} canaries included: fair coins give a count this far from {m / 2:g} with probability "
             f"{p:.2g}; the bound assumes each canary was included independently with probability 1/2"]
-
-
-def _reported(points):
-    """The test row shown at the top level: the largest margin over the claim when one is crossed, else the
-    largest share of the claim certified (as the sampling audit reports a curve); ties by the larger bound.
-    By margin alone, a delta whose bound is 0 but whose claim is smallest would be shown."""
-    def margin(t):
-        return (t["epsilon_lower_bound"] - t["claimed_epsilon"], t["epsilon_lower_bound"])
-
-    def share(t):
-        return (t["epsilon_lower_bound"] / t["claimed_epsilon"] if t["claimed_epsilon"] > 0 else 0.0,
-                t["epsilon_lower_bound"])
-
-    top = max(points, key=margin)
-    return top if margin(top)[0] > 0 else max(points, key=share)
-
-
-def _ceiling(m, best, level, fdp_level):
-    """The reported test's bound had all its guesses been right, at that test's level (point or f-DP)."""
-    if best.get("test") == "f-dp":  # searched up from the bound itself, so the two tolerances cannot cross
-        return float(fdp_one_run_epsilon_bounds(m, best["guesses"], best["guesses"], [best["delta"]],
-                                                confidence=fdp_level, above=[best["epsilon_lower_bound"]])[0])
-    return one_run_ceiling(m, best["guesses"], delta=best["delta"], confidence=level)
-
-
-def _fdp_tests(claim, m, counts, share):
-    """The f-DP test of the whole claimed curve (Mahloujifar, Melis and Chaudhuri 2025) at each number of guesses.
-
-    It is proved for one-sided guesses, so each count is of k "included" guesses on the k highest
-    scores; each k is tested at ``share`` (Bonferroni over k, as the point tests).  Where the whole
-    curve is rejected, :func:`_fdp_pair` looks for a point of it that the same count rejects.  The
-    mu bound (:func:`fdp_one_run_mu_bound_max`) reads the same counts at the same level: the same
-    tests, of Gaussian curves, so no further share.
-    """
-    rows = []
-    for r, v in counts:
-        rejected = fdp_one_run_rejects(m, r, v, claim.power_inverse, share)
-        rows.append({"guesses": r, "correct": v, "rejected": rejected,
-                     "pair": _fdp_pair(claim, m, r, v, share) if rejected else None})
-    return rows
-
-
-def _fdp_pair(claim, m, k, c, share):
-    """The claim's grid point (delta, epsilon) that ``c`` of ``k`` crosses by the most, with its certified epsilon.
-
-    A rejected whole curve says the run breaks the claim at some delta, not at which (a curve is
-    stronger than each of its points).  The grid's points are tested one by one with the same count
-    at the same level, and the largest epsilon rejected at each crossed one is certified.  A point's
-    curve is weaker than the whole curve, so the count rejects it only when it rejects the whole
-    (checked in the tests), and these need no further share.  None when no single point is crossed.
-    """
-    deltas, epsilons = claim.grid()
-    crossed = fdp_one_run_rejects_points(m, k, c, epsilons, deltas, share)
-    if not crossed.any():
-        return None
-    bounds = fdp_one_run_epsilon_bounds(m, k, c, deltas[crossed], confidence=1.0 - share, above=epsilons[crossed],
-                                        best_margin=True)
-    j = int(np.nanargmax(bounds - epsilons[crossed]))
-    return {"test": "f-dp", "guesses": k, "correct": c, "delta": float(deltas[crossed][j]),
-            "claimed_epsilon": float(epsilons[crossed][j]), "epsilon_lower_bound": float(bounds[j])}
 
 
 @HARNESS_OPTIONS.validates

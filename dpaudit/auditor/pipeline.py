@@ -1,61 +1,64 @@
-"""One black-box audit: target -> samples -> distinguisher -> events -> held-out counts -> bounds -> report.
+"""One black-box audit: target -> samples -> distinguisher -> events -> held-out counts -> certificate -> report.
 
 The steps, each owned by its own module:
 
 1. **Samples** (:mod:`dpaudit.sampling`): releases on D and D' in chunks,
    each with its own seed, every output checked.
-2. **Distinguisher** (:mod:`dpaudit.auditor.distinguishers`): fitted on the
-   first half of the calibration releases.
-3. **Events** (:mod:`dpaudit.stats.selection`): chosen on the second half
-   (and the attack too, under ``auto``).
-4. **Held-out counts**: fresh releases are drawn chunk by chunk and only
-   counted, so memory stays bounded by one chunk and the calibration cap.
-5. **Bounds** (:mod:`dpaudit.stats.estimators`), computed on those counts alone.
+2. **Calibration** (:mod:`dpaudit.auditor.calibrate`): each distinguisher
+   fitted on the first half of the calibration releases, its event chosen on
+   the second (and the attack too, under ``auto``).
+3. **Held-out counts** (:mod:`dpaudit.auditor.count`): fresh releases drawn
+   chunk by chunk and only counted, so memory stays bounded by one chunk and
+   the calibration cap.
+4. **Certificate** (:mod:`dpaudit.auditor.certify`): the audit's certificate
+   (:mod:`dpaudit.stats.certificate`) turns those counts alone into the result
+   that decides the verdict.
+5. **Rounds** (:mod:`dpaudit.auditor.track`): one for a fixed-size audit,
+   else rounds of growing size until a stopping rule says stop.
 6. **Report** (:mod:`dpaudit.auditor.report`).
 
-A fixed-size audit (``samples=N``) runs these steps once.  A sequential
-audit (the default) runs them in rounds of growing size: each round draws
-fresh calibration releases (pooled with earlier ones, up to the cap) and
-fresh held-out releases, and certifies a bound from its own held-out counts
-with the failure probability ``1 - confidence`` shared equally among the
-rounds planned for the budget.  Every round's bound is then valid at once
-(union bound), so the largest of them is valid whatever round the audit
-stopped in.  See :mod:`dpaudit.auditor.sequential` for the schedule and the
-stopping rules.
+A sequential audit (the default) draws, in each round, fresh calibration
+releases (pooled with earlier ones, up to the cap) and fresh held-out
+releases, and certifies from its own held-out counts with the failure
+probability ``1 - confidence`` shared equally among the rounds planned for
+the budget.  Every round's result is then valid at once (union bound), so the
+largest of them is valid whatever round the audit stopped in.  See
+:mod:`dpaudit.auditor.sequential` for the schedule and the stopping rules.
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 
 import numpy as np
 
-from .._executor import LINES, Executor
-from .._progress import RoundProgress, progress_wanted
+from .._executor import LINES
+from .._progress import progress_wanted
 from .._rng import as_seed_sequence, seed_entropy
 from ..datasets import align_empty, load_dataset
-from ..exceptions import ParameterValueError, TimeBudgetSpent
-from ..params import AUDIT_OPTIONS, all_cores
+from ..exceptions import ParameterValueError
+from ..params import AUDIT_OPTIONS
 # DEFAULT_CHUNK_SIZE is re-exported: the one chunk size.
-from ..sampling import DEFAULT_CHUNK_SIZE, Sampler, memory_limits, probe_releases, release_bytes
-from ..stats import DEFAULT_DELTAS
-from ..stats.bounds import poisson_epsilon_bound, poisson_held_out_mean
-from ..stats.curves import CurveCertificate, CurveTest, curve_test
-from ..stats.estimators import (
-    ClopperPearsonEstimator,
-    GaussianDPEstimator,
-    make_estimator,
-    profile_from_counts,
-    roc_from_counts,
-    roc_thresholds,
+from ..sampling import DEFAULT_CHUNK_SIZE, memory_limits, probe_releases, release_bytes
+from ..stats.certificate import POISSON_SHARE, ClopperPearson  # noqa: F401  POISSON_SHARE: re-exported
+# The stages' public names stay importable from here.
+from .calibrate import (  # noqa: F401
+    FIT_COST,
+    SELECTION_TRUST,
+    TAIL_RATIO,
+    TRUST_FROM,
+    ChosenTest,
+    calibrate,
+    choose_test,
 )
-from ..stats.selection import calibration_counts, calibration_rates, selection_halves
-from ..stats.sequential import SequentialBound
-from . import sequential
-from .assemble import build_report, ceiling_note
-from .distinguishers import auto_choices, float_choices, make_distinguisher, output_kind
+from .certify import CertifiedRound, certify_round, resolve_claim  # noqa: F401
+from .context import AuditContext, make_sampler
+from .count import count_held_out, poisson_sizes  # noqa: F401
+from .distinguishers import output_kind
+from .assemble import build_report, ceiling_note  # noqa: F401  re-exported
 from .report import AuditReport
+from .track import DEFAULT_SAMPLES_PER_CALL, DEFAULT_SAMPLES_VECTORISED, AuditRun, default_max_samples, plan_rounds
 
 __all__ = [
     "audit",
@@ -66,38 +69,14 @@ __all__ = [
     "ESTIMATORS",
 ]
 
-#: Most releases per side of a sequential audit (and of a fixed one without
-#: ``samples``) when the target takes ``size`` (one numpy call per chunk).
-DEFAULT_SAMPLES_VECTORISED = 1_000_000
-#: The same for a target called once per release.
-DEFAULT_SAMPLES_PER_CALL = 20_000
 #: Most calibration releases kept per side; everything beyond is only counted.
 DEFAULT_CALIBRATION_CAP = AUDIT_OPTIONS["calibration_cap"].default
 ESTIMATORS = ("clopper-pearson", "gdp")
+#: Earlier names of two stages' parts, kept for the code that reads them from here.
+_Run = AuditRun
+_poisson_sizes = poisson_sizes
 
-#: When the held-out set is at least ``TRUST_FROM`` times the selection data, the chosen
-#: distinguisher's event is chosen with the selection counts trusted as ``SELECTION_TRUST``
-#: times as many (see ``choose_test``).
-SELECTION_TRUST = 2
-TRUST_FROM = 8
-#: A score audit certifies the other tail's best event too when it is worth this share of the chosen event's on the
-#: selection split (measured in docs/decisions/event-selection.md).
-TAIL_RATIO = 0.9
-
-#: Share of a test's failure probability the Poisson certificate uses (see ``_certify``).
-POISSON_SHARE = 0.5
-
-_CAL, _TEST = (0,), (1,)  # seed phases of a fixed-size audit (fixed: a seed must keep giving the same report)
-
-
-def _cal_phase(r: int) -> tuple:
-    return (2, r)
-
-
-def _test_phase(r: int) -> tuple:
-    return (3, r)
-
-
+# ----------------------------------------------------------------------------- inputs
 # ----------------------------------------------------------------------------- inputs
 def _resolve_pair(tgt, dataset, neighbor):
     """The datasets, or the built-in's own stress pair when both are omitted."""
@@ -114,7 +93,7 @@ def replaced_record_note(claim, dataset, neighbor) -> str | None:
     """A note when ``claim`` is a curve accounted for add/remove neighbours (DP-SGD's, a ``DpEvent``'s) and the pair
     replaces one record: replacing is removing one record and adding another, so the pair may rightly show more
     than the curve allows (twice the sensitivity, for opposing gradients) and a "violation" is no evidence against
-    the accountant.  Once said nowhere: a correct DP-SGD audited on such a pair was called a violation."""
+    the accountant: without the note a correct DP-SGD audited on such a pair reads as broken."""
     from ..pairs import Relation, compare_pair
 
     if getattr(claim, "accounted_for", None) is not Relation.ADD_REMOVE:
@@ -142,345 +121,7 @@ def _is_builtin(tgt) -> bool:
     return isinstance(getattr(tgt, "fn", None), BuiltinMechanism)
 
 
-# ----------------------------------------------------------------------------- calibration
-@dataclass
-class _Test:
-    """One distinguisher with the events chosen for it on calibration data."""
-
-    name: str
-    scorer: object
-    event: object  # the main (Clopper-Pearson) event
-    value: float  # its bound on the selection counts (nested intervals), to compare distinguishers
-    #: None: the event is certified by two Clopper-Pearson intervals; "event" or
-    #: "complement": by the Poisson conditional test of that one of the two
-    #: inequalities the intervals cover, on Poisson-sized held-out sets.
-    poisson: str | None = None
-    gdp_event: object = None
-    profile_events: list = field(default_factory=list)
-    roc_events: list = field(default_factory=list)
-    #: The other tail's best event, certified beside ``event`` at half the failure probability each
-    #: (:meth:`~dpaudit.stats.curves.CurveCertificate.choose_other_tail`); None: ``event`` alone.
-    alt_event: object = None
-
-    def events(self):
-        return [e for e in (self.event, self.alt_event, self.gdp_event, *self.profile_events, *self.roc_events)
-                if e is not None]
-
-
-#: Rough relative cost of fitting each distinguisher on wide vectors (measured at 50,000 releases of
-#: 200 bits): the candidate pool starts the costliest first.  Only the order of work depends on it.
-FIT_COST = {"mixed": 5, "binned-logistic": 4, "pattern-cells": 4, "cell-values": 4, "density-ratio-sum": 3,
-            "likelihood-ratio": 3, "naive-bayes": 2, "innovation-sign-sum": 2, "coordinate": 1, "sign-sum": 1}
-
-
-def choose_test(names, pool, *, cert=None, delta=None, confidence, full: bool, n_test: int = 0,
-                poisson: bool = True, threads: int = 1, tails: bool = False) -> _Test | None:
-    """Fit each named distinguisher on the pool's first half, choose its event on the second, keep the best.
-
-    Candidates are ranked by the bound their selection counts certify, with
-    intervals at the selection split's own size shared among the nested
-    candidate thresholds: what the event can be trusted to show, not what it
-    shows by luck.  Distinguishers with (almost) nothing to fit choose on the
-    whole pool.  When the held-out set is at least ``TRUST_FROM`` times the
-    selection data, the winner's event is chosen again with the selection
-    counts trusted as ``SELECTION_TRUST`` times as many, so that a rarer event
-    with a larger ratio can win.  Everything here uses calibration data only,
-    so the held-out bound stays valid.  The measurements behind these choices
-    are in ``docs/decisions/event-selection.md``.
-
-    The claim's certificate ``cert`` (:class:`~dpaudit.stats.curves.CurveCertificate`)
-    ranks the events: for a point claim by the bound at its delta, for a curve by
-    how close the event's certified curve comes to the claimed one.  Given ``delta``
-    instead, the point claim at that delta is meant (its epsilon does not change the choice).
-    ``poisson=False``: the held-out sets have fixed sizes (given scores), so no Poisson certificate.
-    ``threads`` candidates are fitted at once (numpy and scikit-learn release the GIL in their
-    heavy parts), the costliest first (:data:`FIT_COST`), each with one BLAS thread; each
-    candidate's fit is deterministic and the best is taken in ``names`` order, so the choice
-    depends on neither.  ``tails=True`` (one fixed-size round, no Poisson certificate: the score
-    audit) also keeps the other tail's best event when it is worth :data:`TAIL_RATIO` of the
-    chosen one's (``alt_event``; :func:`certify_round` certifies both).
-    """
-    if cert is None:
-        from ..claims import PointClaim
-
-        cert = CurveCertificate(PointClaim(1.0, 0.0 if delta is None else delta))
-    fit, sel = selection_halves(pool)
-
-    def candidate(name):
-        scorer, s0, s1 = _selection_scores(name, pool, fit, sel)
-        # One set of interval bounds per candidate threshold serves every event below.
-        cal = calibration_counts(s0, s1)
-        rates = calibration_rates(cal, n_test0=len(s0), n_test1=len(s1), confidence=confidence, nested=True)
-        event = cert.choose(rates)
-        return _Test(name, scorer, event, cert.value(rates, event)), rates, cal, s1
-
-    results = _fit_in_threads(candidate, names, threads) if threads > 1 and len(names) > 1 else map(candidate, names)
-    best = None
-    for result in results:
-        if best is None or result[0].value > best[0].value:
-            best = result
-    if best is None:
-        return None
-    test, rates, cal, s1 = best
-    n_sel0, n_sel1 = cal[2], cal[4]
-    if n_test >= TRUST_FROM * n_sel0:
-        trusted = calibration_rates(cal, n_test0=SELECTION_TRUST * n_sel0, n_test1=SELECTION_TRUST * n_sel1,
-                                    confidence=confidence, nested=True)
-        test.event = cert.choose(trusted)
-        test.value = cert.value(rates, test.event)
-    if poisson and cert.pure:
-        # The Poisson certificate for the chosen event, when it would certify more: one
-        # exact test of the ratio in place of two intervals (see _certify).  Distinguishers
-        # are ranked by the intervals' value: the Poisson test's smaller penalty on rare
-        # events let calibration noise pick the distinguisher (binned-logistic over mixed
-        # on NoisyHist1 at 10^7: 0.0944 where mixed certifies 0.0983).
-        inequality, p_value = rates.poisson_value(test.event)
-        if p_value > test.value:
-            test.poisson = inequality
-    if tails and test.poisson is None:
-        test.alt_event = cert.choose_other_tail(rates, test.event, ratio=TAIL_RATIO)
-    if full:
-        test.gdp_event = rates.choose(gdp=True)
-        test.profile_events = [rates.choose(delta=d) for d in DEFAULT_DELTAS]
-        test.roc_events = roc_thresholds(s1, reverse=test.event.reverse)
-    return test
-
-
-def _fit_in_threads(candidate, names, threads: int) -> list:
-    """``[candidate(n) for n in names]``, ``threads`` at a time, the costliest first (:data:`FIT_COST`).
-
-    The costliest start first, so that two long fits do not end the pool together; each thread's BLAS keeps to
-    one core: two threads each running BLAS on both cores fought over them
-    (docs/decisions/calibration-cost.md).  On Ctrl-C the fits not started are dropped and the running ones
-    not awaited, so that the finished rounds are reported at once, as with one thread (waiting for every
-    fit took 9 s at 2,000 coordinates, long enough for a second Ctrl-C, which loses the report).
-    """
-    from concurrent.futures import ThreadPoolExecutor
-
-    from threadpoolctl import threadpool_limits
-
-    order = sorted(range(len(names)), key=lambda i: FIT_COST.get(names[i], 0), reverse=True)
-    ex = ThreadPoolExecutor(max_workers=threads)
-    try:
-        with threadpool_limits(limits=1, user_api="blas"):
-            futures = {i: ex.submit(candidate, names[i]) for i in order}
-            results = [futures[i].result() for i in range(len(names))]
-    except BaseException:
-        ex.shutdown(wait=False, cancel_futures=True)
-        raise
-    ex.shutdown()
-    return results
-
-
-def _selection_scores(name, pool, fit, sel):
-    """The candidate fitted on the fitting half and its scores on the selection half, or, when it
-    has (almost) nothing to fit, fitted and scored on the whole pool: half the selection noise, no
-    optimism worth counting.  A score that can say so (``confirms_pooling``) must also separate the
-    sides on the selection half, releases it was not fitted on, before it is pooled."""
-    scorer = make_distinguisher(name).fit(fit[0], fit[1])
-    pooled = getattr(scorer, "pooled", lambda n: False)(len(pool[0]))
-    confirm = getattr(scorer, "confirms_pooling", None)
-    s0 = s1 = None
-    if pooled and confirm is not None:
-        s0, s1 = scorer.score(sel[0]), scorer.score(sel[1])
-        pooled = confirm(s0, s1)
-    if pooled:
-        scorer = make_distinguisher(name).fit(pool[0], pool[1])
-        return scorer, scorer.score(pool[0]), scorer.score(pool[1])
-    if s0 is None:
-        s0, s1 = scorer.score(sel[0]), scorer.score(sel[1])
-    return scorer, s0, s1
-
-
-@dataclass
-class _Round:
-    """What one round certified."""
-
-    index: int
-    samples: int  # cumulative releases per side after this round
-    n_calibration: int  # calibration pool size used
-    n_test: int
-    confidence: float
-    test: _Test
-    main: object  # EpsilonBound
-    gdp: object  # GDPResult
-    profile: list
-    roc: tuple
-    float_test: _Test | None
-    float_bound: object | None
-    headline: float  # the bound the estimator reports for this round
-    counts: list  # held-out counts, kept to add the next round's when the events stay
-    tracked: object  # the main event's interval bound on all held-out counts (for the stopping rules)
-    poisson_counts: list | None = None  # counts on the Poisson-sized held-out sets, when a test uses them
-    #: The distribution test and the float test against the whole claim (a point claim: at its delta).
-    curve: CurveTest | None = None
-    float_curve: CurveTest | None = None
-    #: The most this round's held-out sizes could certify with the audit's estimator (set by certify_round).
-    ceiling: float = 0.0
-
-    def tests(self) -> list[CurveTest]:
-        return [t for t in (self.curve, self.float_curve) if t is not None]
-
-    def violation(self) -> bool:
-        return any(t.violation for t in self.tests())
-
-    def bound_against(self, epsilon: float, delta: float | None = None) -> float:
-        """The round's certified result as one bound against a claim of ``epsilon``: above it exactly on a violation.
-
-        For a point claim at ``epsilon`` it is the larger of the distribution and float bounds; for a
-        curve, ``epsilon`` plus the largest margin on a violation, else the certified epsilon at the
-        tracker's ``delta`` (or, without it, ``epsilon`` times the closest approach; see
-        :meth:`~dpaudit.stats.curves.CurveTest.as_bound_against`).
-        """
-        return max(t.as_bound_against(epsilon, delta) for t in self.tests())
-
-
-# Releases of any finite magnitude are valid (1e300 overflows a square): the candidates' arithmetic may overflow
-# and yield non-finite scores, which selection ranks like any other; numpy's warnings about it would stop an
-# assert_dp run under warnings-as-errors without changing a number.
-_QUIET_FLOATS = {"over": "ignore", "invalid": "ignore", "divide": "ignore", "under": "ignore"}
-
-
-@np.errstate(**_QUIET_FLOATS)
-def _calibrate(pool, *, attack, ideal, kind, cert, confidence, n_test=0, threads=1):
-    """Fit and choose on the calibration pool: the distribution test and, when it adds something, a float test."""
-    fit, _ = selection_halves(pool)
-    if attack == "auto":
-        names = auto_choices(kind, fit[0])
-    else:
-        names = (attack,)
-    fnames = () if (ideal or attack != "auto") else float_choices(fit[0], fit[1])
-    test = choose_test(names, pool, cert=cert, confidence=confidence, full=True, n_test=n_test, threads=threads)
-    float_test = choose_test(fnames, pool, cert=cert, confidence=confidence, full=False, n_test=n_test,
-                             threads=threads)
-    if float_test is not None and float_test.value <= test.value:
-        # The float family adds nothing the distribution attack does not show:
-        # do not spend failure probability on it.
-        float_test = None
-    return test, float_test
-
-
-def _held_out_total(plan, r: int) -> int:
-    """Releases per side the events chosen at round ``r`` will be counted on: its own and the
-    following rounds' that draw no new calibration data."""
-    total = plan[r].n_test
-    for step in plan[r + 1:]:
-        if step.n_calibration:
-            break
-        total += step.n_test
-    return total
-
-
-def _poisson_sizes(entropy: int, test_phase: tuple, n_test: int) -> tuple[int, int]:
-    """The Poisson-sized held-out sets of one round: (N0, N1), drawn from the seed before any release."""
-    # Spawn keys of chunks start with the side (0 or 1); 7 keeps this stream apart.
-    gen = np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=(7, *test_phase)))
-    n0, n1 = gen.poisson(poisson_held_out_mean(n_test), size=2)
-    return int(n0), int(n1)
-
-
-def _count(sampler, tests, *, n_test, test_phase, entropy, previous=None, previous_poisson=None):
-    """Held-out counts of every event of ``tests`` (added to ``previous`` counts of the same events).
-
-    When a test is certified by the Poisson test, its events are also counted
-    on Poisson-sized prefixes of the held-out releases (the second item,
-    else None); sums of independent Poisson counts are Poisson, so those add
-    up over rounds too.
-    """
-    scorers = [t.scorer for t in tests]
-    thresholds = [[e.threshold for e in t.events()] for t in tests]
-    extra = 0
-    if any(t.poisson is not None for t in tests):
-        sizes = _poisson_sizes(entropy, test_phase, n_test)
-        extra = max(0, max(sizes) - n_test)  # a Poisson size above n_test (probability ~3e-5) draws more
-        counts, pcounts = sampler.count(test_phase, n_test, scorers, thresholds, prefix=sizes)
-        if previous_poisson is not None:
-            pcounts = [a + b for a, b in zip(previous_poisson, pcounts)]
-    else:
-        counts, pcounts = sampler.count(test_phase, n_test, scorers, thresholds), None
-    if previous is not None:
-        counts = [a + b for a, b in zip(previous, counts)]
-    return counts, pcounts, extra
-
-
-def _certify(test, counts, pcounts, *, delta, confidence):
-    """The test's certified bound: two intervals on all held-out counts, or the Poisson test on its prefixes."""
-    if test.poisson is None:
-        return ClopperPearsonEstimator().bound(counts, test.event, delta=delta, confidence=confidence)
-    tp, fp = pcounts.hits(test.event)
-    details = {"certificate": "poisson-conditional"}
-    # Half the failure probability, the share of each interval it replaces.  The test is
-    # exact: at full share an event whose ratio is exactly e^epsilon (every tail event of
-    # Laplace, randomized response's outcomes) exceeds a correct claim in 5.0% of audits
-    # (19 of 400 seeded ideal audits of a float Laplace), which a 5%-over-200-seeds
-    # soundness check cannot tell from a broken method; at half it is 2.5% (the two
-    # intervals: about 1%), and it still loses about 30% less than the intervals on rare events.
-    confidence = 1.0 - (1.0 - confidence) * POISSON_SHARE
-    if pcounts.n0 == 0 or pcounts.n1 == 0:  # an empty Poisson draw (probability e^-lambda) certifies nothing
-        return poisson_epsilon_bound(0, 1, 0, 1, inequality=test.poisson, confidence=confidence, details=details)
-    return poisson_epsilon_bound(tp, pcounts.n0 - tp, fp, pcounts.n1 - fp, inequality=test.poisson,
-                                 confidence=confidence, details=details)
-
-
-def certify_round(r, samples, n_calibration, test, float_test, counts, pcounts, *, delta, confidence,
-                  estimator, cert) -> "_Round":
-    """Round ``r``'s certified results from its held-out counts: the estimator's bound, the GDP mu, the
-    profile, the ROC and the claim's curve test, all at ``confidence`` (shared with a float test)."""
-    # Two held-out tests share the failure probability; one keeps all of it.
-    conf = 1.0 - (1.0 - confidence) / (2 if float_test is not None else 1)
-    # The stopping rules follow the event's interval bound on all held-out counts (it covers the
-    # inequality a Poisson test certifies, so the two move together).
-    tracked = ClopperPearsonEstimator().bound(counts[0], test.event, delta=delta, confidence=conf)
-    if test.alt_event is not None:
-        test, tracked = _better_tail(test, counts[0], cert, delta=delta, confidence=conf)
-    main = tracked if test.poisson is None else _certify(test, counts[0], pcounts[0], delta=delta, confidence=conf)
-    gdp = GaussianDPEstimator().bound(counts[0], test.gdp_event, delta=delta, confidence=conf)
-    profile = profile_from_counts(counts[0], test.profile_events, DEFAULT_DELTAS, confidence=conf)
-    roc = roc_from_counts(counts[0], test.roc_events)
-    float_bound = None
-    if float_test is not None:
-        float_bound = _certify(float_test, counts[1], pcounts[1] if pcounts else None, delta=delta,
-                               confidence=conf)
-    results = {ClopperPearsonEstimator.name: main, GaussianDPEstimator.name: gdp}
-    headline, ceiling = estimator.headline(results), estimator.headline_ceiling(results)
-    # The claim's certificate tests each bound against the whole claimed curve (at once: one event's two
-    # intervals bound its epsilon at every delta); a point-only estimator's headline holds at ``delta`` only.
-    curve = curve_test(cert.claim, deltas=[delta], epsilon_lower_bounds=[headline], confidence=conf) \
-        if estimator.point_only else cert.test(main)
-    float_curve = cert.test(float_bound) if float_bound is not None else None
-    return _Round(r, samples, n_calibration, counts[0].n0, conf, test, main, gdp, profile, roc, float_test,
-                  float_bound, headline, counts, tracked, pcounts, curve, float_curve, ceiling)
-
-
-def _better_tail(test, counts, cert, *, delta, confidence):
-    """(the test with the better of its two events as ``event``, that event's bound): each event certified at
-    half the failure probability, so both bounds hold at once and the better (against the claim) may be kept."""
-    each = 1.0 - (1.0 - confidence) / 2
-    bounds = [ClopperPearsonEstimator().bound(counts, e, delta=delta, confidence=each)
-              for e in (test.event, test.alt_event)]
-    # Ranked as the rounds are (_retarget): by the margin over the claim, else by the share of it certified.
-    keep = max((0, 1), key=lambda i: (cert.test(bounds[i]).as_bound_against(1.0), -i))
-    return replace(test, event=(test.event, test.alt_event)[keep]), bounds[keep]
-
-
-def resolve_claim(claim, epsilon, delta, estimator):
-    """(claim, its certificate, the estimator) from an entry point's keywords, checked against each other."""
-    from ..claims import as_claim
-
-    claim = as_claim(claim, epsilon=epsilon, delta=delta)
-    est = make_estimator(estimator)
-    est.check(delta=claim.finite_point[1], claim=claim)
-    return claim, CurveCertificate(claim), est
-
-
-def _retarget(rd: _Round, epsilon: float, delta: float) -> tuple[float, float]:
-    """The reported point of the round's decisive test, when its claimed epsilon is finite."""
-    t = max(rd.tests(), key=lambda t: t.as_bound_against(epsilon))
-    if np.isfinite(t.claimed_epsilon):
-        return float(t.claimed_epsilon), float(t.delta)
-    return epsilon, delta
-
-
+# ----------------------------------------------------------------------------- the audit
 # ----------------------------------------------------------------------------- the audit
 def _probe(tgt, dataset, entropy, timeout) -> np.ndarray:
     """The target's first releases (:func:`probe_releases`); Ctrl-C there leaves nothing certified."""
@@ -583,12 +224,15 @@ def audit(
     scheduler : str, optional
         A Dask scheduler address (``tcp://host:8786``; implies ``backend="dask"``);
         without it ``backend="dask"`` starts a local cluster for the audit.
-    estimator : {"clopper-pearson", "gdp"}
-        ``"clopper-pearson"`` (default) certifies epsilon for any mechanism.
-        ``"gdp"`` certifies a Gaussian-DP mu (valid for any mechanism) and
-        reports the epsilon(delta) of a Gaussian mechanism with that mu: a
-        valid bound only for mechanisms whose trade-off curve is Gaussian
-        (Nasr et al. 2023); it needs ``delta > 0``.
+    estimator : str or Certificate
+        The certificate whose result decides the verdict
+        (:mod:`dpaudit.stats.certificate`).  ``"clopper-pearson"`` (default)
+        certifies epsilon for any mechanism.  ``"gdp"`` certifies a Gaussian-DP
+        mu (valid for any mechanism) and reports the epsilon(delta) of a
+        Gaussian mechanism with that mu: a valid bound only for mechanisms
+        whose trade-off curve is Gaussian (Nasr et al. 2023); it needs
+        ``delta > 0``.  Also any registered certificate's name, a
+        ``"module:attr"`` naming one, or a :class:`~dpaudit.stats.certificate.Certificate`.
     calibration_fraction : float
         Share of a round's releases used to fit the distinguisher and choose the event.
     calibration_cap : int
@@ -658,232 +302,97 @@ def audit(
     >>> def laplace_count(dataset, size=None, rng=None):
     ...     return float(np.sum(dataset)) + rng.laplace(0.0, 1.0, size=size)
     >>> r = audit(laplace_count, [0, 1], [0, 0], epsilon=1.0, samples=200_000, seed=1, ideal=True)
-    >>> r.verdict, 0.9 < r.epsilon_lower_bound <= 1.0, r.stopping_reason
-    ('no violation found', True, 'fixed')
+    >>> r.violation, 0.9 < r.epsilon_lower_bound <= 1.0, r.stopping_reason
+    (False, True, 'fixed')
     """
     if grey_box:
         return _grey_box(dict(locals()))
     t_start = time.perf_counter()
-    claim_given = claim
-    claim, cert, est = resolve_claim(claim, epsilon, delta, estimator)
-    # The point the per-delta extras (GDP event, sequential planning) start from: the claim's
-    # own for a point, a point of the curve (updated after the first round) for a curve.
-    epsilon, delta = claim.finite_point
-    from ..targets import load_target
-
-    tgt = load_target(target)
-    pair = _resolve_pair(tgt, dataset, neighbor)
-    vectorised = bool(getattr(tgt, "vectorised", False))
-    entropy = seed_entropy(as_seed_sequence(seed))
-    # Wide releases (a 10,000-bin histogram, a model's weights) get shorter chunks and a smaller calibration pool.
-    probe = _probe(tgt, pair[0], entropy, timeout)
-    chunk_size, calibration_cap = memory_limits(release_bytes(probe), chunk_size, calibration_cap)
+    ctx, probe = _context(dict(locals()), t_start)
     if stopping == "anytime":
-        return _anytime(tgt, pair, probe, claim, claim_given, est, samples, confidence=confidence, entropy=entropy,
-                        max_samples=max_samples, time_budget=time_budget, attack=attack, n_jobs=n_jobs,
-                        backend=backend, scheduler=scheduler, chunk_size=chunk_size, timeout=timeout,
-                        t_start=t_start, on_round=on_round)
-    plan, tracker, max_samples = _plan(samples, max_samples, time_budget, vectorised=vectorised,
-                                       calibration_fraction=calibration_fraction, calibration_cap=calibration_cap,
-                                       epsilon=epsilon, delta=delta, confidence=confidence,
-                                       stop_when_converged=bool(stop_when_converged), keep_drawing=keep_drawing)
+        return _anytime(ctx, probe)
+    plan, tracker, max_samples = plan_rounds(ctx)
+    ctx = replace(ctx, max_samples=max_samples)
     total_planned = sum(p.n_calibration + p.n_test for p in plan)
     if progress is None:
         # DPAUDIT_PROGRESS=1/0 overrides the terminal test, as for every other bar.
-        progress = progress_wanted(None) and (total_planned > 4 * chunk_size or not vectorised)
-    sampler = Sampler(tgt, pair, entropy=entropy, chunk_size=chunk_size, n_jobs=all_cores(n_jobs), timeout=timeout,
-                      progress=progress if progress == LINES else bool(progress), in_process=_is_builtin(tgt),
-                      executor=Executor(all_cores(n_jobs), backend, scheduler),
-                      deadline=_deadline(time_budget, t_start), shape=probe.shape[1:])
-    run = _Run(sampler, plan, tracker, attack=attack, ideal=bool(ideal), cert=cert, est=est, entropy=entropy,
-               epsilon=epsilon, delta=delta, confidence=confidence, t_start=t_start,
-               reason="fixed" if samples is not None else "budget", on_round=on_round,
-               curve=claim.is_curve)
-    settings = dict(attack=attack, ideal=bool(ideal), est=est, confidence=confidence, entropy=entropy,
-                    claim=None if claim_given is None else (claim_given if isinstance(claim_given, str) else
-                                                            claim.spec),
-                    max_samples=max_samples, t_start=t_start, time_budget=time_budget)
+        progress = progress_wanted(None) and (total_planned > 4 * ctx.chunk_size or not ctx.vectorised)
+    sampler = make_sampler(ctx, probe.shape[1:], progress=progress if progress == LINES else bool(progress))
+    run = AuditRun(ctx, sampler, plan, tracker)
     try:
         run.rounds_until_stop()
     except KeyboardInterrupt as exc:
         # Not swallowed: the same KeyboardInterrupt goes on, carrying what the finished rounds certified.
-        exc.audit_report = run.report(tgt, sampler.shape, interrupted=True, **settings) \
-            if run.rounds and tracker is not None else None
+        exc.audit_report = _report(run, interrupted=True) if run.rounds and tracker is not None else None
         raise
     finally:
         sampler.close()
-    report = run.report(tgt, sampler.shape, **settings)
-    notes = [n for n in (replaced_record_note(claim, *pair) or non_neighbour_note(*pair), ceiling_note(report)) if n]
+    report = _report(run)
+    notes = [n for n in (_pair_note(ctx), ceiling_note(report)) if n]
     return replace(report, notes=[*report.notes, *notes]) if notes else report
 
 
-def _anytime(tgt, pair, probe, claim, claim_given, est, samples, *, confidence, entropy, max_samples, time_budget,
-             attack, n_jobs, backend, scheduler, chunk_size, timeout, t_start, on_round):
+def _context(args: dict, t_start: float) -> tuple[AuditContext, np.ndarray]:
+    """The audit's checked settings from :func:`audit`'s (checked) arguments, and the target's first releases."""
+    from ..targets import load_target
+
+    claim, cert, certificate = resolve_claim(args["claim"], args["epsilon"], args["delta"], args["estimator"])
+    tgt = load_target(args["target"])
+    pair = _resolve_pair(tgt, args["dataset"], args["neighbor"])
+    entropy = seed_entropy(as_seed_sequence(args["seed"]))
+    # Wide releases (a 10,000-bin histogram, a model's weights) get shorter chunks and a smaller calibration pool.
+    probe = _probe(tgt, pair[0], entropy, args["timeout"])
+    chunk_size, calibration_cap = memory_limits(release_bytes(probe), args["chunk_size"], args["calibration_cap"])
+    given = args["claim"]
+    ctx = AuditContext(
+        target=tgt, pair=pair, claim=claim,
+        claim_spec=None if given is None else (given if isinstance(given, str) else claim.spec),
+        cert=cert, certificate=certificate, confidence=args["confidence"], entropy=entropy, attack=args["attack"],
+        ideal=bool(args["ideal"]), t_start=t_start, samples=args["samples"], max_samples=args["max_samples"],
+        time_budget=args["time_budget"], calibration_fraction=args["calibration_fraction"],
+        calibration_cap=calibration_cap, chunk_size=chunk_size, n_jobs=args["n_jobs"], backend=args["backend"],
+        scheduler=args["scheduler"], timeout=args["timeout"], in_process=_is_builtin(tgt),
+        stop_when_converged=bool(args["stop_when_converged"]), keep_drawing=args["keep_drawing"],
+        on_round=args["on_round"])
+    return ctx, probe
+
+
+def _report(run: AuditRun, *, interrupted: bool = False) -> AuditReport:
+    """The report of the rounds finished so far (``interrupted``: the round being drawn was dropped).
+
+    Valid at any round: each round's result was certified at the round confidence of the
+    schedule fixed before drawing (:mod:`dpaudit.stats.sequential`), so by the union bound every
+    planned round's result holds at once with probability ``confidence``, and the largest of the
+    finished ones is valid whatever stopped the audit, a person's Ctrl-C included.
+    """
+    ctx = run.ctx
+    return build_report(ctx.target, run.rounds, run.kind, run.sampler.shape, reason=run.reason, attack=ctx.attack,
+                        ideal=ctx.ideal, est=ctx.certificate, epsilon=run.epsilon, claim=ctx.claim_spec,
+                        confidence=ctx.confidence, entropy=ctx.entropy, drawn=run.rounds[-1].samples,
+                        max_samples=ctx.max_samples, t_start=ctx.t_start, time_budget=ctx.time_budget,
+                        interrupted=interrupted)
+
+
+def _pair_note(ctx: AuditContext) -> str | None:
+    return replaced_record_note(ctx.claim, *ctx.pair) or non_neighbour_note(*ctx.pair)
+
+
+def _anytime(ctx: AuditContext, probe) -> AuditReport:
     """The anytime-valid audit (:mod:`dpaudit.auditor.anytime_report`) on the package's sampler."""
     from .anytime_report import anytime_audit
 
-    if est.name != "clopper-pearson":
-        raise ParameterValueError(f"estimator: an anytime audit is certified by e-processes; got {est.name!r} "
-                                  "(leave estimator out, or use stopping='planned')")
-    vectorised = bool(getattr(tgt, "vectorised", False))
-    if max_samples is None:
-        max_samples = DEFAULT_SAMPLES_VECTORISED if vectorised else DEFAULT_SAMPLES_PER_CALL
-    kind = output_kind(np.asarray(probe))
-    sampler = Sampler(tgt, pair, entropy=entropy, chunk_size=chunk_size, n_jobs=all_cores(n_jobs), timeout=timeout,
-                      progress=False, in_process=_is_builtin(tgt), executor=Executor(all_cores(n_jobs), backend,
-                                                                                      scheduler),
-                      deadline=_deadline(time_budget, t_start), shape=probe.shape[1:])
+    if type(ctx.certificate) is not ClopperPearson:  # e-processes certify it: no certificate of counts to choose
+        raise ParameterValueError(f"estimator: an anytime audit is certified by e-processes; got "
+                                  f"{ctx.certificate.name!r} (leave estimator out, or use stopping='planned')")
+    max_samples = default_max_samples(ctx) if ctx.max_samples is None else ctx.max_samples
+    sampler = make_sampler(ctx, probe.shape[1:])
     try:
-        report = anytime_audit(sampler, tgt, claim=claim, claim_given=claim_given, confidence=confidence,
-                               entropy=entropy, max_samples=max_samples, time_budget=time_budget, attack=attack,
-                               t_start=t_start, deadline=_deadline(time_budget, t_start), kind=kind, probe=probe,
-                               on_round=on_round)
+        report = anytime_audit(sampler, ctx.target, claim=ctx.claim, claim_given=ctx.claim_spec,
+                               confidence=ctx.confidence, entropy=ctx.entropy, max_samples=max_samples,
+                               time_budget=ctx.time_budget, attack=ctx.attack, t_start=ctx.t_start,
+                               deadline=ctx.deadline, kind=output_kind(np.asarray(probe)), probe=probe,
+                               on_round=ctx.on_round)
     finally:
         sampler.close()
-    notes = [n for n in (replaced_record_note(claim, *pair) or non_neighbour_note(*pair),) if n]
+    notes = [n for n in (_pair_note(ctx),) if n]
     return replace(report, notes=[*report.notes, *notes]) if notes else report
-
-
-def _deadline(time_budget, t_start: float) -> float | None:
-    """The wall-clock time (``time.time()``, which worker processes share) at which ``time_budget`` ends."""
-    if time_budget is None:
-        return None
-    return time.time() + time_budget - (time.perf_counter() - t_start)
-
-
-def _no_round_in_budget(time_budget: float, step, target) -> str:
-    per_call = "" if getattr(target, "vectorised", False) else ", called once per release"
-    return (f"time_budget: {time_budget:g} s (--time-budget) ran out before the first round of the sequential audit "
-            f"was drawn ({step.n_calibration + step.n_test} releases per side of target {target.name!r}{per_call}), "
-            "so nothing is certified; allow more time, or give a smaller fixed --samples")
-
-
-def _plan(samples, max_samples, time_budget, *, vectorised, calibration_fraction, calibration_cap, epsilon, delta,
-          confidence, stop_when_converged=True, keep_drawing=False):
-    """(rounds, sequential tracker or None, sample budget): one round for a fixed audit, else a schedule."""
-    if samples is not None:
-        n_cal = min(max(int(round(samples * calibration_fraction)), 10), samples - 10, calibration_cap)
-        return [sequential.RoundPlan(n_cal, samples - n_cal, _CAL, _TEST)], None, max_samples
-    if max_samples is None:
-        max_samples = DEFAULT_SAMPLES_VECTORISED if vectorised else DEFAULT_SAMPLES_PER_CALL
-    sched, plan = sequential.schedule(max_samples, vectorised=vectorised, calibration_fraction=calibration_fraction,
-                                      calibration_cap=calibration_cap, cal_phase=_cal_phase, test_phase=_test_phase)
-    # The statistics core owns the rounds' confidence and the stopping rules.
-    tracker = SequentialBound(schedule=sched, epsilon=epsilon, delta=delta, confidence=confidence,
-                              time_budget=time_budget, stop_when_converged=stop_when_converged,
-                              stop_on_violation=not keep_drawing)
-    return plan, tracker, max_samples
-
-
-class _Run:
-    """One audit's rounds: calibrate on the growing pool, count held out, certify, ask the tracker whether to stop."""
-
-    def __init__(self, sampler, plan, tracker, *, attack, ideal, cert, est, entropy, epsilon, delta, confidence,
-                 t_start, reason, on_round=None, curve=False):
-        self.sampler, self.plan, self.tracker, self.on_round = sampler, plan, tracker, on_round
-        self.curve = curve  # a claimed curve: the point the rounds are reported at moves, so progress names its delta
-        self.attack, self.ideal, self.cert, self.est, self.entropy = attack, ideal, cert, est, entropy
-        self.epsilon, self.delta, self.t_start, self.reason = epsilon, delta, t_start, reason
-        self.confidence = tracker.round_confidence if tracker is not None else confidence
-        # Candidates are fitted here, on this machine: as many at once as the local workers (1 on Dask).
-        self.threads = sampler.executor.n_jobs if sampler.executor._dask is None else 1
-        self.pool: list = [None, None]
-        self.kind = None
-        self.test = self.float_test = None
-        self.rounds: list[_Round] = []
-        self.updates: list[dict] = []  # each round's counts for the tracker, replayed when its point moves
-        self.drawn = 0
-
-    def report(self, tgt, shape, *, interrupted: bool = False, **settings) -> AuditReport:
-        """The report of the rounds finished so far (``interrupted``: the round being drawn was dropped).
-
-        Valid at any round: each round's bound was certified at the round confidence of the
-        schedule fixed before drawing (:mod:`dpaudit.stats.sequential`), so by the union bound every
-        planned round's bound holds at once with probability ``confidence``, and the largest of the
-        finished ones is valid whatever stopped the audit, a person's Ctrl-C included.
-        """
-        return build_report(tgt, self.rounds, self.kind, shape, reason=self.reason, epsilon=self.epsilon,
-                            drawn=self.rounds[-1].samples, interrupted=interrupted, **settings)
-
-    def rounds_until_stop(self) -> None:
-        """Draw and certify rounds until a stopping rule (or the one round of a fixed audit) says stop.
-
-        A ``KeyboardInterrupt`` goes through untouched; the caller reports the rounds already finished
-        (:meth:`report`), dropping the one being drawn, as a time budget that runs out mid-round does.
-        """
-        for r, step in enumerate(self.plan):
-            t_round = time.perf_counter()
-            self.sampler.stage = f"round {r + 1} of {len(self.plan)}: " if len(self.plan) > 1 else ""
-            try:
-                rd, same_event = self._round(r, step)
-            except TimeBudgetSpent:
-                # A look at a size chosen by the clock is not covered: the last completed round is the result.
-                if not self.rounds:
-                    raise ParameterValueError(_no_round_in_budget(self.tracker.time_budget, step,
-                                                                  self.sampler.target)) from None
-                self.reason = "budget"
-                return
-            self.rounds.append(rd)
-            if self.tracker is None:
-                return
-            stop = self._track(r, step, rd, same_event, round_seconds=time.perf_counter() - t_round)
-            if self.on_round is not None:
-                self.on_round(RoundProgress(round=r + 1, rounds_planned=len(self.plan), samples=rd.samples,
-                                            epsilon_lower_bound=self.tracker.epsilon_lower_bound,
-                                            claimed_epsilon=self.epsilon,
-                                            elapsed_seconds=time.perf_counter() - self.t_start,
-                                            claimed_delta=self.delta if self.curve else None,
-                                            samples_planned=sum(p.n_calibration + p.n_test for p in self.plan),
-                                            time_budget=self.tracker.time_budget))
-            if stop is not None:
-                self.reason = stop
-                return
-
-    def _round(self, r, step) -> tuple["_Round", bool]:
-        previous = previous_poisson = None
-        if step.n_calibration or not self.rounds:
-            x0, x1 = self.sampler.draw(step.cal_phase, step.n_calibration)
-            self.pool = [x if p is None else np.concatenate([p, x]) for p, x in zip(self.pool, (x0, x1))]
-            if self.kind is None:
-                self.kind = output_kind(np.concatenate([self.pool[0][:10_000], self.pool[1][:10_000]]))
-            self.test, self.float_test = _calibrate(self.pool, attack=self.attack, ideal=self.ideal, kind=self.kind,
-                                                    cert=self.cert, confidence=self.confidence,
-                                                    n_test=_held_out_total(self.plan, r), threads=self.threads)
-        else:
-            # No new calibration data: the events stay, so their held-out counts add up.
-            previous, previous_poisson = self.rounds[-1].counts, self.rounds[-1].poisson_counts
-        tests = [self.test] + ([self.float_test] if self.float_test is not None else [])
-        counts, pcounts, extra = _count(self.sampler, tests, n_test=step.n_test, test_phase=step.test_phase,
-                                        entropy=self.entropy, previous=previous, previous_poisson=previous_poisson)
-        self.drawn += step.n_calibration + step.n_test + extra
-        rd = certify_round(r, self.drawn, len(self.pool[0]), self.test, self.float_test, counts, pcounts, delta=self.delta,
-                     confidence=self.confidence, estimator=self.est, cert=self.cert)
-        return rd, previous is not None
-
-    def _track(self, r, step, rd, same_event, *, round_seconds) -> str | None:
-        # The tracker plans at the point of the claim this round came closest to (a point claim's own
-        # point; for a curve it moves with the event, so that futility is judged where the event is
-        # strongest).  It is fed each round's certified bound against that point, the one the verdict
-        # reads (Poisson certificate, float leak and their shares of the failure probability included),
-        # which exceeds its epsilon exactly when some point of the claim is violated, so it stops on
-        # "violation" exactly when the report says "violation"; the main event's counts only plan the
-        # rest (its reachable bound).  When the point moves, the rounds so far are replayed against it.
-        self.epsilon, self.delta = _retarget(rd, self.epsilon, self.delta)
-        self.updates.append(dict(tp=rd.tracked.tp, fp=rd.tracked.fp, samples=step.cumulative, counted=rd.n_test,
-                                 same_event=same_event,
-                                 projected=sequential.held_out_at_budget(self.plan, r, rd.n_test)))
-        tracker = replace(self.tracker, epsilon=self.epsilon, delta=self.delta, trajectory=())
-        for done, kw in zip(self.rounds, self.updates):
-            tracker = tracker.update(**kw, certified=done.bound_against(self.epsilon, self.delta))
-        self.tracker = tracker
-        nxt = self.plan[r + 1] if r + 1 < len(self.plan) else None
-        next_seconds = None if nxt is None else round_seconds * (nxt.n_calibration + nxt.n_test) / max(
-            step.n_calibration + step.n_test, 1)
-        stop = self.tracker.stopping_reason(elapsed_seconds=time.perf_counter() - self.t_start,
-                                            next_round_seconds=next_seconds)
-        if stop == "converged" and any(p.n_calibration for p in self.plan[r + 1:]):
-            # "Converged" judges this round's event; while the calibration pool
-            # still grows, a later round may choose a far better one (an SVT leak
-            # can hide from an event chosen on a few thousand releases).
-            return None
-        return stop

@@ -26,9 +26,12 @@ from .._rng import as_seed_sequence, seed_entropy
 from ..datasets import load_scores
 from ..exceptions import ParameterValueError
 from ..params import SCORES_OPTIONS
+from ..stats.certificate import ClopperPearson, certificate_for
 from ..stats.estimators import HeldOutCounts
 from ..stats.score_metrics import score_metrics
-from .pipeline import build_report, certify_round, choose_test, resolve_claim
+from .calibrate import choose_test
+from .certify import certify_round, resolve_claim
+from .pipeline import build_report
 from .report import AuditReport
 
 __all__ = ["audit_scores", "split_scores_at_random"]
@@ -66,8 +69,9 @@ def audit_scores(in_scores, out_scores=None, *, epsilon=None, delta=0.0, claim=N
         Probability that the bound is valid, whatever the scores.
     seed : int, optional
         Seed of the random split (drawn and reported when absent).
-    estimator : {"clopper-pearson", "gdp"}
-        The certificate, as for :func:`dpaudit.audit`.
+    estimator : str or Certificate
+        The certificate whose result decides the verdict, as for :func:`dpaudit.audit` (a registered
+        name, ``"module:attr"`` or a :class:`~dpaudit.stats.certificate.Certificate`).
     selection_fraction : float
         Share of each side that chooses the event; the rest certify it (each part at least 10 scores).
     stopping : {"planned", "anytime"}
@@ -114,11 +118,11 @@ def audit_scores(in_scores, out_scores=None, *, epsilon=None, delta=0.0, claim=N
     sel_out, held_out = split_scores_at_random(s_out, fraction, rng)
     # The held-out sets have the sizes they were given, not Poisson sizes: no Poisson certificate.
     test = choose_test(("threshold",), (sel_in, sel_out), cert=cert, confidence=confidence, full=True, poisson=False,
-                       tails=True)
+                       tails=True, certificate=est)
     thresholds = [e.threshold for e in test.events()]
     counts = [HeldOutCounts.from_scores(thresholds, test.scorer.score(held_in), test.scorer.score(held_out))]
     rd = certify_round(0, len(s_in), len(sel_in), test, None, counts, None, delta=delta, confidence=confidence,
-                       estimator=est, cert=cert)
+                       cert=cert)
     source = SimpleNamespace(name="scores", seeded=True)
     report = build_report(source, [rd], "scalar", (), reason="fixed", attack="threshold", ideal=True, est=est,
                           epsilon=epsilon, claim=_spec(claim_given, claim), confidence=confidence, entropy=entropy,
@@ -140,7 +144,7 @@ def _anytime_scores(in_scores, out_scores, *, epsilon, delta, claim, confidence,
     """``audit_scores`` as a stream (:func:`~dpaudit.auditor.anytime_scores.audit_score_stream`)."""
     from .anytime_scores import audit_score_stream
 
-    if estimator != "clopper-pearson":
+    if type(certificate_for(estimator)) is not ClopperPearson:  # e-processes certify it: no certificate to choose
         raise ParameterValueError(f"estimator: an anytime score audit is certified by e-processes; got {estimator!r}")
     claim_given = claim
     claim, _, _ = resolve_claim(claim, epsilon, delta, "clopper-pearson")

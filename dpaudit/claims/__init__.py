@@ -51,12 +51,13 @@ from __future__ import annotations
 from .accountant import (CURVE_CACHE, MAX_STEPS, PLD_DISCRETIZATION, SLOW_NOTE_AFTER, AccountantClaim, DPSGDClaim,
                          cache_dir, dpsgd_event, pld_accountant)
 from .base import DELTA_FLOOR, GRID_POINTS, Claim
-from .parsing import CLAIM_KINDS, CLAIM_PARSERS, as_claim, parse_claim
+from .parsing import CLAIM_KINDS, CLAIM_PARSERS, as_claim, parse_claim, register_claim_kind
 from .stated import MAX_MU, GaussianDPClaim, PointClaim, ProfileClaim
 
 __all__ = [
     "CLAIM_KINDS",
     "CLAIM_PARSERS",
+    "register_claim_kind",
     "CURVE_CACHE",
     "DELTA_FLOOR",
     "GRID_POINTS",

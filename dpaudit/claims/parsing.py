@@ -14,7 +14,7 @@ from .accountant import MAX_STEPS, AccountantClaim, DPSGDClaim
 from .base import Claim
 from .stated import MAX_MU, GaussianDPClaim, PointClaim, ProfileClaim
 
-__all__ = ["CLAIM_KINDS", "CLAIM_PARSERS", "as_claim", "parse_claim"]
+__all__ = ["CLAIM_KINDS", "CLAIM_PARSERS", "as_claim", "parse_claim", "register_claim_kind"]
 
 
 def _fields(spec: str, body: str, allowed: tuple[str, ...], *, first: str | None = None) -> dict[str, str]:
@@ -130,6 +130,20 @@ CLAIM_PARSERS: dict[str, Callable[[str, str, str], Claim]] = {
 }
 #: The built-in spec prefixes (:data:`CLAIM_PARSERS` holds every kind :func:`parse_claim` reads).
 CLAIM_KINDS = tuple(CLAIM_PARSERS)
+
+
+def register_claim_kind(kind: str, parse) -> None:
+    """Make specs ``"KIND:BODY"`` parse as ``parse(BODY, spec=SPEC)``, a :class:`Claim`, at every entry point.
+
+    A new kind is one more entry of :data:`CLAIM_PARSERS`; the built-in kinds cannot be replaced.
+    """
+    if kind.lower() in CLAIM_KINDS or not kind.isidentifier():
+        raise ParameterValueError(f"register_claim_kind: {kind!r} is built in or not a name")
+
+    def parser(spec: str, text: str, body: str) -> Claim:
+        return _named(spec, parse, body.strip(), spec=text)
+
+    CLAIM_PARSERS[kind.lower()] = parser
 
 
 def as_claim(claim=None, *, epsilon=None, delta=None, neighbouring=None) -> Claim:

@@ -3,6 +3,18 @@
 from .bayes import PosteriorInterval, posterior_interval
 from .bounds import EpsilonBound, ceiling, epsilon_bounds_array, epsilon_lower_bound, log_ratio_bound
 from .clopper_pearson import clopper_pearson_interval, cp_lower, cp_upper
+from .certificate import (
+    CERTIFICATES,
+    Certificate,
+    CertificateResult,
+    ClopperPearson,
+    EventCounts,
+    GaussianDP,
+    IntervalCertificate,
+    PoissonConditional,
+    certificate_for,
+    register_certificate,
+)
 from .curves import CurveCertificate, CurveTest, certified_curve, curve_test
 from .one_run import guess_counts, guess_grid, one_run_ceiling, one_run_epsilon_bound, one_run_p_value
 from .estimators import (
@@ -42,6 +54,16 @@ __all__ = [
     "cp_lower",
     "cp_upper",
     "CurveCertificate",
+    "Certificate",
+    "CertificateResult",
+    "CERTIFICATES",
+    "ClopperPearson",
+    "EventCounts",
+    "GaussianDP",
+    "IntervalCertificate",
+    "PoissonConditional",
+    "certificate_for",
+    "register_certificate",
     "one_run_p_value",
     "one_run_epsilon_bound",
     "one_run_ceiling",

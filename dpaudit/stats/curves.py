@@ -50,7 +50,7 @@ from ..exceptions import ParameterValueError
 from .bounds import EpsilonBound, log_ratio_bound
 from .selection import ThresholdEvent, pick_event
 
-__all__ = ["SELECTION_POINTS", "CurveCertificate", "CurveTest", "certified_curve", "curve_test"]
+__all__ = ["SELECTION_POINTS", "CurveCertificate", "CurveTest", "certified_curve", "curve_test", "interval_region"]
 
 #: Grid points the event choice reads (log-spaced among the claim's); certification reads them all.
 SELECTION_POINTS = 48
@@ -394,13 +394,26 @@ class CurveCertificate:
         return float((rev if event.reverse else fwd)[i])
 
     def test(self, bound: EpsilonBound) -> CurveTest:
-        """The held-out bound of the chosen event, tested against the whole claimed curve."""
-        if bound.method != "clopper-pearson" or bound.directions != "forward":
-            # A one-ratio certificate (the Poisson test) holds at its own delta only.
+        """A held-out two-interval bound (Clopper-Pearson, one direction) tested against the whole claimed curve."""
+        if bound.directions != "forward":
             return curve_test(self.claim, deltas=[bound.delta], epsilon_lower_bounds=[bound.epsilon_lower_bound],
                               confidence=bound.confidence)
-        tpr_lo, fpr_hi = bound.tpr_interval()[0], bound.fpr_interval()[1]
-        cert = _curve(tpr_lo, fpr_hi, self.deltas)
-        cert = np.where(self.deltas == bound.delta, bound.epsilon_lower_bound, cert)  # the point bound itself
-        return CurveTest(self.claim.spec, bound.confidence, self.deltas, cert, self.claimed, float(fpr_hi),
-                         float(1.0 - tpr_lo), self.reference_delta)
+        return interval_region(self.claim, bound.tpr_interval()[0], bound.fpr_interval()[1],
+                               confidence=bound.confidence, point=(bound.delta, bound.epsilon_lower_bound),
+                               grid=(self.deltas, self.claimed))
+
+
+def interval_region(claim, tpr_lower: float, fpr_upper: float, *, confidence: float, point=None,
+                    grid=None) -> CurveTest:
+    """The curve one event's jointly valid rate bounds certify, on the claim's grid, tested against it.
+
+    ``point = (delta, epsilon)``: a point bound computed from the same bounds, put at its grid point
+    as it is (the same two inequalities, so a one-point claim's region is that bound exactly).
+    ``grid``: the claim's ``(deltas, epsilons)`` when the caller holds them.
+    """
+    deltas, claimed = (np.asarray(a, dtype=float) for a in (grid if grid is not None else claim.grid()))
+    cert = _curve(tpr_lower, fpr_upper, deltas)
+    if point is not None:
+        cert = np.where(deltas == point[0], point[1], cert)
+    return CurveTest(claim.spec, confidence, deltas, cert, claimed, float(fpr_upper), float(1.0 - tpr_lower),
+                     float(claim.reference[1]))

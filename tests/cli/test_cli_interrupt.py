@@ -197,7 +197,7 @@ def test_an_interrupt_while_candidates_are_fitted_in_threads_waits_for_no_pendin
     second Ctrl-C, which loses the report)."""
     import threading
 
-    from dpaudit.auditor import pipeline
+    from dpaudit.auditor import calibrate
 
     started, gate = [], threading.Event()
 
@@ -209,10 +209,10 @@ def test_an_interrupt_while_candidates_are_fitted_in_threads_waits_for_no_pendin
         gate.wait(2)  # a long fit
         raise AssertionError("not used")
 
-    monkeypatch.setattr(pipeline, "_selection_scores", fake_selection_scores)
+    monkeypatch.setattr(calibrate, "_selection_scores", fake_selection_scores)
     pool = (np.zeros((40, 1)), np.ones((40, 1)))
     with pytest.raises(KeyboardInterrupt):
-        pipeline.choose_test(("a", "b", "c", "d", "e"), pool, confidence=0.95, full=False, threads=2)
+        calibrate.choose_test(("a", "b", "c", "d", "e"), pool, confidence=0.95, full=False, threads=2)
     seen = list(started)
     gate.set()
     assert seen == ["a", "b"], seen

@@ -1,0 +1,231 @@
+"""Calibration: fit each candidate distinguisher, choose its event on data the held-out counts never see.
+
+The calibration pool's first half fits the distinguisher, the second chooses
+the event (:mod:`dpaudit.stats.selection`) the claim's curve ranks best; the
+audit's certificate may ask for a variant for the chosen event or choose its
+own (:class:`~dpaudit.stats.certificate.Certificate`).  Everything here reads
+calibration data only, so the held-out result stays valid.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..stats import DEFAULT_DELTAS
+from ..stats.certificate import Certificate, ClopperPearson
+from ..stats.curves import CurveCertificate
+from ..stats.estimators import roc_thresholds
+from ..stats.selection import ThresholdEvent, calibration_counts, calibration_rates, selection_halves
+from .distinguishers import auto_choices, float_choices, make_distinguisher
+
+__all__ = ["ChosenTest", "choose_test", "calibrate", "held_out_total", "FIT_COST",
+           "SELECTION_TRUST", "TRUST_FROM", "TAIL_RATIO"]
+
+#: When the held-out set is at least ``TRUST_FROM`` times the selection data, the chosen
+#: distinguisher's event is chosen with the selection counts trusted as ``SELECTION_TRUST``
+#: times as many (see ``choose_test``).
+SELECTION_TRUST = 2
+TRUST_FROM = 8
+#: A score audit certifies the other tail's best event too when it is worth this share of the chosen event's on the
+#: selection split (measured in docs/decisions/event-selection.md).
+TAIL_RATIO = 0.9
+
+
+# ----------------------------------------------------------------------------- calibration
+@dataclass(frozen=True)
+class ChosenTest:
+    """One distinguisher with the events chosen for it on calibration data, and the certificate of its event."""
+
+    name: str
+    scorer: object
+    event: ThresholdEvent  # the claim's event: the one the report describes
+    value: float  # its bound on the selection counts (nested intervals), to compare distinguishers
+    #: The certificate of the event: the audit's, or the variant it asked for on calibration data (the Poisson
+    #: conditional test of one of the event's two inequalities, on Poisson-sized held-out sets).
+    certificate: Certificate
+    #: The event the certificate reads when it chooses its own (GDP's); None: ``event``.
+    own_event: ThresholdEvent | None = None
+    gdp_event: ThresholdEvent | None = None
+    profile_events: tuple = ()
+    roc_events: tuple = ()
+    #: The other tail's best event, certified beside ``event`` at half the failure probability each
+    #: (:meth:`~dpaudit.stats.curves.CurveCertificate.choose_other_tail`); None: ``event`` alone.
+    alt_event: ThresholdEvent | None = None
+
+    def events(self):
+        return [e for e in (self.event, self.alt_event, self.own_event, self.gdp_event, *self.profile_events,
+                            *self.roc_events) if e is not None]
+
+    @property
+    def certified_event(self) -> ThresholdEvent:
+        """The event the certificate reads."""
+        return self.event if self.own_event is None else self.own_event
+
+
+#: Rough relative cost of fitting each distinguisher on wide vectors (docs/decisions/calibration-cost.md):
+#: the candidate pool starts the costliest first.  Only the order of work depends on it.
+FIT_COST = {"mixed": 5, "binned-logistic": 4, "pattern-cells": 4, "cell-values": 4, "density-ratio-sum": 3,
+            "likelihood-ratio": 3, "naive-bayes": 2, "innovation-sign-sum": 2, "coordinate": 1, "sign-sum": 1}
+
+
+def choose_test(names, pool, *, cert=None, delta=None, confidence, full: bool, n_test: int = 0,
+                poisson: bool = True, threads: int = 1, tails: bool = False,
+                certificate: Certificate | None = None) -> ChosenTest | None:
+    """Fit each named distinguisher on the pool's first half, choose its event on the second, keep the best.
+
+    Candidates are ranked by the bound their selection counts certify, with
+    intervals at the selection split's own size shared among the nested
+    candidate thresholds: what the event can be trusted to show, not what it
+    shows by luck.  Distinguishers with (almost) nothing to fit choose on the
+    whole pool.  When the held-out set is at least ``TRUST_FROM`` times the
+    selection data, the winner's event is chosen again with the selection
+    counts trusted as ``SELECTION_TRUST`` times as many, so that a rarer event
+    with a larger ratio can win.  Everything here uses calibration data only,
+    so the held-out bound stays valid.  The measurements behind these choices
+    are in ``docs/decisions/event-selection.md``.
+
+    The claim's certificate ``cert`` (:class:`~dpaudit.stats.curves.CurveCertificate`)
+    ranks the events: for a point claim by the bound at its delta, for a curve by
+    how close the event's certified curve comes to the claimed one.  Given ``delta``
+    instead, the point claim at that delta is meant (its epsilon does not change the choice).
+    ``poisson=False``: the held-out sets have fixed sizes (given scores), so no Poisson certificate.
+    ``threads`` candidates are fitted at once (numpy and scikit-learn release the GIL in their
+    heavy parts), the costliest first (:data:`FIT_COST`), each with one BLAS thread; each
+    candidate's fit is deterministic and the best is taken in ``names`` order, so the choice
+    depends on neither.  ``tails=True`` (one fixed-size round, no Poisson certificate: the score
+    audit) also keeps the other tail's best event when it is worth :data:`TAIL_RATIO` of the
+    chosen one's (``alt_event``; :func:`certify_round` certifies both).  ``certificate`` certifies the
+    event (default Clopper-Pearson); it may ask for a variant for the event (:meth:`Certificate.poisson_variant`)
+    or choose its own event (:meth:`Certificate.choose_event`).
+    """
+    certificate = ClopperPearson() if certificate is None else certificate
+    if cert is None:
+        from ..claims import PointClaim
+
+        cert = CurveCertificate(PointClaim(1.0, 0.0 if delta is None else delta))
+    fit, sel = selection_halves(pool)
+
+    def candidate(name):
+        scorer, s0, s1 = _selection_scores(name, pool, fit, sel)
+        # One set of interval bounds per candidate threshold serves every event below.
+        cal = calibration_counts(s0, s1)
+        rates = calibration_rates(cal, n_test0=len(s0), n_test1=len(s1), confidence=confidence, nested=True)
+        event = cert.choose(rates)
+        return name, scorer, event, cert.value(rates, event), rates, cal, s1
+
+    results = _fit_in_threads(candidate, names, threads) if threads > 1 and len(names) > 1 else map(candidate, names)
+    best = None
+    for result in results:
+        if best is None or result[3] > best[3]:
+            best = result
+    if best is None:
+        return None
+    name, scorer, event, value, rates, cal, s1 = best
+    n_sel0, n_sel1 = cal[2], cal[4]
+    if n_test >= TRUST_FROM * n_sel0:
+        trusted = calibration_rates(cal, n_test0=SELECTION_TRUST * n_sel0, n_test1=SELECTION_TRUST * n_sel1,
+                                    confidence=confidence, nested=True)
+        event = cert.choose(trusted)
+        value = cert.value(rates, event)
+    chosen = certificate
+    if poisson and cert.pure:
+        # The certificate's variant for the chosen event (the Poisson test: one exact test of the ratio in
+        # place of two intervals), when it would certify more.  Distinguishers are ranked by the intervals'
+        # value: the Poisson test's smaller penalty on rare events let calibration noise pick the
+        # distinguisher (docs/decisions/event-selection.md).
+        inequality, p_value = rates.poisson_value(event)
+        variant = certificate.poisson_variant(inequality)
+        if variant is not None and p_value > value:
+            chosen = variant
+    alt = cert.choose_other_tail(rates, event, ratio=TAIL_RATIO) if tails and chosen is certificate else None
+    extras = {}
+    if full:
+        extras = dict(gdp_event=rates.choose(gdp=True),
+                      profile_events=tuple(rates.choose(delta=d) for d in DEFAULT_DELTAS),
+                      roc_events=tuple(roc_thresholds(s1, reverse=event.reverse)))
+    return ChosenTest(name, scorer, event, value, chosen, own_event=chosen.choose_event(rates), alt_event=alt, **extras)
+
+
+def _fit_in_threads(candidate, names, threads: int) -> list:
+    """``[candidate(n) for n in names]``, ``threads`` at a time, the costliest first (:data:`FIT_COST`).
+
+    The costliest start first, so that two long fits do not end the pool together; each thread's BLAS keeps to
+    one core, so that threads do not fight over the cores (docs/decisions/calibration-cost.md).  On Ctrl-C the
+    fits not started are dropped and the running ones not awaited, so that the finished rounds are reported at
+    once, as with one thread, before a second Ctrl-C could lose the report.
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    from threadpoolctl import threadpool_limits
+
+    order = sorted(range(len(names)), key=lambda i: FIT_COST.get(names[i], 0), reverse=True)
+    ex = ThreadPoolExecutor(max_workers=threads)
+    try:
+        with threadpool_limits(limits=1, user_api="blas"):
+            futures = {i: ex.submit(candidate, names[i]) for i in order}
+            results = [futures[i].result() for i in range(len(names))]
+    except BaseException:
+        ex.shutdown(wait=False, cancel_futures=True)
+        raise
+    ex.shutdown()
+    return results
+
+
+def _selection_scores(name, pool, fit, sel):
+    """The candidate fitted on the fitting half and its scores on the selection half, or, when it
+    has (almost) nothing to fit, fitted and scored on the whole pool: half the selection noise, no
+    optimism worth counting.  A score that can say so (``confirms_pooling``) must also separate the
+    sides on the selection half, releases it was not fitted on, before it is pooled."""
+    scorer = make_distinguisher(name).fit(fit[0], fit[1])
+    pooled = getattr(scorer, "pooled", lambda n: False)(len(pool[0]))
+    confirm = getattr(scorer, "confirms_pooling", None)
+    s0 = s1 = None
+    if pooled and confirm is not None:
+        s0, s1 = scorer.score(sel[0]), scorer.score(sel[1])
+        pooled = confirm(s0, s1)
+    if pooled:
+        scorer = make_distinguisher(name).fit(pool[0], pool[1])
+        return scorer, scorer.score(pool[0]), scorer.score(pool[1])
+    if s0 is None:
+        s0, s1 = scorer.score(sel[0]), scorer.score(sel[1])
+    return scorer, s0, s1
+
+
+# Releases of any finite magnitude are valid (1e300 overflows a square): the candidates' arithmetic may overflow
+# and yield non-finite scores, which selection ranks like any other; numpy's warnings about it would stop an
+# assert_dp run under warnings-as-errors without changing a number.
+_QUIET_FLOATS = {"over": "ignore", "invalid": "ignore", "divide": "ignore", "under": "ignore"}
+
+
+@np.errstate(**_QUIET_FLOATS)
+def calibrate(pool, *, attack, ideal, kind, cert, confidence, n_test=0, threads=1, certificate=None):
+    """Fit and choose on the calibration pool: the distribution test and, when it adds something, a float test."""
+    fit, _ = selection_halves(pool)
+    if attack == "auto":
+        names = auto_choices(kind, fit[0])
+    else:
+        names = (attack,)
+    fnames = () if (ideal or attack != "auto") else float_choices(fit[0], fit[1])
+    certificate = ClopperPearson() if certificate is None else certificate
+    test = choose_test(names, pool, cert=cert, confidence=confidence, full=True, n_test=n_test, threads=threads,
+                       certificate=certificate)
+    float_test = choose_test(fnames, pool, cert=cert, confidence=confidence, full=False, n_test=n_test,
+                             threads=threads, certificate=certificate.float_certificate)
+    if float_test is not None and float_test.value <= test.value:
+        # The float family adds nothing the distribution attack does not show:
+        # do not spend failure probability on it.
+        float_test = None
+    return test, float_test
+
+
+def held_out_total(plan, r: int) -> int:
+    """Releases per side the events chosen at round ``r`` will be counted on: its own and the
+    following rounds' that draw no new calibration data."""
+    total = plan[r].n_test
+    for step in plan[r + 1:]:
+        if step.n_calibration:
+            break
+        total += step.n_test
+    return total
