@@ -118,7 +118,7 @@ def _notes(tgt, est, main, floating, dist_bound: float, interrupted: bool = Fals
                      "releases can take; audit with ideal=True / --ideal to check the mathematics only")
     if not getattr(tgt, "seeded", True):
         notes.append("the target takes no rng: its randomness is its own, so this audit is not reproducible")
-    if main.epsilon_lower_bound >= main.ceiling - 1e-9 and est.name == "clopper-pearson":
+    if main.epsilon_lower_bound >= main.ceiling - 1e-9:
         notes.append("the bound reached the sample-size ceiling: more samples could certify more")
     return notes
 

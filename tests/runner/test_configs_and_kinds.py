@@ -14,9 +14,10 @@ from dpaudit.exceptions import ConfigError
 from dpaudit.runner import list_kinds, load_config, run_experiment
 
 ROOT = Path(__file__).resolve().parents[2]
-#: Experiment configs (a survey catalogue, which ``dpaudit survey`` reads, is checked in tests/survey).
+#: Experiment configs: the YAML files with a ``name`` (a survey catalogue, which ``dpaudit survey`` reads, is
+#: checked in tests/survey; the survey's witness notes are read by its witness writer).
 CONFIGS = sorted(p for p in [*ROOT.glob("configs/*.yaml"), *ROOT.glob("experiments/*/*.yaml")]
-                 if "libraries" not in (yaml.safe_load(p.read_text()) or {}))
+                 if "name" in (d := yaml.safe_load(p.read_text()) or {}) and "libraries" not in d)
 QUIET = dict(echo=lambda s: None, progress=False, draw=False)
 
 
