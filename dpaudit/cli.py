@@ -28,12 +28,13 @@ from .cli_common import second_interrupt_aborts as _second_interrupt_aborts  # n
 from .cli_scores import add_score_parsers, cmd_one_run, cmd_scores
 from .cli_search import add_search_parser, cmd_search
 from .params import AUDIT_OPTIONS
+from .stats.verdict import Verdict
 
 __all__ = ["main", "cmd_audit", "cmd_list", "pair_warning", "cmd_search", "cmd_scores", "cmd_one_run", "UsageError",
            "pending_notes", "EXIT_OK", "EXIT_VIOLATION", "EXIT_USAGE", "EXIT_INTERNAL", "AUDIT_EXAMPLE"]
 
 
-AUDIT_EXAMPLE = """\
+AUDIT_EXAMPLE = f"""\
 examples:
   dpaudit audit mymech.py:release --dataset '[0,1,1]' --neighbor '[0,1]' --epsilon 1
   dpaudit audit laplace --epsilon 1          # a built-in uses its own stress pair
@@ -51,7 +52,7 @@ mechanism name from `dpaudit list`.  --dataset/--neighbor may be left out for
 a built-in (its own stress pair is used); when they are not neighbours (more
 than one record differs), a `warning:` line on stderr says how they differ.
 Not sure which pair to give?  `dpaudit search` finds one.
-Exit status: 0 no violation found, 1 violation found, 2 bad input, 3 internal error
+Exit status: 0 {Verdict.NO_VIOLATION}, 1 violation found, 2 bad input, 3 internal error
 (a bug in dpaudit; DPAUDIT_DEBUG=1 shows the traceback).
 Ctrl-C stops a sequential audit and reports the rounds it finished (valid as any
 round's bound; exit status by verdict); a second Ctrl-C stops at once.
@@ -63,7 +64,7 @@ def _build_parser() -> argparse.ArgumentParser:
                 formatter_class=FORMATTER,
                 epilog="examples:\n  dpaudit list\n  dpaudit audit laplace --dataset '[1]' --neighbor '[0]' "
                        "--epsilon 1\n  dpaudit run configs/quickstart.yaml\n  dpaudit plot results/quickstart\n\n"
-                       "exit status: 0 no violation found, 1 violation found, 2 bad input or usage, 3 internal "
+                       f"exit status: 0 {Verdict.NO_VIOLATION}, 1 violation found, 2 bad input or usage, 3 internal "
                        "error (a bug in dpaudit; DPAUDIT_DEBUG=1 shows the traceback)\n")
     p.add_argument("--version", action="version", version=f"dpaudit {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)

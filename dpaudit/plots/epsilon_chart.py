@@ -16,6 +16,7 @@ from .common import (WIDTH_HEIGHT, asymmetric_error, conf_text, differing_paths,
                      samples_text, style_of)
 from .elements import DELTA, EPS
 from .style import new_figure, short_spec
+from ..stats.verdict import Verdict
 
 __all__ = ["plot_epsilon_vs_claimed"]
 
@@ -171,7 +172,7 @@ def _draw_rows(ax, rows, ys, refs, axis: _RowAxis, n_trials: int) -> tuple[dict,
         med, lo, hi = g["epsilon_lower_bound_median"], g["epsilon_lower_bound_min"], g["epsilon_lower_bound_max"]
         violation = g.get("verdict") == "violation"
         colour, marker = ("#D55E00", "D") if violation else ("#0072B2", "o")
-        name = f"{EPS} lower bound: violation" if violation else f"{EPS} lower bound: no violation found"
+        name = f"{EPS} lower bound: violation" if violation else f"{EPS} lower bound: {Verdict.NO_VIOLATION}"
         if n_trials > 1 and hi > lo:
             ax.plot([max(lo, axis.edge_lo) if axis.log else lo, hi], [y, y], color=colour, lw=1.4,
                     solid_capstyle="butt", zorder=3)
