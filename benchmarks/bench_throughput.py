@@ -13,6 +13,10 @@ between runs, so a load that drifts does not favour one side):
   audit draws it; nothing else;
 * ``dpaudit.audit`` of the same function, ``--jobs 1``, ``ideal=True``.
 
+Before both, one audit of 20,000 releases warms the process up (the modules an
+audit imports on first use: a one-off cost, not throughput); ``--cold`` leaves
+it out.
+
 Times are the process's CPU seconds (``getrusage``: user + system), steadier
 than wall-clock time on a shared machine; the peak is the process's
 ``ru_maxrss``.  The two targets are ``bench_pipeline.py``'s: a Laplace count
@@ -31,7 +35,7 @@ import sys
 CHILD = r'''
 import json, resource, sys
 import numpy as np
-case, n, audit_first = sys.argv[1], int(float(sys.argv[2])), sys.argv[3] == "1"
+case, n, audit_first, warm = sys.argv[1], int(float(sys.argv[2])), sys.argv[3] == "1", sys.argv[5] == "1"
 import dpaudit
 from dpaudit.sampling import DEFAULT_CHUNK_SIZE as CHUNK
 
@@ -60,6 +64,8 @@ def own(n_cal, n_test):
 def audit():
     return dpaudit.audit(fn, d0, d1, epsilon=1.0, samples=n, seed=1, ideal=True)
 
+if warm:  # the modules an audit imports on first use, and numpy's first calls, are not throughput
+    dpaudit.audit(fn, d0, d1, epsilon=1.0, samples=20_000, seed=2, ideal=True)
 out = {}
 if audit_first:
     c = cpu(); r = audit(); out["audit_cpu"] = cpu() - c
@@ -74,8 +80,8 @@ print(json.dumps(out))
 '''
 
 
-def run(case: str, n: int, audit_first: bool, sizes: tuple[int, int] | None) -> dict:
-    cmd = [sys.executable, "-c", CHILD, case, str(n), "1" if audit_first else "0", json.dumps(sizes)]
+def run(case: str, n: int, audit_first: bool, sizes: tuple[int, int] | None, warm: bool) -> dict:
+    cmd = [sys.executable, "-c", CHILD, case, str(n), "1" if audit_first else "0", json.dumps(sizes), "1" if warm else "0"]
     res = subprocess.run(cmd, capture_output=True, text=True)
     if res.returncode:
         raise SystemExit(f"the {case} run failed:\n{res.stderr}")
@@ -92,6 +98,8 @@ def main() -> None:
                    help="scalar: a Laplace count; vector: a 10-d Gaussian (default: scalar)")
     p.add_argument("--samples", type=float, default=2e8, help="releases per side (default 2e8)")
     p.add_argument("--repeat", type=int, default=3, help="runs, each in its own process (default 3)")
+    p.add_argument("--cold", action="store_true",
+                   help="no warm-up audit (20,000 releases) before timing: the first audit's imports count too")
     args = p.parse_args()
     n = int(args.samples)
     if n < 20:
@@ -102,7 +110,7 @@ def main() -> None:
     ratios, peaks, sizes = [], [], None
     for i in range(args.repeat):
         audit_first = sizes is None or i % 2 == 1
-        r = run(args.case, n, audit_first, sizes)
+        r = run(args.case, n, audit_first, sizes, not args.cold)
         sizes = (r["n_calibration"], r["n_test"])
         ratios.append(r["audit_cpu"] / r["target_cpu"])
         peaks.append(r["peak_mib"])
