@@ -14,7 +14,8 @@ HERE = Path(__file__).resolve().parent
 ORDER = ["bench_audit.py", "bench_memory.py", "bench_estimators.py", "bench_mechanisms.py",
          "bench_tracing.py", "bench_reconstruction.py", "bench_sequential.py", "bench_sequential_audit.py",
          "bench_search.py", "bench_pipeline.py", "bench_float.py", "bench_attack_power.py",
-         "bench_certificate.py", "bench_one_run_fdp.py", "bench_claims.py", "bench_anytime.py"]
+         "bench_certificate.py", "bench_one_run_fdp.py", "bench_claims.py", "bench_anytime.py",
+         "bench_chunk_cost.py", "bench_throughput.py"]
 
 
 def main() -> int:

@@ -18,6 +18,7 @@ the audit with an error naming it.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -27,7 +28,8 @@ from ._rng import RNGLike, as_seed_sequence
 from ._validation import check_int
 from .exceptions import TargetError
 from .params import AUDIT_OPTIONS
-from .stats.estimators import HeldOutCounts, count_at_least
+from .stats.counting import count_at_least
+from .stats.estimators import HeldOutCounts
 
 __all__ = ["DEFAULT_CALL_CHUNK", "DEFAULT_CHUNK_SIZE", "Sampler", "draw_releases", "memory_limits", "probe_releases",
            "release_bytes"]
@@ -113,22 +115,38 @@ def _chunk(target, data, n, entropy, key, timeout, inner_jobs, deadline=None) ->
     return np.concatenate(_chunk_parts(target, data, n, entropy, key, timeout, inner_jobs, deadline), axis=0)
 
 
-def _count_chunk(target, data, n, entropy, key, timeout, inner_jobs, scorers, thresholds, shape, cut=None,
-                 deadline=None) -> list:
-    # Held-out releases are scored and dropped at once, so a vectorised
-    # target's single part needs no copy (a 10-d chunk's copy cost 6% of its draw).
-    parts = _chunk_parts(target, data, n, entropy, key, timeout, inner_jobs, deadline)
+@dataclass(frozen=True)
+class _CountJob:
+    """What every held-out chunk of one :meth:`Sampler.count` shares: the target, the seed, the scorers and
+    their thresholds; a chunk adds its dataset, size, spawn key and Poisson cut (:func:`_count_chunk`)."""
+
+    target: Any
+    entropy: int
+    timeout: float | None
+    inner_jobs: int
+    scorers: tuple
+    thresholds: tuple
+    shape: tuple | None
+    deadline: float | None = None
+
+
+def _count_chunk(job: _CountJob, data, n: int, key: tuple, cut: int | None = None) -> list:
+    """Draw chunk ``key`` of ``n`` releases on ``data`` and count each scorer's scores >= its thresholds: the
+    counts, and those of the first ``cut`` releases when a Poisson-sized prefix ends in this chunk."""
+    # Held-out releases are scored and dropped at once, so a vectorised target's single part is not copied.
+    parts = _chunk_parts(job.target, data, n, job.entropy, key, job.timeout, job.inner_jobs, job.deadline)
     x = parts[0] if len(parts) == 1 else np.concatenate(parts, axis=0)
-    if tuple(x.shape[1:]) != tuple(shape):
-        raise TargetError(f"target {target.name!r} changed its output shape from {tuple(shape)} to "
+    if tuple(x.shape[1:]) != tuple(job.shape):
+        raise TargetError(f"target {job.target.name!r} changed its output shape from {tuple(job.shape)} to "
                           f"{tuple(x.shape[1:])} on the {SIDES[key[0]]}")
-    scores = [scorer.score(x) for scorer in scorers]
-    # The chunk that holds the end of a Poisson-sized prefix also counts that prefix (before the sort).
-    prefix = None if cut is None else [count_at_least(np.asarray(sc)[:cut], t) for sc, t in zip(scores, thresholds)]
-    # Each held-out score array is sorted in place unless a later one shares its memory: the releases
-    # are dropped after counting, and a scorer that returns the releases themselves needs no copy.
+    scores = [scorer.score(x) for scorer in job.scorers]
+    # The chunk that holds the end of a Poisson-sized prefix also counts that prefix (before any sort).
+    prefix = None if cut is None else [count_at_least(np.asarray(sc)[:cut], t)
+                                       for sc, t in zip(scores, job.thresholds)]
+    # A score array may be sorted in place unless a later one shares its memory: the releases are
+    # dropped after counting, and a scorer that returns the releases themselves needs no copy.
     full = [count_at_least(sc, t, overwrite=not any(np.may_share_memory(sc, o) for o in scores[i + 1:]))
-            for i, (sc, t) in enumerate(zip(scores, thresholds))]
+            for i, (sc, t) in enumerate(zip(scores, job.thresholds))]
     return full if cut is None else (full, prefix)
 
 
@@ -310,8 +328,9 @@ class Sampler:
             c = int(prefix[side]) - start
             return c if 0 < c < m else None
 
-        tasks = [(self.target, self.pair[side], m, self.entropy, (side, *phase, i), self.timeout, self.inner_jobs,
-                  scorers, thresholds, self.shape, cut(side, m, start), self.deadline) for side, i, m, start in plan]
+        job = _CountJob(self.target, self.entropy, self.timeout, self.inner_jobs, tuple(scorers), tuple(thresholds),
+                       self.shape, self.deadline)
+        tasks = [(job, self.pair[side], m, (side, *phase, i), cut(side, m, start)) for side, i, m, start in plan]
         parts = self.executor.map(_count_chunk, tasks, local=self.serial,
                                   progress=self.progress, desc=self.stage + desc)
         full = [[np.zeros(len(t), dtype=np.int64) for t in thresholds] for _ in (0, 1)]

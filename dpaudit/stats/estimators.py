@@ -42,6 +42,7 @@ from .certificate import (
     GDPResult,
     certificate_for,
 )
+from .counting import count_at_least
 from .selection import ThresholdEvent
 
 __all__ = [
@@ -57,26 +58,6 @@ __all__ = [
     "roc_thresholds",
     "roc_from_counts",
 ]
-
-
-def count_at_least(scores: np.ndarray, thresholds: np.ndarray, *, overwrite: bool = False) -> np.ndarray:
-    """How many ``scores`` are >= each of the sorted ``thresholds``, in one pass over the scores.
-
-    ``overwrite=True`` lets it sort ``scores`` in place (a float array the caller drops afterwards),
-    which saves the copy: 20% of the count's time at 2^18 scores.
-
-    >>> count_at_least(np.array([0.0, 1.0, 2.0, 3.0]), np.array([1.0, 2.5]))
-    array([3, 1])
-    """
-    # Sorting the chunk and looking the thresholds up in it is 3-6x faster than
-    # looking each score up among the thresholds (numpy's vectorised sort
-    # against a branchy binary search per score; measured at 2^18 scores).
-    s = np.asarray(scores, dtype=float).ravel()
-    if overwrite and s.flags.writeable and (s is scores or s.base is scores):
-        s.sort()
-    else:
-        s = np.sort(s)
-    return len(s) - np.searchsorted(s, thresholds, side="left")
 
 
 @dataclass(frozen=True)

@@ -54,6 +54,22 @@ def pattern_blocks(groups, codes0, codes1, radix, *, z):
     return blocks
 
 
+def _column_reader(x) -> tuple:
+    """(rows, col): ``col(j)`` is coordinate j of ``x`` as :func:`columns` (exact) gives it, copied when first read.
+
+    A score reads only the coordinates its fit kept, so the others are never copied.
+    """
+    x2 = as_2d(np.asarray(x))
+    cache: dict = {}
+
+    def col(j):
+        if j not in cache:
+            cache[j] = columns(x2[:, j:j + 1], exact=True)[0]
+        return cache[j]
+
+    return x2.shape[0], col
+
+
 class MixedScore:
     """Log ratio of the pattern of special values plus per-coordinate binned log ratios of the numbers.
 
@@ -143,8 +159,7 @@ class MixedScore:
     def score(self, x):
         # Integers stay integers (bits: an eighth of the copy): every use below compares them with
         # float specials or edges, where an integer compares as its float64 copy.
-        cols = columns(x, exact=True)
-        n = cols.shape[1]
+        n, col = _column_reader(x)
         out = np.zeros(n)
         is_number = {}  # coordinate -> mask of rows where it holds a number (only where it has specials)
         numeric_at = {j for j, _, _ in self.numeric}
@@ -161,13 +176,13 @@ class MixedScore:
                 for j, mj in zip(block, mult):
                     if len(self.specials[j]) == 0:
                         continue
-                    code = self._code(cols[j], j)
+                    code = self._code(col(j), j)
                     keys += code * mj
                     if j in numeric_at:
                         is_number[j] = code == 0
                 keys = keys.astype(np.int64)
             else:
-                codes = symbol_codes(cols[block].T, [self.specials[j] for j in block])
+                codes = symbol_codes(np.stack([col(j) for j in block], axis=1), [self.specials[j] for j in block])
                 keys = row_keys(codes, radix)
                 for i, j in enumerate(block):
                     if j in numeric_at:
@@ -175,9 +190,9 @@ class MixedScore:
             ids = index.lookup(keys)
             out += np.where(ids >= 0, lr[np.maximum(ids, 0)], 0.0)
         for j, edges, lr in self.numeric:
-            part = lr[bin_index(edges, cols[j])]
+            part = lr[bin_index(edges, col(j))]
             if j not in is_number and len(self.specials[j]):
-                is_number[j] = self._code(cols[j], j) == 0
+                is_number[j] = self._code(col(j), j) == 0
             if j in is_number:
                 part *= is_number[j]
             out += part
