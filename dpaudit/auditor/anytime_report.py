@@ -22,7 +22,7 @@ from ..stats.bayes import format_confidence, format_percent
 from ..stats.verdict import verdict_of
 from .anytime import DEFAULT_BATCH, DistinguisherWitnesses, ScalarWitnesses, StreamInterrupted, curve_points, run_stream
 from .report import AuditReport
-from .report_parts import CertifiedBound, ClaimPart, EventCounts, Extras, RunFacts, SamplingPart, TargetPart
+from .report_parts import CertifiedBound, ClaimPart, EventPart, Extras, RunFacts, SamplingPart, TargetPart
 
 __all__ = ["anytime_audit", "STOPPING_RULES"]
 
@@ -93,7 +93,7 @@ def _reported_family(aud) -> int:
     return int(np.argmax(margins)) if np.any(margins > 0) else int(np.argmax(aud.max_claim_log_e[0]))
 
 
-def _event_counts(res, f: int, attack: str) -> EventCounts:
+def _event_counts(res, f: int, attack: str) -> EventPart:
     """The latest bet of family ``f`` as the report's event, and the counts of all its bets."""
     aud, choice = res.audit, res.choice
     names = res.witness_names or ("score",)
@@ -104,7 +104,7 @@ def _event_counts(res, f: int, attack: str) -> EventCounts:
     n_bet = int(aud.bet_pairs[0, f])
     x_hits, y_hits = (int(v) for v in aud.hits[0, f])
     tpr, fpr = (x_hits / n_bet, y_hits / n_bet) if n_bet else (0.0, 0.0)
-    return EventCounts(
+    return EventPart(
         attack=attack if attack != "auto" else witness,
         event=f"{witness} {'>' if upper else '<='} {threshold:.6g} (the latest bet; chosen anew from the past)",
         threshold=threshold, direction=f"{'reverse' if reverse else 'forward'}, {'event' if upper else 'complement'}",

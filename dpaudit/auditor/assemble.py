@@ -11,7 +11,7 @@ from ..stats.bayes import format_confidence, format_percent
 from ..stats.verdict import verdict_of
 from .distinguishers import FLOAT_ATTACKS
 from .report import AuditReport
-from .report_parts import CertifiedBound, ClaimPart, EventCounts, Extras, FloatFinding, RunFacts, SamplingPart, TargetPart
+from .report_parts import CertifiedBound, ClaimPart, EventPart, Extras, FloatFinding, RunFacts, SamplingPart, TargetPart
 
 __all__ = ["build_report", "ceiling_note"]
 
@@ -66,10 +66,10 @@ def build_report(tgt, rounds, kind, shape, *, reason, attack, ideal, est, epsilo
     )
 
 
-def _event_counts(best, attack: str) -> EventCounts:
+def _event_counts(best, attack: str) -> EventPart:
     """The round's distribution test: its event and the held-out counts of the inequality that certified."""
     main = best.main
-    return EventCounts(
+    return EventPart(
         attack=best.test.name if attack == "auto" else attack, event=best.test.event.describe(),
         threshold=best.test.event.threshold, direction=f"{main.direction}, {main.event}",
         tp=main.tp, fn=main.fn, fp=main.fp, tn=main.tn,

@@ -16,7 +16,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from ._display import RocCurve, report_html
 from ._summary import summary_lines
-from .report_parts import (PARTS, CertifiedBound, ClaimPart, EventCounts, Extras, FloatFinding, RunFacts,
+from .report_parts import (PARTS, CertifiedBound, ClaimPart, EventPart, Extras, FloatFinding, RunFacts,
                            SamplingPart, TargetPart)
 
 __all__ = ["AuditReport", "Report", "FLAT_KEYS", "TIMING_FIELDS"]
@@ -88,7 +88,7 @@ class AuditReport:
     claimed: ClaimPart
     certified: CertifiedBound
     sampling: SamplingPart
-    events: EventCounts
+    events: EventPart
     subject: TargetPart
     extras: Extras
     run: RunFacts = field(default_factory=RunFacts)

@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 
 from ._display import RocCurve
 
-__all__ = ["Part", "ClaimPart", "SamplingPart", "EventCounts", "CertifiedBound", "TargetPart", "Extras", "RunFacts",
+__all__ = ["Part", "ClaimPart", "SamplingPart", "EventPart", "CertifiedBound", "TargetPart", "Extras", "RunFacts",
            "FloatFinding", "PARTS"]
 
 
@@ -113,7 +113,7 @@ class SamplingPart(Part):
 
 
 @dataclass(frozen=True)
-class EventCounts(Part):
+class EventPart(Part):
     """The distribution test's event and its held-out counts: tp, fn on D (IN); fp, tn on D' (OUT)."""
 
     DERIVED: ClassVar[tuple[str, ...]] = ("tpr", "fpr")
@@ -264,4 +264,4 @@ class FloatFinding(Mapping):
 
 #: The report's parts by their attribute on the report.
 PARTS: dict[str, type[Part]] = {"claimed": ClaimPart, "certified": CertifiedBound, "sampling": SamplingPart,
-                                "events": EventCounts, "subject": TargetPart, "extras": Extras, "run": RunFacts}
+                                "events": EventPart, "subject": TargetPart, "extras": Extras, "run": RunFacts}
