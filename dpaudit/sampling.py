@@ -43,7 +43,7 @@ DEFAULT_CALL_CHUNK = 256
 SIDES = ("dataset", "neighbor")
 
 #: Most bytes of releases in one chunk (per side and worker): 2^18 releases of 32 float64 coordinates.  Wider
-#: releases get shorter chunks (:func:`memory_limits`); a 10,000-bin histogram's 2^18 were 21 GB.
+#: releases get shorter chunks (:func:`memory_limits`), so memory stays bounded however wide a release is.
 CHUNK_BYTES = 1 << 26
 #: Most bytes of calibration releases kept per side: 10^6 releases of 67 float64 coordinates.
 POOL_BYTES = 1 << 29
@@ -165,7 +165,7 @@ def release_bytes(probe: np.ndarray) -> int:
     """Bytes of one release as the distinguishers hold it: 8 per coordinate (float64), more for a wider dtype.
 
     The limits are on what the audit keeps and fits, not on what the target returned: the distinguishers
-    fit on float64, so a pool of 20,000-coordinate bool releases capped at its own bytes was 4.3 GB per side.
+    fit on float64, so narrow dtypes are counted at 8 bytes a coordinate (docs/decisions/wide-releases.md).
 
     >>> release_bytes(np.zeros((16, 100), dtype=bool)), release_bytes(np.zeros((1, 3), "c16"))
     (800, 48)

@@ -7,8 +7,8 @@ calibration data does), the other certifies it.  When the other tail's best
 event is nearly as good on the choosing part, both are certified at half the
 failure probability each and the better is kept: the two tails' counts are
 disjoint, so the better of two nearly independent bounds gains more than the
-halving costs (Gaussian scores: 90% of the truth on 90 of 100 seeds instead of
-82).  The certified counts never
+halving costs (docs/decisions/event-selection.md, "A score audit certifies both
+tails").  The certified counts never
 saw the choice, so the bound holds at the stated confidence whatever the
 scores are, however they were made (Nasr et al. 2023 and most MIA audits
 choose the threshold on the scores they certify with, which overstates the

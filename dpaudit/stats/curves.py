@@ -14,8 +14,8 @@ test asks whether it lies below the claimed one (Zhu, Dong and Wang 2022 for
 the duality between profiles and trade-off curves).  No share of the failure
 probability is spent on the number of deltas tested: a grid of 400 points
 costs what one point costs.  ``docs/decisions/curve-claims.md`` compares this
-with one event per delta under a Bonferroni split (measured: the single event
-wins).
+with one event per delta under a Bonferroni split (the single event wins
+there).
 
 :class:`CurveCertificate` is the estimator the audit holds for any claim: it
 chooses the event on calibration rates (the largest ratio of the event's

@@ -65,8 +65,8 @@ def _delta_term(r: int, v: int, q: float) -> float:
     fall, so once a term is under the running mean every later mean is smaller and the maximum is
     already read.  A window 3 standard deviations below the mode is read first and usually shows
     that; the whole range is read when it does not.  The answer is the whole sum's maximum to the bit
-    (tested on 3,000 cases); the window makes a p-value 1.3-1.5x faster than the 12 standard
-    deviations read before, which every one-run bound pays several times.
+    (tested: docs/decisions/one-run-fdp.md); the window makes a p-value cheaper than reading 12 standard
+    deviations, which every one-run bound pays several times.
     """
     return float(_delta_window(r, v, q)[2].max())
 
@@ -448,8 +448,8 @@ def fdp_one_run_epsilon_bounds(m: int, k: int, c: int, deltas, *, confidence: fl
     search starts (checked: one that is not starts from 0); each answer is the largest rejected epsilon
     to ``tol`` (relative), kept at the low end: a tested point that rejects, with a tested point within
     ``tol`` above it that does not.  The brackets are cut at ``points // (open brackets)`` points per call
-    rather than halved: one call runs the c-step recursion once whatever its width (0.5 ms for 10 lanes,
-    0.8 ms for 1,000 at c = 498), so one delta's 30 halvings become 4 calls (256 points: 1,024 were no faster).
+    rather than halved: one call runs the c-step recursion once whatever its width, so one delta's 30
+    halvings become 4 calls (the widths timed: docs/decisions/one-run-fdp.md).
 
     ``best_margin`` (with ``above``): only the delta whose bound exceeds ``above`` by the most is wanted
     (the crossed point a rejected curve names); a delta whose bracket's top is below another's proven
@@ -529,8 +529,8 @@ def fdp_one_run_mu_bound_max(m: int, counts, *, confidence: float = 0.95) -> flo
 def fdp_one_run_epsilon_bound(m: int, k: int, c: int, *, delta: float = 0.0, confidence: float = 0.95) -> float:
     """The largest epsilon whose (epsilon, delta) curve the f-DP test rejects: an assumption-free bound at ``delta``.
 
-    The f-DP counterpart of :func:`one_run_epsilon_bound` (measured 0.3-1.7% below it when a guess
-    is wrong: with one point's curve the f-DP test gains nothing); with all ``m`` guesses right and delta 0 both are the
+    The f-DP counterpart of :func:`one_run_epsilon_bound` (a little below it when a guess
+    is wrong, docs/decisions/one-run-fdp.md: with one point's curve the f-DP test gains nothing); with all ``m`` guesses right and delta 0 both are the
     ceiling ``ln(q / (1 - q))``, ``q = (1 - confidence)^(1/m)``.
 
     >>> round(fdp_one_run_epsilon_bound(1000, 1000, 1000), 3)
@@ -543,5 +543,5 @@ def fdp_one_run_epsilon_bound(m: int, k: int, c: int, *, delta: float = 0.0, con
         e = math.exp(min(eps, 700.0))
         return lambda x: max(0.0, (x - delta) / e, 1.0 - delta - e * (1.0 - x))
 
-    # One delta: the scalar recursion is 15x faster than an array of one (fdp_one_run_epsilon_bounds' lanes).
+    # One delta: the scalar recursion is much faster than an array of one (fdp_one_run_epsilon_bounds' lanes).
     return _largest(lambda eps: fdp_one_run_rejects(m, k, c, point(eps), beta), 1.0, 1e-9)

@@ -96,7 +96,7 @@ def threshold_candidates(sorted_scores: np.ndarray, *, n_grid: int = 1024, n_tai
     is_new = np.empty(n, dtype=bool)  # O(n): the input is sorted
     is_new[0] = True
     np.not_equal(s[1:], s[:-1], out=is_new[1:])
-    if np.count_nonzero(is_new) <= max_unique:  # count first: copying 10^7 distinct values cost 10x more
+    if np.count_nonzero(is_new) <= max_unique:  # count first: cheaper than copying every distinct value
         return s[is_new]
     grid = np.linspace(0, n - 1, n_grid).round().astype(np.int64)
     tail = np.unique(np.geomspace(1, max(2, n // 2), n_tail).round().astype(np.int64))

@@ -187,11 +187,11 @@ def _specials_and_numbers(x: np.ndarray) -> tuple[bool, bool]:
     Specials (markers, levels) make correlations come from patterns, not sums.  ``pattern-cells``
     differs from ``mixed`` in how it reads the other numbers: on releases made of specials alone
     (bits, levels) both give the same scores, and ``mixed``, tried first, wins every tie, so
-    ``pattern-cells`` is left out there (2 s of a 12 s audit of a unary encoding at k 200;
+    ``pattern-cells`` is left out there (its fit would cost time for the same scores;
     ``tests/auditor/test_distinguishers_structure.py``).  A coordinate whose other values are one
     value only counts as specials alone: both scores code that value as one cell (the rare ones of
-    optimized unary encoding at epsilon 6, below a special's share in some coordinates: identical
-    scores, and 1.6 s of fitting saved at k 200).
+    optimized unary encoding at a large epsilon, below a special's share in some coordinates: identical
+    scores, and a fit saved; docs/decisions/distinguisher-costs.md).
     """
     rows = as_2d(np.asarray(x, float))
     specials = special_values(rows)
@@ -207,7 +207,7 @@ def repeats(x: np.ndarray, *, probe: int = 200_000) -> bool:
 
 
 def _n_distinct(rows: np.ndarray) -> int:
-    """Distinct rows: a sort of one column, or of one random projection per row (``np.unique(axis=0)`` is ~10x slower)."""
+    """Distinct rows: a sort of one column, or of one random projection per row (cheaper than ``np.unique(axis=0)``)."""
     return n_distinct_rows(rows)
 
 

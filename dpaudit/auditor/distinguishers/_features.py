@@ -33,8 +33,8 @@ def special_values(pooled: np.ndarray, *, share: float = SPECIAL_SHARE, min_coun
     """Per coordinate, the sorted values that repeat often (markers, or every level of a discrete coordinate).
 
     ``transposed``: ``pooled`` is already the (k, n) :func:`columns` of the releases; integer columns
-    (``exact=True``) are then counted by ``bincount`` instead of sorted (the same values, as floats:
-    200 columns of 100,000 bits, 0.30 s -> 0.03 s).
+    (``exact=True``) are then counted by ``bincount`` instead of sorted (the same values, as floats;
+    a count is cheaper than a sort: docs/decisions/distinguisher-costs.md).
 
     Examples
     --------
@@ -98,8 +98,8 @@ def column_codes(col: np.ndarray, vals: np.ndarray, *, out: np.ndarray | None = 
     if out is None:
         out = np.zeros(len(col), dtype=np.int64)
     if col.dtype.itemsize == 1 and col.dtype.kind in "iub":
-        # One-byte values (bits, small counts): one gather from a 256-entry table, 10x faster than a
-        # comparison per special (a column of 100,000 bits with specials 0 and 1: 0.97 -> 0.09 ms).
+        # One-byte values (bits, small counts): one gather from a 256-entry table, cheaper than a
+        # comparison per special (docs/decisions/distinguisher-costs.md).
         table = np.zeros(256, dtype=out.dtype)
         low, high = (-128, 127) if col.dtype.kind == "i" else (0, 255)
         for i, v in enumerate(np.asarray(vals).tolist()):
@@ -125,7 +125,7 @@ def position_codes(vals: np.ndarray, x: np.ndarray) -> np.ndarray:
     Integer ``vals`` within ``DENSE_SPAN`` of each other (counts, discrete
     noise, row keys) are looked up in a dense table (when the span is also
     small next to ``len(x)``, so that building the table costs little): a few vectorised passes,
-    about 3x faster than a binary search per value.  Anything else uses
+    cheaper than a binary search per value.  Anything else uses
     ``searchsorted``.  Both give the same codes, NaN and infinities included.
 
     >>> position_codes(np.array([-2.0, 0.0, 3.0]), np.array([3.0, 0.5, -2.0, 7.0, np.nan, -np.inf])).tolist()
@@ -205,7 +205,7 @@ def row_keys(codes: np.ndarray, radix: np.ndarray) -> np.ndarray:
     if codes.shape[1] == 1:  # one column: its codes are the keys (the product's value, without its passes)
         return codes[:, 0].astype(np.int64)
     if exact_keys(radix):
-        # Exact in float64, and a BLAS product is ~10x faster than numpy's integer matmul.
+        # Exact in float64, and a BLAS product is much faster than numpy's integer matmul.
         mult = np.cumprod(np.r_[1.0, radix[:-1].astype(float)])
         return (codes.astype(float) @ mult).astype(np.int64)
     mult = np.random.default_rng(0x5EED).integers(1, 2 ** 63 - 1, size=codes.shape[1], dtype=np.int64) | 1
@@ -232,7 +232,7 @@ class KeyIndex:
 
         When the radices allow at most ``DENSE_KEYS`` keys, the keys are counted straight into a
         table and those seen are kept: the same sorted keys and counts, without a hash of the keys
-        and two look-ups (200 one-bit groups of 100,000 rows: 0.9 s -> 0.1 s).
+        and two look-ups (docs/decisions/distinguisher-costs.md).
         """
         span = int(np.prod(np.asarray(radix, dtype=np.int64))) if _log2_keys(radix) < 62.0 else None  # exact
         if span is not None and span <= DENSE_KEYS:
@@ -270,7 +270,8 @@ def bin_index(edges: np.ndarray, col: np.ndarray, *, narrow: bool = False) -> np
     if len(edges) > 64:
         return np.searchsorted(edges, col, side="right")
     col = np.asarray(col)
-    # Bytes, not machine integers, while counting (at most 64 edges), widened once at the end.
+    # Bytes, not machine integers, while counting (at most 64 edges): less memory traffic per edge
+    # (docs/decisions/distinguisher-costs.md), widened once at the end.
     idx = np.zeros(len(col), dtype=np.uint8)
     hit = np.empty(min(len(col), BIN_BLOCK), dtype=bool)
     for start in range(0, len(col), BIN_BLOCK):
@@ -413,7 +414,7 @@ def dependence_blocks(codes0: np.ndarray, codes1: np.ndarray, radix: np.ndarray,
         # Each coordinate's codes renumbered over the levels these rows hold: a level no row takes
         # is an empty row of every table, which changes no G statistic and no degree of freedom,
         # and a coordinate coded 0..3 that only shows two of them (the bits of a unary encoding
-        # beside binned numbers) then fits the one-product path (k = 150 such bits: 10.6 s -> 0.3 s).
+        # beside binned numbers) then fits the one-product path (docs/decisions/distinguisher-costs.md).
         r_max = int(radix[with_specials].max())
         present = np.bincount((rows + np.arange(k) * r_max).ravel(), minlength=k * r_max).reshape(k, r_max) > 0
         lo, held = present.argmax(axis=1), present.sum(axis=1)
@@ -479,8 +480,8 @@ def _pair_tables(rows: np.ndarray, r_max: int) -> np.ndarray:
     ((r_max - 1) / r_max)^2 of the full one-hot's: a quarter for bits.
     """
     n, k = rows.shape
-    # Column a * w + i - 1 holds "coordinate a is at level i": one comparison per level (a scattered
-    # write of every row's ones cost 3x more: 0.29 s -> 0.09 s at 50,000 rows of 200 bits).
+    # Column a * w + i - 1 holds "coordinate a is at level i": one comparison per level (cheaper than a
+    # scattered write of every row's ones; docs/decisions/distinguisher-costs.md).
     w = r_max - 1
     onehot = np.empty((n, k, w), dtype=np.float32)
     for i in range(1, r_max):

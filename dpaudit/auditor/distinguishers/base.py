@@ -36,7 +36,7 @@ class OutcomeIndex:
     def from_samples(cls, *xs: np.ndarray) -> "OutcomeIndex":
         stacked = np.concatenate([as_2d(np.asarray(x)) for x in xs])
         if stacked.shape[1] == 1:
-            # One column: a plain sort (``np.unique(axis=0)`` sorts rows as records, ~10x slower).
+            # One column: a plain sort (``np.unique(axis=0)`` sorts rows as records, much slower).
             return cls(np.unique(stacked[:, 0]).reshape(-1, 1))
         return cls(np.unique(stacked, axis=0))
 

@@ -128,8 +128,7 @@ def _contrast_design(cells, offsets, sizes, counts):
 
 
 #: A nonzero pair of a sparse Hessian product costs about this many dense multiply-adds; the sparse
-#: design is used when it is cheaper.  Fits of 25,000 rows per side of 200 bits, each 1 with
-#: probability p (sparse against dense): p 0.02 0.34 / 0.71 s, 0.1 0.60 / 0.63 s (ratio ~95), 0.2 2.0 / 0.86 s.
+#: design is used when it is cheaper (the fits behind this value: docs/decisions/distinguisher-costs.md).
 SPARSE_HESSIAN_COST = 100
 
 
@@ -143,8 +142,8 @@ def _merge_repeats(cells, y, sizes, offsets):
 
     The penalised log-likelihood is a sum over rows, so equal rows with equal labels may be one row
     with their count as its weight: the same optimum, found by Newton steps whose cost is linear in
-    the rows (releases of rare bits repeat: ASUE at k 200, epsilon 10 has 18,273 distinct of 50,000,
-    and the fit took 0.96 s instead of 1.99 s).  Rows are keyed by :func:`~._features.row_keys` of
+    the rows (releases of rare bits repeat, as in asymmetric unary encoding at a large epsilon;
+    docs/decisions/distinguisher-costs.md).  Rows are keyed by :func:`~._features.row_keys` of
     their local cells; a hashed key is trusted only after every row is checked equal to its key's
     first row.
     """
@@ -166,8 +165,8 @@ def _merge_repeats(cells, y, sizes, offsets):
 
 #: Number bins of all coordinates together that binned-logistic aims at: each coordinate gets
 #: ``CELL_BUDGET // coordinates`` bins (at most ``n_bins``, at least 2), so up to 64 coordinates keep 16 bins.
-#: A fit costs about rows x cells^2 (Newton's Hessian): 7 s at 64 coordinates of 16 bins and 25,000 releases
-#: per side, 18 s at 128, 45 s at 256 with 10,000 (measured before this cap).
+#: A fit costs about rows x cells^2 (Newton's Hessian), so the budget caps its time (fit times by width:
+#: docs/decisions/distinguisher-costs.md).
 CELL_BUDGET = 1024
 #: Most design columns fitted by Newton's method; L-BFGS beyond (only an explicit choice gets there: ``auto``
 #: leaves binned-logistic out above WIDE_CELLS coordinates).
@@ -291,9 +290,8 @@ class BinnedLogisticScore:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # an early stop is still a valid score
             # Newton steps on the few hundred one-hot cells converge in a handful of iterations
-            # to the penalised optimum; L-BFGS (sklearn's default) stopped short of it and took
-            # 3.5x longer (1.08 s against 0.31 s on SVT34Parallel's 25,000 releases per side),
-            # 58% of a pair search's screening time on a 5-bin histogram.
+            # to the penalised optimum; L-BFGS (sklearn's default) stops short of it and is slower
+            # (docs/decisions/distinguisher-costs.md).
             # Beyond NEWTON_FEATURES columns Newton's Hessian (columns^2 per row) is out of reach: L-BFGS then.
             solver = "newton-cholesky" if X.shape[1] <= NEWTON_FEATURES else "lbfgs"
             model = LogisticRegression(C=self.regularization, solver=solver, max_iter=100).fit(X, y, sample_weight=weight)

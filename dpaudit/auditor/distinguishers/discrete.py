@@ -38,12 +38,12 @@ class LikelihoodRatioScore:
         else:
             # Rows become one int64 key each (per-column level codes in mixed radix,
             # hashed when too wide): a sort of integers instead of a sort of rows
-            # (a structured view of rows was ~10x slower to search).
+            # (a structured view of rows is much slower to search).
             # Column by column on contiguous copies (a strided column of a wide row-major release is
-            # several times slower to read: OUE at k 200, 50,000 rows per side, 1.2 s -> 0.5 s).
+            # slower to read).
             # Integers stay in their own dtype (levels are found and coded by comparisons, where an
-            # integer is its float64; bits are coded by a byte table): SS at k 200, 50,000 rows per side, fit
-            # 0.40 -> 0.17 s, scores 0.34 -> 0.11 s.
+            # integer is its float64; bits are coded by a byte table).  Timings of all three:
+            # docs/decisions/distinguisher-costs.md.
             ca, cb = columns(a, exact=True), columns(b, exact=True)
             self.levels = [distinct_values(np.concatenate([ca[j], cb[j]])) for j in range(len(ca))]
             self.radix = np.array([len(v) + 1 for v in self.levels], dtype=np.int64)

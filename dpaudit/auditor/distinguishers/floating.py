@@ -289,7 +289,8 @@ class _PerCoordinateFeatureScore:
             seen_codes.append(seen)
         # The same scores as s.score (0 for values never seen), laid out over the range: scoring is then one
         # subtraction, one clip (codes outside the range land on its 0 ends) and one gather per coordinate.
-        # Tables over every possible code took 4.5 GB and 36 s to fit at 1,000 coordinates; when even the
+        # Tables over every possible code cost too much memory and time on wide releases
+        # (docs/decisions/distinguisher-costs.md); when even the
         # range seen is too wide for all coordinates' tables (zeros beside finite codes), each coordinate
         # looks its codes up (LikelihoodRatioScore.score) instead.
         self.tables = None

@@ -118,7 +118,7 @@ def _column_medians(x: np.ndarray) -> np.ndarray:
 
     The median of n values is the mean of the values at sorted positions ``(n - 1) // 2`` and
     ``n // 2``; the value at position i is the lowest level with more than i values at or below
-    it.  On 200,000 rows of 200 bits: 0.16 s -> 0.02 s, the same floats.
+    it.  The same floats, cheaper than a sort (docs/decisions/distinguisher-costs.md).
     """
     if x.dtype.kind not in "iu" or len(x) == 0:
         return np.median(x, axis=0)
@@ -183,11 +183,11 @@ class SignSumScore:
             a, b = self._features(a).T, self._features(b).T
         else:
             # Raw releases are read in their own layout, integers in their own dtype (the
-            # comparisons and medians are the same as in float64): no transposed float copy,
-            # 5.5x faster on 50,000 releases of 100 bits per side.
+            # comparisons and medians are the same as in float64): no transposed float copy
+            # (docs/decisions/distinguisher-costs.md).
             a, b = _exact_dtype(x0), _exact_dtype(x1)
         # The split point only has to be fixed before counting: a median of up to
-        # 100,000 releases per side is as good as the full one and ~10x cheaper.
+        # 100,000 releases per side is as good as the full one and much cheaper.
         probe = np.concatenate([a[:100_000], b[:100_000]])
         med = _column_medians(probe)
         # Ties at the median (bits, counts): "above" is > or >=, whichever splits nearer to a half.
@@ -327,8 +327,8 @@ def _shortlist(a: np.ndarray, b: np.ndarray, size: int) -> np.ndarray:
     most at a few pooled quantiles (the largest two-proportion z statistic of the shares above one; ties by
     index: a statistic scaled by its noise, so that a few releases in a far tail do not outrank a real shift).
 
-    The exact objective (every threshold's two intervals) costs about 4 ms a coordinate at 1,000 releases
-    per side, 40 s at 10,000 coordinates; this screen reads nine thresholds per coordinate in one pass.  Only a
+    The exact objective (every threshold's two intervals) is too slow for every coordinate of a wide release
+    (docs/decisions/distinguisher-costs.md); this screen reads nine thresholds per coordinate in one pass.  Only a
     choice made on fitting releases, so the bound stays valid whichever coordinates it keeps.
 
     >>> rng = np.random.default_rng(0)
