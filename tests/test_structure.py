@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-import pytest
 
 import dpaudit
 
@@ -35,11 +34,6 @@ MAX_REPORT_FIELDS = 20
 VERDICT_LITERAL = "no violation found"
 VERDICT_MODULE = "stats/verdict.py"
 
-#: Issue 45 is under way: a limit that is not met yet is an expected failure.  Set ``STRICT`` to
-#: True once every limit holds, so a limit that passes again under its mark fails as XPASS and
-#: the mark is removed.
-STRICT = False
-IN_PROGRESS = pytest.mark.xfail(strict=STRICT, reason="issue 45 in progress")
 
 
 def body_lines(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
@@ -305,22 +299,18 @@ def test_no_orchestration_function_is_over_60_lines():
 
 # -- the package-wide limits of issue 45 ----------------------------------------------------------
 
-@IN_PROGRESS
 def test_no_module_is_over_600_lines():
     _within(long_modules(package_files()), 0, f"modules over {MAX_MODULE_LINES} lines")
 
 
-@IN_PROGRESS
 def test_at_most_3_functions_have_a_body_over_60_lines():
     _within(long_functions(package_files()), MAX_LONG_FUNCTIONS, f"functions over {MAX_BODY} lines")
 
 
-@IN_PROGRESS
 def test_no_private_function_takes_more_than_10_parameters():
     _within(private_functions_with_many_parameters(package_files()), 0, "private functions with many parameters")
 
 
-@IN_PROGRESS
 def test_the_verdict_literal_is_spelled_in_one_module():
     spelled = verdict_literal_modules(package_files())
     assert any(m.startswith(VERDICT_MODULE + ":") for m in spelled)
@@ -331,14 +321,12 @@ def test_at_most_5_private_cross_module_imports():
     _within(private_imports(package_files()), MAX_PRIVATE_IMPORTS, "private cross-module imports")
 
 
-@IN_PROGRESS
 def test_the_audit_report_has_at_most_20_fields():
     fields = dataclass_fields(package_files(), "AuditReport")
     assert fields, "no class AuditReport found"
     _within(fields, MAX_REPORT_FIELDS, "AuditReport fields")
 
 
-@IN_PROGRESS
 def test_no_measurement_or_history_narration_in_docstrings_or_comments():
     _within([str(n) for n in narration(package_files())], 0, "narration lines")
 
