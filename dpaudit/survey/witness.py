@@ -23,7 +23,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-__all__ = ["draw", "show_leak", "events"]
+__all__ = ["draw", "show_leak", "events", "show_one", "certify"]
 
 
 def draw(target: Callable, dataset: Any, n: int, rng: np.random.Generator) -> np.ndarray:
@@ -119,3 +119,24 @@ def show_leak(x0: np.ndarray, x1: np.ndarray, attack: str | None, *, top: int = 
         out(f"  {str(value):<40} {k0:>8} {k1:>8}  {ratio}")
     if example:
         out(example)
+
+
+def show_one(label: str, value: Any, *, out: Callable = print) -> None:
+    """One release as numbers and as exact float hex, so a float leak's bit pattern is visible."""
+    v = np.asarray(value, dtype=float).ravel()
+    out(f"one call on {label}: {v.tolist()}  ({' '.join(float(x).hex() for x in v)})")
+
+
+def certify(release: Callable, dataset: Any, neighbor: Any, *, epsilon: float, delta: float, max_samples: int,
+            confidence: float, seed: int, ideal: bool, out: Callable = print) -> int:
+    """The audit that certifies a witness's finding, printed in one line; the exit status (0: violation certified).
+
+    One place for every generated witness script's last step, so the scripts hold only what is theirs.
+    """
+    import dpaudit
+
+    report = dpaudit.audit(release, dataset, neighbor, epsilon=epsilon, delta=delta, max_samples=max_samples,
+                           confidence=confidence, seed=seed, ideal=ideal)
+    out(f"audit: {report.verdict}; epsilon >= {report.epsilon_lower_bound:.3f} (claimed {epsilon:g}, "
+        f"confidence {confidence}, {report.samples} releases per side)")
+    return 0 if report.violation else 1

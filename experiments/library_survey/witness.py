@@ -205,31 +205,26 @@ def render(row: dict, case: dict, note: dict | None, sources: dict, later: str, 
     ideal = row["ideal"]["verdict"] == "violation"
     attack = None if ideal else ((imp.get("floating_point") or {}).get("attack") or imp.get("attack"))
     slim = {"function": case["function"], "call": case["call"], "params": case["params"]}
+    calls = direct_call(case)
+    helpers = "certify, draw, show_leak" + (", show_one" if any("show_one(" in c for c in calls) else "")
     body = [
         f'"""{_header(row, note, sources, later, env_key)}\n"""', "",
         "import random  # noqa: F401 - seeds the library's global generators where it draws from them",
-        "import sys", "", "import numpy as np", "", "import dpaudit",
-        "from dpaudit.survey.witness import draw, show_leak", "from dpaudit.survey.worker import build_target",
+        "import sys", "", "import numpy as np", "",
+        f"from dpaudit.survey.witness import {helpers}",
+        "from dpaudit.survey.worker import build_target",
         *([library_import(case)] if library_import(case) else []), "",
         f"D = {json.dumps(row['dataset'])}", f"D_PRIME = {json.dumps(row['neighbor'])}", "", "",
-        "def show_one(label, value):",
-        "    v = np.asarray(value, dtype=float).ravel()",
-        "    print(f\"one call on {label}: {v.tolist()}  ({' '.join(float(x).hex() for x in v)})\")", "", "",
-        "# 1. The library called once on each side, as a user would.", *direct_call(case), "",
+        "# 1. The library called once on each side, as a user would.", *calls, "",
         "# 2. The survey's release function (the same call, its randomness seeded from rng), many times per side.",
         f"RELEASE = build_target({slim!r})",
         f"rng = np.random.default_rng({row['seed'] % 2 ** 32})",
         f"x0, x1 = draw(RELEASE, D, {RELEASES}, rng), draw(RELEASE, D_PRIME, {RELEASES}, rng)",
         f"show_leak(x0, x1, {attack!r})", "",
         f"# 3. The audit that certifies it ({'ideal: floating-point attacks off' if ideal else 'the code as it runs'}).",
-        f"report = dpaudit.audit(RELEASE, D, D_PRIME, epsilon={row['claimed_epsilon']!r}, "
-        f"delta={row['claimed_delta']!r},",
-        f"                       max_samples={case['max_samples']}, confidence={case['confidence']}, "
-        f"seed={row['seed'] % 2 ** 32}, ideal={ideal})",
-        "print(f\"audit: {report.verdict}; epsilon >= {report.epsilon_lower_bound:.3f} \"",
-        f"      f\"(claimed {row['claimed_epsilon']:g}, confidence {case['confidence']}, \"",
-        "      f\"{report.samples} releases per side)\")",
-        "sys.exit(0 if report.verdict == \"violation\" else 1)", ""]
+        f"sys.exit(certify(RELEASE, D, D_PRIME, epsilon={row['claimed_epsilon']!r}, "
+        f"delta={row['claimed_delta']!r}, max_samples={case['max_samples']},",
+        f"                 confidence={case['confidence']}, seed={row['seed'] % 2 ** 32}, ideal={ideal}))", ""]
     return "\n".join(body)
 
 
