@@ -42,6 +42,8 @@ from ..params import AUDIT_OPTIONS
 # DEFAULT_CHUNK_SIZE is re-exported: the one chunk size.
 from ..sampling import DEFAULT_CHUNK_SIZE, memory_limits, probe_releases, release_bytes
 from ..stats.certificate import POISSON_SHARE, ClopperPearson  # noqa: F401  POISSON_SHARE: re-exported
+# The certificates by name: the registry itself, so a registered one is listed too.
+from ..stats.estimators import ESTIMATORS
 # The stages' public names stay importable from here.
 from .calibrate import (  # noqa: F401
     FIT_COST,
@@ -71,7 +73,6 @@ __all__ = [
 
 #: Most calibration releases kept per side; everything beyond is only counted.
 DEFAULT_CALIBRATION_CAP = AUDIT_OPTIONS["calibration_cap"].default
-ESTIMATORS = ("clopper-pearson", "gdp")
 #: Earlier names of two stages' parts, kept for the code that reads them from here.
 _Run = AuditRun
 _poisson_sizes = poisson_sizes
