@@ -69,9 +69,9 @@ def available(extra: str) -> bool:
 
             load_mechanisms()
         else:
-            from .opendp import load_opendp
+            from .opendp import load_api
 
-            load_opendp()
+            load_api()
     except MissingExtraError:
         return False
     return True
