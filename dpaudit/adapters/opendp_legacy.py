@@ -86,8 +86,8 @@ class LegacyOpenDP:
     def _search(self, build: Callable[[float], Any], d_in: Any, d_out: Any) -> float:
         """``binary_search_param``'s scale written as the shortest decimal within 0.1% of it that the relation accepts.
 
-        Why: users write ``make_base_laplace(scale=1.0)`` (OpenDP 0.4's docs do), not the search's
-        ``1.0000000074505804``; the privacy relation still certifies the claim at the scale used.
+        Why: users write ``make_base_laplace(scale=1.0)`` (OpenDP 0.4's docs do), not where a search with an
+        absolute tolerance stops; the privacy relation still certifies the claim at the scale used.
         """
         scale = self.mod.binary_search_param(build, d_in=d_in, d_out=d_out, bounds=_SCALE_BOUNDS)
         for digits in range(17):

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import math
 import sys
-import textwrap
 
 import numpy as np
 import pytest
+from _fake_packages import install_fake
 
 from dpaudit.adapters import available, opendp as odp_adapter, opendp_aggregates as aggregates
 from dpaudit.adapters.opendp_legacy import LegacyOpenDP
@@ -142,14 +142,7 @@ def make_fix_delta(meas, delta):
 
 
 def _install(tmp_path, monkeypatch, version: str, files: dict[str, str]) -> None:
-    for rel, src in files.items():
-        path = tmp_path / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(src))
-    info = tmp_path / f"opendp-{version}.dist-info"
-    info.mkdir()
-    info.joinpath("METADATA").write_text(f"Metadata-Version: 2.1\nName: opendp\nVersion: {version}\n")
-    monkeypatch.syspath_prepend(str(tmp_path))
+    install_fake(tmp_path, monkeypatch, "opendp", version, files)
 
 
 def _old_api(**override: str) -> dict[str, str]:

@@ -86,3 +86,16 @@ def test_later_versions_reads_the_rows():
     rows = [_row(version="1"), _row(version="2", ideal={"verdict": str(Verdict.NO_VIOLATION), "epsilon_lower_bound": 0.4})]
     assert writer.later_versions(rows, rows[0], ["1", "2"]).startswith("Later surveyed versions: 2: not flagged")
     assert writer.later_versions(rows, rows[1], ["1", "2"]) == "No later version of this entry was surveyed."
+
+
+def test_compiled_source_is_printed_as_the_note_quotes_it_and_not_inspected():
+    # OpenDP's noise is Rust compiled into its wheel: inspect cannot read it, so the note quotes the tag's lines.
+    writer = _writer()
+    compiled = {"file": "rust/src/samplers.rs", "repository": "owner/lib", "tag": "v0.4.0",
+                "quote": [[482, "let value = T::from_internal(value) * scale;"]]}
+    note = {"library": "toylib", "entries": ["mean_*"], "kind": "limitation", "cause": "rounding",
+            "true_epsilon": "infinite", "docs": "warned", "source": [compiled]}
+    assert writer.quote_sources("python-that-is-never-started", [note]) == {}
+    header = writer._header(_row(), note, {}, "No later version of this entry was surveyed.", "key")
+    assert "rust/src/samplers.rs (owner/lib at v0.4.0: compiled into the installed wheel):" in header
+    assert "    482: let value = T::from_internal(value) * scale;" in header
