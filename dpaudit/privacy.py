@@ -36,7 +36,7 @@ class PrivacyClaim(metaclass=_PointClaimAlias):
     ``PrivacyClaim(epsilon, delta=0.0, neighbouring="add-remove")`` warns (``DeprecationWarning``)
     and returns the :class:`~dpaudit.claims.PointClaim`; ``isinstance(c, PrivacyClaim)`` is
     ``isinstance(c, PointClaim)``.  The point's numbers are ``point_epsilon`` and ``point_delta``:
-    on a claim, ``epsilon`` is the method ``epsilon(delta)``, so ``c.epsilon`` is no longer a float.
+    on a claim, ``epsilon`` is the method ``epsilon(delta)``, not a number.
     Why: one claim type family, whose every member answers ``epsilon(delta)``.
 
     >>> import warnings
