@@ -138,7 +138,7 @@ class Target:
 
     @property
     def claim(self) -> Any:
-        """The wrapped mechanism's :class:`~dpaudit.privacy.PrivacyClaim`, or ``None``."""
+        """The wrapped mechanism's :class:`~dpaudit.claims.PointClaim`, or ``None``."""
         return getattr(self.fn, "claim", None)
 
     def __call__(self, dataset: Any, *, size: int | None = None, rng: RNGLike = None) -> Any:
@@ -405,7 +405,7 @@ def load_target(spec: Any, **params: Any) -> Target:
 
     Examples
     --------
-    >>> load_target("laplace", epsilon=2.0).claim.epsilon
+    >>> load_target("laplace", epsilon=2.0).claim.point_epsilon
     2.0
     >>> load_target("numpy:nonexistent")
     Traceback (most recent call last):

@@ -46,7 +46,7 @@ from ..mechanisms.base import (
     check_size,
     record_values,
 )
-from ..privacy import PrivacyClaim
+from ..claims import PointClaim
 from ._common import RandomizedResponseBits, installed_version
 from .opendp_legacy import LEGACY_SUPPORTED, LegacyOpenDP
 
@@ -243,8 +243,8 @@ class OpenDPGaussian(_OpenDPAdditive):
         object.__setattr__(self, "delta", check_gaussian_delta(self.delta))
 
     @property
-    def claim(self) -> PrivacyClaim:
-        return PrivacyClaim(self.epsilon, self.delta, "add/remove")
+    def claim(self) -> PointClaim:
+        return PointClaim(self.epsilon, self.delta, neighbouring="add/remove")
 
     def _build(self, dp: Any) -> Any:
         scalar, vector = self._spaces(dp, l2=True)
