@@ -21,7 +21,7 @@ import numpy as np
 
 from .._progress import progress_bar
 from .align import run_trace
-from .coupling import CostUnknown, cost_key, pair_epsilon, uses_pld, worst_units
+from .coupling import CostUnknown, cost_key, is_tight, pair_epsilon, uses_pld, worst_units
 from .tape import GreyBoxError, watch_from_start
 
 __all__ = ["GreyBoxResult", "analyse", "FINDING_KINDS", "DEFAULT_TRACES"]
@@ -141,6 +141,10 @@ def analyse(fn, dataset, neighbor, *, traces: int = DEFAULT_TRACES, delta: float
         upper, bound = max(eps_cache.values()), "per-trace"
         explanation = (f"the alignment's cost differs between traces ({len(costs)} different costs): the largest "
                        "per-trace value is shown, and it is not a bound (the shifts depend on the draws)")
+    if bound == "bound" and not all(is_tight(units, delta) for units in costs.values()):
+        all_exact = False
+        why_not_exact = why_not_exact or ("a declared distribution's privacy loss is bounded, not computed exactly "
+                                          "(its normaliser has no closed form, or it is composed with other noise)")
     exact = bool(bound == "bound" and all_exact)
     if bound == "bound" and not exact and why_not_exact:
         explanation += f"; not exact: {why_not_exact}"
