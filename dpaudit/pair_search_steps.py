@@ -49,7 +49,7 @@ class ScreenSettings:
     project_to: int | None = None
     #: Grey-box screening (:mod:`dpaudit.greybox.screen`): pairs a few traces settle exactly are ranked by
     #: their exact epsilon; the others are screened black-box.
-    grey_box: bool = False
+    grey_box: bool | str = False
     #: What chooses each screening's event (:func:`~dpaudit.pair_search_screen.point_certificate`).
     certificate: Any = None
     #: Seconds between progress lines on stderr.
@@ -102,10 +102,21 @@ class Screener:
         return row
 
     def _grey(self, a, b, seq) -> dict | None:
+        """A grey-box screening of the pair, or None (screen it black-box); with ``grey_box="auto"`` a target whose
+        randomness cannot be recorded is screened black-box from then on (its final audit says why)."""
+        from .greybox import GreyBoxError
         from .greybox.screen import grey_screen
 
-        res = grey_screen(self.settings.target, a, b, delta=self.settings.delta,
-                          seed=np.random.SeedSequence(seq.entropy, spawn_key=(46,)))
+        if getattr(self, "grey_off", False):
+            return None
+        try:
+            res = grey_screen(self.settings.target, a, b, delta=self.settings.delta,
+                              seed=np.random.SeedSequence(seq.entropy, spawn_key=(46,)))
+        except GreyBoxError:
+            if self.settings.grey_box != "auto":
+                raise
+            self.grey_off = True
+            return None
         self.grey_calls += res["calls"]
         return res if res["score"] is not None else None
 

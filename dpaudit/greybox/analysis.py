@@ -217,4 +217,4 @@ def check_rng(target) -> None:
     if not getattr(target, "accepts_rng", False):
         native = " (OpenDP draws its noise in its native library)" if str(target.name).startswith("opendp.") else ""
         raise GreyBoxError(f"grey_box: target {target.name!r} takes no rng keyword{native}, so its randomness cannot "
-                           "be recorded and replayed (audit it without grey_box / --grey-box for a black-box audit)")
+                           "be recorded and replayed (audit it black-box: without grey_box, or with grey_box='auto')")
