@@ -60,8 +60,35 @@ def _geometric(mech, value):
 def _exponential(mech, value):
     cumulative = np.asarray(mech._probabilities, dtype=float)
     p = np.diff(np.concatenate([[0.0], cumulative]))
+    if mech.measure is not None and callable(getattr(mech._rng, "answer_next_uniform", None)):
+        return _over_intervals(mech, p / p.sum())
     return Declared("categorical", {"p": p / p.sum()}, list(mech.candidates) if mech.candidates else None,
                     location=list(np.asarray(mech.utility, dtype=float)))
+
+
+def _over_intervals(mech, p):
+    """The exponential mechanism over intervals of lengths ``measure``, followed by the uniform point inside the
+    chosen one that the tool draws next from the same ``random_state`` (diffprivlib's quantiles: Smith 2011): one
+    draw of the piecewise-uniform law of the point's offset from the first interval's start.  The hook returns
+    the interval holding the point and answers the tool's next uniform with the point's place in it."""
+    width = np.asarray(mech.measure, dtype=float)
+    edges = np.concatenate([[0.0], np.cumsum(width)])
+    density = np.divide(p, width, out=np.zeros_like(p), where=width > 0)
+
+    def sample(_generator):  # the interval as diffprivlib draws it, then the point inside it
+        idx = int(np.argmax(mech._rng.random() <= np.cumsum(p)))
+        return edges[idx] + mech._rng.random() * width[idx]
+
+    def post(drawn):
+        r = float(np.asarray(drawn))
+        idx = int(np.clip(np.searchsorted(edges, r, side="right") - 1, 0, width.size - 1))
+        while width[idx] <= 0 and idx > 0:
+            idx -= 1
+        mech._rng.answer_next_uniform(min(max((r - edges[idx]) / width[idx], 0.0), 1.0) if width[idx] > 0 else 0.0)
+        return mech.candidates[idx] if mech.candidates else idx
+
+    return Declared("piecewise_uniform", {"edges": edges, "density": density},
+                    location=list(np.asarray(mech.utility, dtype=float)), sample=sample, post=post)
 
 
 def _binary(mech, value):
