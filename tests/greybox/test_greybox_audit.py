@@ -102,8 +102,10 @@ def test_the_guide_example_runs(tmp_path, monkeypatch):
     from test_docs_examples import run_blocks
 
     monkeypatch.chdir(tmp_path)
-    (space,) = run_blocks("docs/grey_box.md", tmp_path)
+    space, library, auto = run_blocks("docs/grey_box.md", tmp_path)
     assert space["report"].violation_source == "grey-box" and space["gb"]["exact"]
+    assert library["var"] and library["report"].grey_box["findings"][0]["kind"] == "sensitivity"
+    assert auto["report"].grey_box is None and auto["report"].notes[-1].startswith("grey-box: not possible")
 
 
 def test_yaml_audit_grey_box_runs_each_trial_grey_box(tmp_path):

@@ -242,3 +242,16 @@ def test_the_quantile_law_is_what_the_tool_draws():
     f = _quantile_law(data, 0.5, 1.0, 0, 1, y)
     cdf = np.concatenate([[0.0], np.cumsum((f[1:] + f[:-1]) / 2 * np.diff(y))])
     assert stats.kstest(draws, lambda x: np.interp(x, y, cdf / cdf[-1])).pvalue > 1e-3
+
+
+def test_a_tool_whose_bounds_make_the_sensitivity_larger_than_declared_gives_a_sensitivity_finding():
+    """``tools.sum`` declares sensitivity upper - lower = 1 for bounds [2, 3], but adding a record of 3 moves the sum
+    by 3 (add-remove): the hook at its Laplace says so; its clamp to [n lower, n upper] also moves with n."""
+    from dpaudit.adapters import library_call
+
+    total = library_call("diffprivlib.tools.sum", params={"epsilon": 1.0, "bounds": (2, 3)})
+    r = analyse(lambda data, rng: total(data, rng=rng), np.array([3.0, 2.0]), np.array([2.0]), traces=10, seed=12)
+    kinds = [f["kind"] for f in r.findings]
+    assert "sensitivity" in kinds
+    detail = r.findings[kinds.index("sensitivity")]["detail"]
+    assert "diffprivlib.Laplace" in detail and "moves by 3" in detail and "declares sensitivity 1" in detail
