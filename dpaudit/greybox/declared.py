@@ -8,6 +8,8 @@ two declared distributions, which each family below computes:
 * ``bounded_laplace``: Laplace noise restricted to a domain [lower, upper] and renormalised, the output of
   diffprivlib's rejection sampler ``LaplaceBoundedDomain`` (Holohan et al. 2020); its normaliser depends on
   the location, which is why the pair's loss exceeds the shift over the scale;
+* ``clamped_laplace``: Laplace noise added to the value, then clamped to [lower, upper] (``LaplaceTruncated``):
+  a density inside and an atom at each bound, whose mass moves with the location;
 * ``bounded_noise_laplace``: Laplace noise truncated to [-bound, bound] (``LaplaceBoundedNoise``, Geng et
   al. 2018): the supports move with the location, so the loss is infinite at delta 0;
 * ``uniform_noise``: uniform noise on [-scale, scale] (``Uniform``): epsilon 0 at delta >= the shift's
@@ -97,6 +99,44 @@ class BoundedLaplace(DeclaredFamily):
 
         cuts = sorted({p1["lower"], p1["loc"], p2["loc"], p1["upper"]})
         return sum(quad(gap, a, b, epsabs=1e-14, epsrel=1e-12, limit=200)[0] for a, b in zip(cuts, cuts[1:]) if b > a)
+
+    def epsilon(self, p1, p2, delta):
+        return _both(self, p1, p2, delta)
+
+
+class ClampedLaplace(DeclaredFamily):
+    names = ("loc", "scale", "lower", "upper")
+
+    @staticmethod
+    def _atoms(p) -> tuple[float, float]:
+        """The masses clamped onto the lower and the upper bound."""
+        def tail(t):  # P(L >= t) of a Laplace of scale 1
+            return 0.5 * math.exp(-t) if t >= 0 else 1 - 0.5 * math.exp(t)
+        return tail((p["loc"] - p["lower"]) / p["scale"]), tail((p["upper"] - p["loc"]) / p["scale"])
+
+    def sup(self, p1, p2):
+        b, lo, hi = p1["scale"], p1["lower"], p1["upper"]
+        out = -math.inf
+        for a1, a2 in zip(self._atoms(p1), self._atoms(p2)):
+            if a1 > 0:
+                out = max(out, math.log(a1) - math.log(a2) if a2 > 0 else math.inf)
+        if hi > lo:  # inside: piecewise linear in y, kinks at the two locations
+            ys = [lo, hi] + [min(max(p["loc"], lo), hi) for p in (p1, p2)]
+            out = max(out, max((abs(y - p2["loc"]) - abs(y - p1["loc"])) / b for y in ys))
+        return out
+
+    def hockey(self, p1, p2, eps):
+        from scipy.integrate import quad
+
+        b, lo, hi = p1["scale"], p1["lower"], p1["upper"]
+        out = sum(max(0.0, a1 - math.exp(eps) * a2) for a1, a2 in zip(self._atoms(p1), self._atoms(p2)))
+
+        def gap(y):
+            return max(0.0, math.exp(-abs(y - p1["loc"]) / b) - math.exp(eps - abs(y - p2["loc"]) / b)) / (2 * b)
+
+        cuts = sorted({lo, hi, *(min(max(p["loc"], lo), hi) for p in (p1, p2))})
+        return out + sum(quad(gap, a, c, epsabs=1e-14, epsrel=1e-12, limit=200)[0] for a, c in zip(cuts, cuts[1:])
+                         if c > a)
 
     def epsilon(self, p1, p2, delta):
         return _both(self, p1, p2, delta)
@@ -237,7 +277,8 @@ class Bingham(DeclaredFamily):
         return float(p1["coef"] * (ev.max() - ev.min()))
 
 
-FAMILIES = {"bounded_laplace": BoundedLaplace(), "bounded_noise_laplace": BoundedNoiseLaplace(),
+FAMILIES = {"bounded_laplace": BoundedLaplace(), "clamped_laplace": ClampedLaplace(),
+            "bounded_noise_laplace": BoundedNoiseLaplace(),
             "uniform_noise": UniformNoise(), "staircase": Staircase(), "piecewise_uniform": PiecewiseUniform(),
             "bingham": Bingham()}
 

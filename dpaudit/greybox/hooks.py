@@ -108,6 +108,15 @@ def _bounded_domain(mech, value):
                                         "upper": float(mech.upper)})
 
 
+def _clamped_laplace(mech, value):
+    """Laplace noise on the value, then the clamp to [lower, upper]: atoms at the bounds, a density between."""
+    scale = mech.sensitivity / (mech.epsilon - math.log(1 - mech.delta))
+    if scale == 0 or not (math.isfinite(mech.lower) and math.isfinite(mech.upper)):
+        return None
+    return Declared("clamped_laplace", {"loc": float(value), "scale": scale, "lower": float(mech.lower),
+                                        "upper": float(mech.upper)})
+
+
 def _bounded_noise(mech, value):
     scale = mech.sensitivity / mech.epsilon
     if np.isnan(value) or scale == 0:
@@ -187,12 +196,16 @@ def _bingham(mech, value):
 
 #: The diffprivlib mechanisms taped, with how each declares its noise.
 _DECLARE = {"Laplace": _laplace, "Gaussian": _gaussian, "GaussianAnalytic": _gaussian, "Geometric": _geometric,
-            "Exponential": _exponential, "Binary": _binary, "LaplaceBoundedDomain": _bounded_domain,
+            "Exponential": _exponential, "Binary": _binary, "LaplaceTruncated": _clamped_laplace,
+            "LaplaceBoundedDomain": _bounded_domain,
             "LaplaceBoundedNoise": _bounded_noise, "Uniform": _uniform, "Staircase": _staircase,
             "GaussianDiscrete": _gaussian_discrete, "Snapping": _snapping,
             "ExponentialCategorical": _exponential_categorical, "PermuteAndFlip": _permute_and_flip,
             "Bingham": _bingham}
 HOOKED = tuple(_DECLARE)
+#: The hooked mechanisms whose library sampler is running (on D): calls they make to other hooked classes
+#: (``LaplaceTruncated`` through ``Laplace.randomise``) run unhooked.
+_SAMPLING: list = []
 
 
 def _result(dec: Declared, drawn):
@@ -214,7 +227,7 @@ def _hooked(original, name: str):
     clamp, as diffprivlib's tools use them) is taped at its parent's call, and marked post-processed.
     """
     def randomise(self, value=None):
-        tape = active_tape()
+        tape = active_tape() if not _SAMPLING else None  # a hooked sampler's own inner calls are not draws
         dec = _DECLARE[name](self, value) if tape is not None else None
         if dec is None:  # outside a trace, or a degenerate mechanism (no noise, a NaN value): the library's own
             return original(self) if value is None else original(self, value)
@@ -227,7 +240,11 @@ def _hooked(original, name: str):
         def sample(generator):
             if dec.sample is not None:
                 return np.asarray(dec.sample(generator))
-            out = original(self) if value is None else original(self, value)
+            _SAMPLING.append(name)
+            try:
+                out = original(self) if value is None else original(self, value)
+            finally:
+                _SAMPLING.pop()
             return np.asarray(out if dec.labels is None else dec.labels.index(out))
 
         drawn = tape.draw(f"diffprivlib.{name}", dec.family, dec.params, dec.shape, sample, meta=meta,

@@ -21,6 +21,17 @@ def _grid_laws(family, p1, p2):
     if family == "bounded_laplace":
         y = np.linspace(p1["lower"], p1["upper"], 400_001)
         f = [np.exp(-np.abs(y - p["loc"]) / p["scale"]) for p in (p1, p2)]
+    elif family == "clamped_laplace":  # the atoms as the outermost grid cells: each holds its bound's mass
+        lo, hi = p1["lower"], p1["upper"]
+        y = np.linspace(lo - 20 * p1["scale"], hi + 20 * p1["scale"], 2_000_001)
+        f = []
+        for p in (p1, p2):
+            g = np.exp(-np.abs(y - p["loc"]) / p["scale"])
+            inside = (y > lo) & (y < hi)
+            cells = np.concatenate([[g[y <= lo].sum()], g[inside], [g[y >= hi].sum()]])
+            f.append(cells)
+        dy = y[1] - y[0]
+        return y, [g / (g.sum() * dy) for g in f], dy
     elif family == "bounded_noise_laplace":
         lo = min(p1["loc"], p2["loc"]) - p1["bound"]
         y = np.linspace(lo, max(p1["loc"], p2["loc"]) + p1["bound"], 400_001)
@@ -43,6 +54,9 @@ def _random_params(family, rng):
         lo, hi = 0.0, float(rng.uniform(0.5, 3))
         b = float(rng.uniform(0.2, 2))
         return [{"loc": float(rng.uniform(lo, hi)), "scale": b, "lower": lo, "upper": hi} for _ in range(2)]
+    if family == "clamped_laplace":
+        lo, hi, b = 0.0, float(rng.uniform(0.5, 3)), float(rng.uniform(0.2, 2))
+        return [{"loc": float(rng.uniform(lo - 1, hi + 1)), "scale": b, "lower": lo, "upper": hi} for _ in range(2)]
     if family == "bounded_noise_laplace":
         b, bound = float(rng.uniform(0.3, 2)), float(rng.uniform(1, 4))
         v = float(rng.uniform(0, 0.8 * bound))
@@ -86,7 +100,8 @@ def _check(family, rng):
         assert hockey(eps - 0.05) > delta - TOL, (family, p1, p2, delta, eps)  # and not loose
 
 
-@pytest.mark.parametrize("family", ["bounded_laplace", "bounded_noise_laplace", "staircase", "piecewise_uniform"])
+@pytest.mark.parametrize("family", ["bounded_laplace", "clamped_laplace", "bounded_noise_laplace", "staircase",
+                                    "piecewise_uniform"])
 def test_each_law_matches_the_grid(family):
     rng = np.random.default_rng(46)
     for _ in range(3):
@@ -94,7 +109,8 @@ def test_each_law_matches_the_grid(family):
 
 
 @pytest.mark.soundness
-@pytest.mark.parametrize("family", ["bounded_laplace", "bounded_noise_laplace", "staircase", "piecewise_uniform"])
+@pytest.mark.parametrize("family", ["bounded_laplace", "clamped_laplace", "bounded_noise_laplace", "staircase",
+                                    "piecewise_uniform"])
 def test_each_law_matches_the_grid_over_many_draws(family):
     rng = np.random.default_rng(4646)
     for _ in range(200):
