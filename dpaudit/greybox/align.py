@@ -27,7 +27,7 @@ __all__ = ["TraceResult", "Probe", "run_trace", "call_taped"]
 
 #: Draw elements probed at most per trace structure (one target call each).
 MAX_PROBED = 2000
-_DISCRETE = ("discrete_laplace", "discrete_gaussian", "geometric", "integers", "poisson", "binomial")
+_DISCRETE = ("discrete_laplace", "discrete_gaussian", "geometric", "integers", "poisson", "binomial", "clamped_geometric")
 
 
 def call_taped(fn, data, tape, generator, name: str) -> np.ndarray:

@@ -10,6 +10,8 @@ two declared distributions, which each family below computes:
   the location, which is why the pair's loss exceeds the shift over the scale;
 * ``clamped_laplace``: Laplace noise added to the value, then clamped to [lower, upper] (``LaplaceTruncated``):
   a density inside and an atom at each bound, whose mass moves with the location;
+* ``clamped_geometric``: the same with two-sided geometric noise on the integers (``GeometricTruncated``), its
+  sums over the integers in closed form (the bounds may be a machine's largest integer);
 * ``bounded_noise_laplace``: Laplace noise truncated to [-bound, bound] (``LaplaceBoundedNoise``, Geng et
   al. 2018): the supports move with the location, so the loss is infinite at delta 0;
 * ``uniform_noise``: uniform noise on [-scale, scale] (``Uniform``): epsilon 0 at delta >= the shift's
@@ -65,6 +67,37 @@ def _bisect_epsilon(delta_of, delta: float, hi: float) -> float:
     return hi
 
 
+def _laplace_gap(k1: float, v1: float, k2: float, v2: float, b: float, cuts) -> float:
+    """The integral of ``max(0, k1 e^{-|y - v1|/b} - k2 e^{-|y - v2|/b})`` over [cuts[0], cuts[-1]], in closed form.
+
+    ``cuts`` (sorted, the two locations among them where they fall inside) split the range into pieces on which
+    each term is one exponential, so the difference changes sign at most once in a piece.
+    """
+    def part(k, v, x0, x1):  # the integral of k e^{-|y - v|/b} over [x0, x1], on one side of v
+        if x1 <= v:
+            return k * b * (math.exp((x1 - v) / b) - math.exp((x0 - v) / b))
+        return k * b * (math.exp(-(x0 - v) / b) - (0.0 if math.isinf(x1) else math.exp(-(x1 - v) / b)))
+
+    def gap_at(y):
+        return k1 * math.exp(-abs(y - v1) / b) - k2 * math.exp(-abs(y - v2) / b)
+
+    total = 0.0
+    for x0, x1 in zip(cuts, cuts[1:]):
+        if not x1 > x0:
+            continue
+        s1, s2 = (1 if x1 <= v1 else -1), (1 if x1 <= v2 else -1)
+        pieces = [(x0, x1)]
+        if s1 != s2 and k1 > 0 and k2 > 0:  # one term rises, the other falls: one crossing at most
+            cross = (math.log(k2 / k1) + (s1 * v1 - s2 * v2) / b) * b / (s1 - s2)
+            if x0 < cross < x1:
+                pieces = [(x0, cross), (cross, x1)]
+        for a, c in pieces:
+            mid = (a + c) / 2 if math.isfinite(a) and math.isfinite(c) else (a + b if math.isfinite(a) else c - b)
+            if gap_at(mid) > 0:
+                total += part(k1, v1, a, c) - part(k2, v2, a, c)
+    return max(total, 0.0)
+
+
 def _both(family, p1, p2, delta) -> float:
     """The epsilon at ``delta`` of both directions of a family with a one-direction ``hockey(p1, p2, eps)``."""
     out = 0.0
@@ -91,14 +124,9 @@ class BoundedLaplace(DeclaredFamily):
         return max(self._log_ratio(p1, p2, y) for y in ys)
 
     def hockey(self, p1, p2, eps):
-        from scipy.integrate import quad
-
-        def gap(y):
-            return max(0.0, math.exp(-abs(y - p1["loc"]) / p1["scale"] - self._log_norm(p1))
-                       - math.exp(eps - abs(y - p2["loc"]) / p2["scale"] - self._log_norm(p2)))
-
         cuts = sorted({p1["lower"], p1["loc"], p2["loc"], p1["upper"]})
-        return sum(quad(gap, a, b, epsabs=1e-14, epsrel=1e-12, limit=200)[0] for a, b in zip(cuts, cuts[1:]) if b > a)
+        return _laplace_gap(math.exp(-self._log_norm(p1)), p1["loc"], math.exp(eps - self._log_norm(p2)), p2["loc"],
+                            p1["scale"], cuts)
 
     def epsilon(self, p1, p2, delta):
         return _both(self, p1, p2, delta)
@@ -126,17 +154,64 @@ class ClampedLaplace(DeclaredFamily):
         return out
 
     def hockey(self, p1, p2, eps):
-        from scipy.integrate import quad
-
         b, lo, hi = p1["scale"], p1["lower"], p1["upper"]
         out = sum(max(0.0, a1 - math.exp(eps) * a2) for a1, a2 in zip(self._atoms(p1), self._atoms(p2)))
-
-        def gap(y):
-            return max(0.0, math.exp(-abs(y - p1["loc"]) / b) - math.exp(eps - abs(y - p2["loc"]) / b)) / (2 * b)
-
         cuts = sorted({lo, hi, *(min(max(p["loc"], lo), hi) for p in (p1, p2))})
-        return out + sum(quad(gap, a, c, epsabs=1e-14, epsrel=1e-12, limit=200)[0] for a, c in zip(cuts, cuts[1:])
-                         if c > a)
+        return out + _laplace_gap(1 / (2 * b), p1["loc"], math.exp(eps) / (2 * b), p2["loc"], b, cuts)
+
+    def epsilon(self, p1, p2, delta):
+        return _both(self, p1, p2, delta)
+
+
+class ClampedGeometric(DeclaredFamily):
+    """``clamp(loc + N, lower, upper)`` with ``P(N = k)`` proportional to ``a^|k|``, ``a = exp(-1 / scale)``."""
+
+    names = ("loc", "scale", "lower", "upper")
+
+    @staticmethod
+    def _tail(m: float, a: float) -> float:
+        """P(N >= m) for an integer m."""
+        return a ** m / (1 + a) if m >= 1 else 1 - a ** (1 - m) / (1 + a)
+
+    def _atoms(self, p) -> tuple[float, float]:
+        a, v = math.exp(-1 / p["scale"]), p["loc"]
+        return (self._tail(v - p["lower"], a) if math.isfinite(p["lower"]) else 0.0,
+                self._tail(p["upper"] - v, a) if math.isfinite(p["upper"]) else 0.0)
+
+    def sup(self, p1, p2):
+        lo, hi = p1["lower"], p1["upper"]
+        if hi <= lo:
+            return 0.0
+        out = -math.inf
+        for a1, a2 in zip(self._atoms(p1), self._atoms(p2)):
+            if a1 > 0:
+                out = max(out, math.log(a1) - math.log(a2) if a2 > 0 else math.inf)
+        if hi - lo >= 2:  # inside: piecewise linear in k, constant beyond both locations
+            ks = [min(max(p["loc"], lo + 1), hi - 1) for p in (p1, p2)]
+            out = max(out, max((abs(k - p2["loc"]) - abs(k - p1["loc"])) / p1["scale"] for k in ks))
+        return out
+
+    def hockey(self, p1, p2, eps):
+        lo, hi = p1["lower"], p1["upper"]
+        if hi <= lo:
+            return 0.0
+        a, v1, v2, w = math.exp(-1 / p1["scale"]), p1["loc"], p2["loc"], math.exp(eps)
+        c = (1 - a) / (1 + a)
+        out = sum(max(0.0, x1 - w * x2) for x1, x2 in zip(self._atoms(p1), self._atoms(p2)))
+        first, last, m, big = lo + 1, hi - 1, min(v1, v2), max(v1, v2)
+
+        def run(n):  # 1 - a^n: the share of a geometric series of n terms (n may be infinite)
+            return 1.0 if not math.isfinite(n) else -math.expm1(n * math.log(a))
+
+        end = min(last, m - 1)  # below both locations: c a^-k (a^v1 - w a^v2), summed in closed form
+        if end >= first:
+            out += c * max(0.0, a ** (v1 - end) - w * a ** (v2 - end)) * run(end - first + 1) / (1 - a)
+        start = max(first, big + 1)  # above both: c a^k (a^-v1 - w a^-v2)
+        if last >= start:
+            out += c * max(0.0, a ** (start - v1) - w * a ** (start - v2)) * run(last - start + 1) / (1 - a)
+        ks = np.arange(max(first, m), min(last, big) + 1, dtype=float)  # between the two locations
+        out += float(np.sum(c * np.maximum(0.0, a ** np.abs(ks - v1) - w * a ** np.abs(ks - v2))))
+        return out
 
     def epsilon(self, p1, p2, delta):
         return _both(self, p1, p2, delta)
@@ -149,19 +224,16 @@ class BoundedNoiseLaplace(DeclaredFamily):
         return 0.0 if p1["loc"] == p2["loc"] else math.inf
 
     def hockey(self, p1, p2, eps):
-        from scipy.integrate import quad
-
         b, bound = p1["scale"], p1["bound"]
-        norm = 2 * b * -math.expm1(-bound / b)
-
-        def f(y, p):
-            return math.exp(-abs(y - p["loc"]) / b) / norm if abs(y - p["loc"]) <= bound else 0.0
-
-        lo, hi = p1["loc"] - bound, p1["loc"] + bound
-        cuts = sorted({lo, hi, p1["loc"], *(x for x in (p2["loc"], p2["loc"] - bound, p2["loc"] + bound)
-                                            if lo < x < hi)})
-        return sum(quad(lambda y: max(0.0, f(y, p1) - math.exp(eps) * f(y, p2)), a, c, epsabs=1e-14,
-                        epsrel=1e-12, limit=200)[0] for a, c in zip(cuts, cuts[1:]) if c > a)
+        k = 1 / (2 * b * -math.expm1(-bound / b))
+        lo, hi = p1["loc"] - bound, p1["loc"] + bound  # D's support; outside the neighbour's, its term is 0
+        o_lo, o_hi = max(lo, p2["loc"] - bound), min(hi, p2["loc"] + bound)
+        out = 0.0
+        for a, c, k2 in ((lo, o_lo, 0.0), (o_lo, o_hi, k * math.exp(eps)), (o_hi, hi, 0.0)):
+            if c > a:
+                cuts = sorted({a, c, *(x for x in (p1["loc"], p2["loc"]) if a < x < c)})
+                out += _laplace_gap(k, p1["loc"], k2, p2["loc"], b, cuts)
+        return out
 
     def epsilon(self, p1, p2, delta):
         out = 0.0
@@ -278,6 +350,7 @@ class Bingham(DeclaredFamily):
 
 
 FAMILIES = {"bounded_laplace": BoundedLaplace(), "clamped_laplace": ClampedLaplace(),
+            "clamped_geometric": ClampedGeometric(),
             "bounded_noise_laplace": BoundedNoiseLaplace(),
             "uniform_noise": UniformNoise(), "staircase": Staircase(), "piecewise_uniform": PiecewiseUniform(),
             "bingham": Bingham()}

@@ -117,6 +117,14 @@ def _clamped_laplace(mech, value):
                                         "upper": float(mech.upper)})
 
 
+def _clamped_geometric(mech, value):
+    if mech.sensitivity == 0:
+        return None
+    return Declared("clamped_geometric", {"loc": float(value), "scale": mech.sensitivity / mech.epsilon,
+                                          "lower": float(mech.lower), "upper": float(mech.upper)},
+                    post=lambda drawn: int(np.asarray(drawn)))
+
+
 def _bounded_noise(mech, value):
     scale = mech.sensitivity / mech.epsilon
     if np.isnan(value) or scale == 0:
@@ -197,6 +205,7 @@ def _bingham(mech, value):
 #: The diffprivlib mechanisms taped, with how each declares its noise.
 _DECLARE = {"Laplace": _laplace, "Gaussian": _gaussian, "GaussianAnalytic": _gaussian, "Geometric": _geometric,
             "Exponential": _exponential, "Binary": _binary, "LaplaceTruncated": _clamped_laplace,
+            "GeometricTruncated": _clamped_geometric,
             "LaplaceBoundedDomain": _bounded_domain,
             "LaplaceBoundedNoise": _bounded_noise, "Uniform": _uniform, "Staircase": _staircase,
             "GaussianDiscrete": _gaussian_discrete, "Snapping": _snapping,

@@ -57,6 +57,9 @@ def _random_params(family, rng):
     if family == "clamped_laplace":
         lo, hi, b = 0.0, float(rng.uniform(0.5, 3)), float(rng.uniform(0.2, 2))
         return [{"loc": float(rng.uniform(lo - 1, hi + 1)), "scale": b, "lower": lo, "upper": hi} for _ in range(2)]
+    if family == "clamped_geometric":
+        lo, hi, b = float(rng.integers(-3, 1)), float(rng.integers(1, 6)), float(rng.uniform(0.3, 3))
+        return [{"loc": float(rng.integers(-6, 9)), "scale": b, "lower": lo, "upper": hi} for _ in range(2)]
     if family == "bounded_noise_laplace":
         b, bound = float(rng.uniform(0.3, 2)), float(rng.uniform(1, 4))
         v = float(rng.uniform(0, 0.8 * bound))
@@ -73,10 +76,22 @@ def _random_params(family, rng):
     return out
 
 
+def _geometric_pmfs(p1, p2):
+    """The clamped two-sided geometric's probabilities on [lower, upper], summed from a wide support."""
+    k = np.arange(-400, 401)
+    out = []
+    for p in (p1, p2):
+        f = np.exp(-np.abs(k) / p["scale"])
+        y = np.clip(p["loc"] + k, p["lower"], p["upper"])
+        out.append(np.bincount((y - p["lower"]).astype(int), weights=f / f.sum(),
+                               minlength=int(p["upper"] - p["lower"]) + 1))
+    return None, out, 1.0
+
+
 def _check(family, rng):
     p1, p2 = _random_params(family, rng)
     fam = FAMILIES[family]
-    y, (f1, f2), dy = _grid_laws(family, p1, p2)
+    y, (f1, f2), dy = _geometric_pmfs(p1, p2) if family == "clamped_geometric" else _grid_laws(family, p1, p2)
     both = (f1 > 0) | (f2 > 0)
     with np.errstate(divide="ignore"):
         ratio = np.log(f1[both]) - np.log(f2[both])
@@ -100,8 +115,8 @@ def _check(family, rng):
         assert hockey(eps - 0.05) > delta - TOL, (family, p1, p2, delta, eps)  # and not loose
 
 
-@pytest.mark.parametrize("family", ["bounded_laplace", "clamped_laplace", "bounded_noise_laplace", "staircase",
-                                    "piecewise_uniform"])
+@pytest.mark.parametrize("family", ["bounded_laplace", "clamped_laplace", "clamped_geometric",
+                                    "bounded_noise_laplace", "staircase", "piecewise_uniform"])
 def test_each_law_matches_the_grid(family):
     rng = np.random.default_rng(46)
     for _ in range(3):
@@ -109,8 +124,8 @@ def test_each_law_matches_the_grid(family):
 
 
 @pytest.mark.soundness
-@pytest.mark.parametrize("family", ["bounded_laplace", "clamped_laplace", "bounded_noise_laplace", "staircase",
-                                    "piecewise_uniform"])
+@pytest.mark.parametrize("family", ["bounded_laplace", "clamped_laplace", "clamped_geometric",
+                                    "bounded_noise_laplace", "staircase", "piecewise_uniform"])
 def test_each_law_matches_the_grid_over_many_draws(family):
     rng = np.random.default_rng(4646)
     for _ in range(200):
