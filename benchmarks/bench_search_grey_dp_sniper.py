@@ -45,10 +45,13 @@ def main() -> None:
         if args.only and args.only not in entry["label"]:
             continue
         mech = get_mechanism(entry["mechanism"], **entry["params"])
+        claim = mech.claim  # the claim's point: point_epsilon/point_delta where claims are curves
+        epsilon, delta = ((claim.point_epsilon, claim.point_delta) if hasattr(claim, "point_epsilon")
+                          else (claim.epsilon, claim.delta))
         reps, secs = [], []
         for grey in (False, True):
             t0 = time.perf_counter()
-            reps.append(dpaudit.search(mech, epsilon=mech.claim.epsilon, delta=mech.claim.delta,
+            reps.append(dpaudit.search(mech, epsilon=epsilon, delta=delta,
                                        samples=int(args.samples), confidence=0.9, seed=args.seed + 100 + i,
                                        ideal=True, grey_box=grey, **dict(mech.input_domain())))
             secs.append(time.perf_counter() - t0)
