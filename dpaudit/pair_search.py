@@ -499,6 +499,9 @@ def _search_notes(ctx: _SearchContext, reports, planned: int | None) -> list[str
                      "a longer budget may find a stronger pair")
     if not ctx.tgt.seeded:
         notes.append("the target takes no rng: the search itself is not reproducible")
+    if ctx.screen.grey_off:
+        notes.append(f"grey-box screening stopped after {ctx.screen.grey_tried} pairs ({ctx.screen.grey_off}): the "
+                     "other pairs were screened black-box")
     if planned is not None and planned > 1:
         notes.append(f"interrupted: the search was stopped by hand during its final audits; {len(reports)} of the "
                      f"{planned} finalists are reported (each at confidence {ctx.final_conf:.4g}, so together at "
