@@ -115,18 +115,22 @@ def _check(family, rng):
         assert hockey(eps - 0.05) > delta - TOL, (family, p1, p2, delta, eps)  # and not loose
 
 
-@pytest.mark.parametrize("family", ["bounded_laplace", "clamped_laplace", "clamped_geometric",
-                                    "bounded_noise_laplace", "staircase", "piecewise_uniform"])
-def test_each_law_matches_the_grid(family):
-    rng = np.random.default_rng(46)
-    for _ in range(3):
+LAWS = ["bounded_laplace", "clamped_laplace", "clamped_geometric", "bounded_noise_laplace", "staircase",
+        "piecewise_uniform"]
+
+
+def _check_many(family, seed: int, draws: int) -> None:
+    rng = np.random.default_rng(seed)
+    for _ in range(draws):
         _check(family, rng)
+
+
+@pytest.mark.parametrize("family", LAWS)
+def test_each_law_matches_the_grid(family):
+    _check_many(family, 46, 3)
 
 
 @pytest.mark.soundness
-@pytest.mark.parametrize("family", ["bounded_laplace", "clamped_laplace", "clamped_geometric",
-                                    "bounded_noise_laplace", "staircase", "piecewise_uniform"])
+@pytest.mark.parametrize("family", LAWS)
 def test_each_law_matches_the_grid_over_many_draws(family):
-    rng = np.random.default_rng(4646)
-    for _ in range(200):
-        _check(family, rng)
+    _check_many(family, 4646, 200)
