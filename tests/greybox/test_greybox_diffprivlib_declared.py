@@ -278,3 +278,40 @@ def test_the_clamped_geometric_law_is_what_the_sampler_draws(lib):
     assert math.isclose(law.sum(), 1.0, rel_tol=1e-12)
     counts = np.bincount([mech.randomise(1) for _ in range(20_000)], minlength=5)
     assert stats.chisquare(counts, 20_000 * law).pvalue > 1e-3
+
+
+@pytest.mark.parametrize("name, make, integer", [
+    ("LaplaceBoundedNoise", lambda lib, rs: lib.LaplaceBoundedNoise(epsilon=1.0, delta=0.1, sensitivity=1.0,
+                                                                    random_state=rs), False),
+    ("Uniform", lambda lib, rs: lib.Uniform(delta=0.2, sensitivity=1.0, random_state=rs), False),
+    ("Staircase", lambda lib, rs: lib.Staircase(epsilon=1.0, sensitivity=1.0, random_state=rs), False),
+    ("Snapping", lambda lib, rs: lib.Snapping(epsilon=1.0, sensitivity=1.0, lower=0.0, upper=5.0, random_state=rs),
+     False),
+    ("LaplaceTruncated", lambda lib, rs: lib.LaplaceTruncated(epsilon=1.0, sensitivity=1.0, lower=0.0, upper=5.0,
+                                                              random_state=rs), False),
+    ("GaussianDiscrete", lambda lib, rs: lib.GaussianDiscrete(epsilon=1.0, delta=1e-5, sensitivity=1,
+                                                              random_state=rs), True),
+    ("GeometricTruncated", lambda lib, rs: lib.GeometricTruncated(epsilon=1.0, sensitivity=1, lower=0, upper=5,
+                                                                  random_state=rs), True),
+])
+def test_each_mechanism_checks_its_declared_sensitivity(lib, name, make, integer):
+    """The value entering the mechanism moves by 3 where it declares sensitivity 1: a sensitivity finding naming it."""
+    def target(data, rng):
+        value = int(np.sum(data)) if integer else float(np.sum(data))
+        return make(lib, np.random.RandomState(int(rng.integers(2**31)))).randomise(value)
+
+    r = analyse(target, np.array([3.0]), np.array([0.0]), traces=5, delta=0.1, seed=14)
+    found = [f for f in r.findings if f["kind"] == "sensitivity"]
+    assert found and f"diffprivlib.{name}:" in found[0]["detail"] and "moves by 3" in found[0]["detail"]
+
+
+def test_permute_and_flip_checks_its_utilities_move(lib):
+    def pf(data, rng):
+        utility = [3.0 * float(np.sum(data == k)) for k in range(3)]  # a utility of sensitivity 3, declared 1
+        return lib.PermuteAndFlip(epsilon=1.0, sensitivity=1.0, utility=utility,
+                                  random_state=int(rng.integers(2**31))).randomise()
+
+    r = analyse(pf, np.array([0.0, 1.0]), np.array([0.0]), traces=5, seed=15)
+    (f,) = r.findings
+    assert f["kind"] == "sensitivity" and "diffprivlib.PermuteAndFlip" in f["detail"] and "moves by 3" in f["detail"]
+    assert r.exact and r.epsilon_upper_bound > 1.0  # the exact value sees the excess too
