@@ -118,7 +118,7 @@ def _clamped_laplace(mech, value):
 
 
 def _clamped_geometric(mech, value):
-    if mech.sensitivity == 0:
+    if mech.sensitivity == 0 or not math.isfinite(mech.epsilon):
         return None
     return Declared("clamped_geometric", {"loc": float(value), "scale": mech.sensitivity / mech.epsilon,
                                           "lower": float(mech.lower), "upper": float(mech.upper)},
@@ -140,7 +140,7 @@ def _uniform(mech, value):
 
 
 def _staircase(mech, value):
-    if mech.sensitivity == 0:
+    if mech.sensitivity == 0 or not math.isfinite(mech.epsilon):
         return None
     return Declared("staircase", {"loc": float(value), "scale": float(mech.sensitivity),
                                   "epsilon": float(mech.epsilon), "gamma": float(mech.gamma)})
