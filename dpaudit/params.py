@@ -37,7 +37,8 @@ from typing import Any
 
 import numpy as np
 
-from ._validation import check_bool, check_choice, check_int, check_real, check_str, number_text, underscore_hint
+from ._validation import (check_bool, check_choice, check_int, check_real, check_str, check_switch, number_text,
+                          underscore_hint)
 from .exceptions import ParameterValueError
 from .param_rules import Front, broken_rule, rule_error
 from .privacy import Neighbouring
@@ -79,7 +80,9 @@ class Option:
     ----------
     name : str
         The Python keyword (and YAML key).
-    type : {"int", "real", "bool", "str", "choice", "jobs", "relation", "claim", "certificate", "seed", "any"}
+    type : {"int", "real", "bool", "switch", "str", "choice", "jobs", "relation", "claim", "certificate", "seed", "any"}
+        ``"switch"`` is a boolean that also takes one of ``choices`` (``grey_box``: ``True`` or ``"auto"``); its
+        flag alone means ``True``, and the flag followed by a choice means that choice;
         ``"jobs"`` is a worker count: an integer >= 1, or -1 for every core;
         ``"relation"`` a neighbouring relation, aliases read as their canonical spelling;
         ``"claim"`` a claim spec (parsed to check it) or a claim object; ``"certificate"`` a registered
@@ -143,6 +146,8 @@ class Option:
                               high_inclusive=self.high_inclusive, finite=True)
         if t == "bool":
             return check_bool(bool(value) if isinstance(value, np.bool_) else value, name)
+        if t == "switch":
+            return check_switch(bool(value) if isinstance(value, np.bool_) else value, name, self.allowed())
         if t == "str":
             return check_str(value, name)
         if t == "choice":
@@ -184,7 +189,7 @@ class Option:
         return self.check(value, flag)
 
     def cli_help(self) -> str:
-        if self.default is not None and self.type != "bool" and "default" not in self.help:
+        if self.default is not None and self.type not in ("bool", "switch") and "default" not in self.help:
             return f"{self.help} (default {self.default})"
         return self.help
 
@@ -339,6 +344,9 @@ class OptionTable(MutableMapping):
                 continue
             if o.type == "bool":
                 parser.add_argument(o.flag, *o.aliases, dest=o.name, action="store_true", help=o.cli_help())
+            elif o.type == "switch":
+                parser.add_argument(o.flag, *o.aliases, dest=o.name, nargs="?", const=True, default=None,
+                                    metavar=o.metavar or "{" + ",".join(o.allowed()) + "}", help=o.cli_help())
             else:
                 metavar = o.metavar or ("{" + ",".join(o.allowed()) + "}" if o.type == "choice"
                                         and not callable(o.choices) else "VALUE")
@@ -353,7 +361,7 @@ class OptionTable(MutableMapping):
             if o.flag is None or not hasattr(args, o.name):
                 continue
             value = getattr(args, o.name)
-            if o.type == "bool":
+            if o.type == "bool" or (o.type == "switch" and value is True):
                 if value:
                     out[name] = True
             elif value is not None:
@@ -383,7 +391,7 @@ class OptionTable(MutableMapping):
             default = "auto" if name == "samples" else o.default
             out[name] = Param(kind, extra.pop("default", default), low=-1 if o.type == "jobs" else o.low,
                               high=o.high, low_inclusive=o.low_inclusive, high_inclusive=o.high_inclusive,
-                              choices={"choice": o.allowed(), "certificate": o.allowed(),
+                              choices={"choice": o.allowed(), "certificate": o.allowed(), "switch": o.allowed(),
                                        "relation": Neighbouring.spellings()}.get(o.type),
                               nullable=extra.pop("nullable", o.default is None or name == "samples"),
                               help=extra.pop("help", o.help))
@@ -461,9 +469,11 @@ AUDIT_OPTIONS = OptionTable([
                 "cluster)"),
     Option("timeout", "real", None, low=0.0, low_inclusive=False, flag="--timeout", metavar="SEC",
            help="seconds allowed per target call"),
-    Option("grey_box", "bool", False, flag="--grey-box",
+    Option("grey_box", "switch", False, choices=("auto",), flag="--grey-box", metavar="auto",
            help="grey-box audit too: record the target's draws from its rng on D, replay them coupled on D2, report "
-                "findings and an upper bound on the pair's epsilon beside the certified lower bound"),
+                "findings and an upper bound on the pair's epsilon beside the certified lower bound; a target "
+                "whose randomness cannot be recorded is an error, or with '--grey-box auto' a black-box audit "
+                "with a note saying why"),
     Option("traces", "int", 1000, low=1, high=10**7, flag="--traces", metavar="N",
            help="traces (runs on D, replayed on D2) of a grey-box audit"),
     Option("sensitivity", "real", None, low=0.0, low_inclusive=False, flag="--sensitivity", metavar="S",

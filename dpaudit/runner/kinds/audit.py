@@ -212,7 +212,8 @@ def run_trial(config: dict, mechanism: dict, seed) -> dict:
         keep_drawing=bool(config["audit"].get("keep_drawing", False)),
         estimator=est["name"],
         n_jobs=1,
-        **({"grey_box": True, "traces": config["audit"]["traces"]} if config["audit"].get("grey_box") else {}),
+        **({"grey_box": config["audit"]["grey_box"], "traces": config["audit"]["traces"]}
+           if config["audit"].get("grey_box") else {}),
         **({"stopping": "anytime"} if config["audit"].get("stopping") == "anytime" else {}),
     )
     report = audit(built.target, built.dataset, built.neighbor, **kwargs)
