@@ -289,9 +289,11 @@ def _mechanism_parameters(name: str) -> dict:
 def main(argv=None) -> int:
     from .exceptions import DPAuditError, notes_as_lines
 
+    from .params import AUDIT_OPTIONS
+
     parser = _build_parser()
     try:
-        args = parser.parse_args(argv)
+        args = parser.parse_args(AUDIT_OPTIONS.switch_argv(list(sys.argv[1:] if argv is None else argv)))
         if not getattr(args, "command", None):
             parser.print_help(sys.stderr)
             return EXIT_USAGE

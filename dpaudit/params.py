@@ -345,13 +345,38 @@ class OptionTable(MutableMapping):
             if o.type == "bool":
                 parser.add_argument(o.flag, *o.aliases, dest=o.name, action="store_true", help=o.cli_help())
             elif o.type == "switch":
-                parser.add_argument(o.flag, *o.aliases, dest=o.name, nargs="?", const=True, default=None,
-                                    metavar=o.metavar or "{" + ",".join(o.allowed()) + "}", help=o.cli_help())
+                # A plain flag, so that ``--grey-box TARGET`` never reads the target as the flag's value; its
+                # named values arrive as hidden flags (``--grey-box auto`` -> ``--grey-box-auto``, switch_argv).
+                parser.add_argument(o.flag, *o.aliases, dest=o.name, action="store_const", const=True, default=None,
+                                    help=o.cli_help())
+                for choice in o.allowed():
+                    parser.add_argument(f"{o.flag}-{choice}", dest=o.name, action="store_const", const=choice,
+                                        help=argparse.SUPPRESS)
             else:
                 metavar = o.metavar or ("{" + ",".join(o.allowed()) + "}" if o.type == "choice"
                                         and not callable(o.choices) else "VALUE")
                 parser.add_argument(o.flag, *o.aliases, dest=o.name, default=None, metavar=metavar,
                                     help=o.cli_help(), required=o.required)
+
+    def switch_argv(self, argv: list[str]) -> list[str]:
+        """``argv`` with each switch's value joined to its flag, the form :meth:`add_arguments` declares:
+        ``--grey-box auto`` and ``--grey-box=auto`` -> ``--grey-box-auto``; ``--grey-box=true`` -> ``--grey-box``,
+        ``--grey-box=false`` -> nothing; any other ``--grey-box=VALUE`` is the row's one-line error."""
+        rows = {o.flag: o for o in (self[n] for n in self) if o.type == "switch" and o.flag}
+        out, i = [], 0
+        while i < len(argv):
+            token = argv[i]
+            flag, eq, value = token.partition("=")
+            if flag in rows and eq:
+                v = rows[flag].parse({"true": True, "false": False}.get(value.lower(), value), flag)
+                out += [] if v is False else [flag if v is True else f"{flag}-{v}"]
+            elif token in rows and i + 1 < len(argv) and argv[i + 1] in rows[token].allowed():
+                out.append(f"{token}-{argv[i + 1]}")
+                i += 1
+            else:
+                out.append(token)
+            i += 1
+        return out
 
     def from_args(self, args: argparse.Namespace, names: Iterable[str] | None = None) -> dict:
         """The keywords given on the command line, parsed and checked, errors naming the flag."""

@@ -194,7 +194,7 @@ def test_the_command_line_auto_runs_black_box_with_a_note(capsys, tmp_path):
     assert d["grey_box"] is None and any("grey-box: not possible" in n for n in d["notes"])
     code, out, err = cli(capsys, *args[:-1], "--grey-box", "--json")  # the strict form: one line, exit 2
     assert code == 2 and out == "" and "takes no rng keyword" in one_line(err)
-    code, out, err = cli(capsys, *args[:-1], "--grey-box", "sometimes", "--json")
+    code, out, err = cli(capsys, *args[:-1], "--grey-box=sometimes", "--json")
     assert code == 2 and "--grey-box must be true, false or 'auto'; got 'sometimes'" in one_line(err)
 
 
@@ -218,3 +218,19 @@ def test_yaml_grey_box_auto_and_its_check(tmp_path):
 def test_assert_dp_with_auto_passes_on_the_black_box_audit():
     report = assert_dp(_no_rng, [1.0], [0.0], epsilon=1.0, grey_box="auto", samples=2_000, ideal=True)
     assert report.grey_box is None and any(n.startswith("grey-box: not possible") for n in report.notes)
+
+
+def test_the_flag_before_the_target_reads_the_target_as_the_target(capsys):
+    """``--grey-box TARGET``: the flag takes a value only when it is one of its own (``auto``), so the target
+    that follows it is never read as the flag's value; ``=true`` / ``=false`` spell the plain forms."""
+    base = ["--epsilon", "1", "--samples", "2000", "--traces", "100", "--ideal", "--seed", "3", "--json"]
+    code, out, err = cli(capsys, "audit", "--grey-box", "laplace", *base)
+    first = json.loads(out)
+    assert code in (0, 1) and first["target"] == "laplace" and first["grey_box"]["traces"] == 100
+    for spelled in (["laplace", "--grey-box=true"], ["laplace", "--grey-box", "auto"], ["--grey-box=auto", "laplace"]):
+        code, out, err = cli(capsys, "audit", *spelled, *base)
+        again = json.loads(out)
+        again.pop("elapsed_seconds"), first.pop("elapsed_seconds", None)
+        assert again == first, spelled
+    code, out, err = cli(capsys, "audit", "laplace", "--grey-box=false", *base)
+    assert json.loads(out)["grey_box"] is None
