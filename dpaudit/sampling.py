@@ -151,6 +151,12 @@ def _count_chunk(job: _CountJob, data, n: int, key: tuple, cut: int | None = Non
     if tuple(x.shape[1:]) != tuple(job.shape):
         raise TargetError(f"target {job.target.name!r} changed its output shape from {tuple(job.shape)} to "
                           f"{tuple(x.shape[1:])} on the {SIDES[key[0]]}")
+    if cut is None and not with_extra:
+        # A scorer that counts its level sets directly (a step function of one coordinate) is not scored.
+        direct = [getattr(scorer, "count_at_least", lambda x, t: None)(x, t)
+                  for scorer, t in zip(job.scorers, job.thresholds)]
+        if all(c is not None for c in direct):
+            return direct, None, None
     scores = [scorer.score(x) for scorer in job.scorers]
     # The chunk that holds the end of a Poisson-sized prefix also counts that prefix (before any sort).
     prefix = None if cut is None else [count_at_least(np.asarray(sc)[:cut], t)

@@ -48,3 +48,36 @@ def test_an_audit_past_the_limit_certifies_on_all_and_describes_on_the_first(mon
     assert not any("held-out releases per side, the certified" in n for n in whole.notes)
     # Fewer releases: the certified profile can only be lower (wider intervals), up to sampling noise.
     assert part.privacy_profile["epsilon"][3] < whole.privacy_profile["epsilon"][3] + 0.1
+
+
+def _mixed_cases():
+    rng = np.random.default_rng(11)
+    gauss = (rng.normal(size=(40_000, 4)) + [1.0, 0, 0, 0], rng.normal(size=(40_000, 4)))
+    # Integers over a wide range are numbers (few values would be special values, a pattern: no direct count).
+    ints = tuple(np.rint(rng.laplace(scale=1000.0, size=(40_000, 3))).astype(np.int64) + [s, 0, 0] for s in (900, 0))
+    marked = [rng.laplace(size=(40_000, 2)) + s for s in (1.0, 0.0)]
+    for m in marked:
+        m[rng.random(m.shape) < 0.3] = -1000.0
+    return {"gaussian": gauss, "integers": ints, "markers": tuple(marked)}
+
+
+@pytest.mark.parametrize("case", ["gaussian", "integers", "markers"])
+def test_a_step_score_counts_its_level_sets_as_its_scores_do(case):
+    """MixedScore.count_at_least gives the counts of its own scores at every threshold (its bins' scores
+    themselves, between them, beyond them, NaN), or None when the score is not a step of one coordinate."""
+    from dpaudit.auditor.distinguishers.mixed import MixedScore
+    from dpaudit.stats.counting import count_at_least
+
+    x0, x1 = _mixed_cases()[case]
+    s = MixedScore().fit(x0[:20_000], x1[:20_000])
+    held = np.concatenate([x0[20_000:], x1[20_000:]])
+    scores = s.score(held)
+    levels = np.unique(scores)
+    thresholds = np.unique(np.r_[levels, (levels[1:] + levels[:-1]) / 2, levels - 1e-12, -np.inf, np.inf,
+                                 levels.min() - 1, levels.max() + 1, np.nan])
+    direct = s.count_at_least(held, thresholds)
+    if case == "markers":
+        assert direct is None
+        return
+    assert len(levels) > 5  # a real step function, several bins
+    assert np.array_equal(direct, count_at_least(scores, thresholds))
