@@ -25,7 +25,7 @@ def poisson_sizes(entropy: int, test_phase: tuple, n_test: int) -> tuple[int, in
 def count_held_out(sampler, tests, *, n_test, test_phase, entropy, previous=None, previous_poisson=None):
     """Held-out counts of every event of ``tests`` (added to ``previous`` counts of the same events).
 
-    When a test's certificate reads Poisson-sized held-out sets, its events are
+    When a test's certificate (or its second event's) reads Poisson-sized held-out sets, its events are
     also counted on Poisson-sized prefixes of the held-out releases (the second
     item, else None); sums of independent Poisson counts are Poisson, so those
     add up over rounds too.
@@ -33,7 +33,7 @@ def count_held_out(sampler, tests, *, n_test, test_phase, entropy, previous=None
     scorers = [t.scorer for t in tests]
     thresholds = [[e.threshold for e in t.events()] for t in tests]
     extra = 0
-    if any(t.certificate.poisson_sized for t in tests):
+    if any(c is not None and c.poisson_sized for t in tests for c in (t.certificate, t.alt_certificate)):
         sizes = poisson_sizes(entropy, test_phase, n_test)
         extra = max(0, max(sizes) - n_test)  # a Poisson size above n_test (probability ~3e-5) draws more
         counts, pcounts = sampler.count(test_phase, n_test, scorers, thresholds, prefix=sizes)
