@@ -139,10 +139,10 @@ def choose_test(names, pool, *, cert=None, delta=None, confidence, full: bool, n
         event = cert.choose(_trusted(cal, SELECTION_TRUST, confidence))
         value = cert.value(rates, event)
         if not tails and certificate.choose_event(rates) is None:
-            rare = cert.choose(_trusted(cal, RARE_TRUST, confidence))
+            rare = _rarer_event(cert, cal, event, confidence)
     chosen = _variant(certificate, rates, event, value, poisson=poisson and cert.pure)
     alt, alt_cert = None, None
-    if rare is not None and rare != event:
+    if rare is not None:
         alt, alt_cert = rare, _variant(certificate, rates, rare, cert.value(rates, rare), poisson=poisson and cert.pure)
     elif tails and chosen is certificate:
         alt = cert.choose_other_tail(rates, event, ratio=TAIL_RATIO)
@@ -153,6 +153,18 @@ def choose_test(names, pool, *, cert=None, delta=None, confidence, full: bool, n
                       roc_events=tuple(roc_thresholds(s1, reverse=event.reverse)))
     return ChosenTest(name, scorer, event, value, chosen, own_event=chosen.choose_event(rates), alt_event=alt,
                       alt_certificate=alt_cert, **extras)
+
+
+def _rarer_event(cert, cal, event: ThresholdEvent, confidence: float) -> ThresholdEvent | None:
+    """The best event nested inside ``event`` (:meth:`~dpaudit.stats.curves.CurveCertificate.choose_rarer`) with
+    the selection counts trusted ``RARE_TRUST`` times, when, read at that trust, it still beats ``event`` at half
+    the failure probability (what certifying both costs it); else None."""
+    trusted = _trusted(cal, RARE_TRUST, confidence)
+    rare = cert.choose_rarer(trusted, event, chosen_on=_trusted(cal, SELECTION_TRUST, confidence))
+    if rare is None or rare == event:
+        return None
+    halved = _trusted(cal, RARE_TRUST, 1.0 - (1.0 - confidence) / 2)
+    return rare if cert.value(halved, rare) > cert.value(trusted, event) else None
 
 
 def _trusted(cal, trust: float, confidence: float):
