@@ -19,7 +19,9 @@ the audit's bound (up to the estimation noise of the probabilities, about
 which used 2 x 10^8 held-out releases.  For the sparse-vector rows with cutoff 1 the
 probabilities are exact (an integral over the threshold noise), not estimated; so are RAPPOR's
 (a product over the bits whose filters differ) and those of a scalar release whose mechanism
-gives its CDF (report-noisy-max's released value, in 200,000 fine bins).
+gives its CDF (report-noisy-max's released value, in 200,000 fine bins).  Where the mechanism gives
+an exact log likelihood ratio (the Laplace rows, SVT34Parallel, numerical sparse vector), fresh
+releases are binned by it and only the bins' masses are estimated.
 
 The held-out sizes default to those of fixed-size audits of 10^7 and 2 x 10^7
 releases per side (the calibration pool of 10^6 per side is not counted).

@@ -22,7 +22,7 @@ share of the ceiling, the mean share, how many runs reach 98% of it, and the
 wall time of each run.
 
 ``--rows`` keeps only the rows with these labels (the YAML's ``label``), in
-folders of their own (``<name>_<labels>``), to measure one row quickly.  A
+folders of their own (``<name>_<labels>_<size>``), to measure one row quickly.  A
 trial's seed follows its place in the list, so a row alone draws other
 releases than in the whole table: the same law, another draw.
 """
