@@ -21,13 +21,18 @@ from ..stats.selection import ThresholdEvent, calibration_counts, calibration_ra
 from .distinguishers import auto_choices, float_choices, make_distinguisher
 
 __all__ = ["ChosenTest", "choose_test", "calibrate", "held_out_total", "FIT_COST",
-           "SELECTION_TRUST", "TRUST_FROM", "TAIL_RATIO"]
+           "SELECTION_TRUST", "TRUST_FROM", "RARE_TRUST", "RARE_EVENT_NOTE", "TAIL_RATIO"]
 
 #: When the held-out set is at least ``TRUST_FROM`` times the selection data, the chosen
 #: distinguisher's event is chosen with the selection counts trusted as ``SELECTION_TRUST``
 #: times as many (see ``choose_test``).
 SELECTION_TRUST = 2
 TRUST_FROM = 8
+#: There, the event chosen with the selection counts trusted as ``RARE_TRUST`` times as many is certified
+#: beside it when it differs, each at half the failure probability (docs/decisions/event-selection.md).
+RARE_TRUST = 8
+RARE_EVENT_NOTE = ("two events of the chosen distinguisher, one rarer than the other, were certified, each at half "
+                   "the failure probability; the better against the claim is reported")
 #: A score audit certifies the other tail's best event too when it is worth this share of the chosen event's on the
 #: selection split (measured in docs/decisions/event-selection.md).
 TAIL_RATIO = 0.9
@@ -50,9 +55,12 @@ class ChosenTest:
     gdp_event: ThresholdEvent | None = None
     profile_events: tuple = ()
     roc_events: tuple = ()
-    #: The other tail's best event, certified beside ``event`` at half the failure probability each
-    #: (:meth:`~dpaudit.stats.curves.CurveCertificate.choose_other_tail`); None: ``event`` alone.
+    #: A second event certified beside ``event`` at half the failure probability each, the better kept: the
+    #: other tail's best (:meth:`~dpaudit.stats.curves.CurveCertificate.choose_other_tail`) or, on a held-out
+    #: set many times the selection split, the rarer event chosen at ``RARE_TRUST``; None: ``event`` alone.
     alt_event: ThresholdEvent | None = None
+    #: The certificate of ``alt_event`` when it differs from ``certificate`` (its own Poisson variant).
+    alt_certificate: Certificate | None = None
 
     def events(self):
         return self.certified_events() + self.described_events()
@@ -89,7 +97,10 @@ def choose_test(names, pool, *, cert=None, delta=None, confidence, full: bool, n
     whole pool.  When the held-out set is at least ``TRUST_FROM`` times the
     selection data, the winner's event is chosen again with the selection
     counts trusted as ``SELECTION_TRUST`` times as many, so that a rarer event
-    with a larger ratio can win.  Everything here uses calibration data only,
+    with a larger ratio can win; the event chosen at ``RARE_TRUST`` times, when it
+    differs, becomes ``alt_event``, both certified at half the failure probability
+    and the better kept (:func:`certify_round`): how rare the best event is, the
+    selection split cannot tell, the held-out counts can.  Everything here uses calibration data only,
     so the held-out bound stays valid.  The measurements behind these choices
     are in ``docs/decisions/event-selection.md``.
 
@@ -130,29 +141,56 @@ def choose_test(names, pool, *, cert=None, delta=None, confidence, full: bool, n
     if best is None:
         return None
     name, scorer, event, value, rates, cal, s1 = best
-    n_sel0, n_sel1 = cal[2], cal[4]
-    if n_test >= TRUST_FROM * n_sel0:
-        trusted = calibration_rates(cal, n_test0=SELECTION_TRUST * n_sel0, n_test1=SELECTION_TRUST * n_sel1,
-                                    confidence=confidence, nested=True)
-        event = cert.choose(trusted)
+    rare = None
+    if n_test >= TRUST_FROM * cal[2]:
+        event = cert.choose(_trusted(cal, SELECTION_TRUST, confidence))
         value = cert.value(rates, event)
-    chosen = certificate
-    if poisson and cert.pure:
-        # The certificate's variant for the chosen event (the Poisson test: one exact test of the ratio in
-        # place of two intervals), when it would certify more.  Distinguishers are ranked by the intervals'
-        # value: the Poisson test's smaller penalty on rare events let calibration noise pick the
-        # distinguisher (docs/decisions/event-selection.md).
-        inequality, p_value = rates.poisson_value(event)
-        variant = certificate.poisson_variant(inequality)
-        if variant is not None and p_value > value:
-            chosen = variant
-    alt = cert.choose_other_tail(rates, event, ratio=TAIL_RATIO) if tails and chosen is certificate else None
+        if not tails and certificate.choose_event(rates) is None:
+            rare = _rarer_event(cert, cal, event, confidence)
+    chosen = _variant(certificate, rates, event, value, poisson=poisson and cert.pure)
+    alt, alt_cert = None, None
+    if rare is not None:
+        alt, alt_cert = rare, _variant(certificate, rates, rare, cert.value(rates, rare), poisson=poisson and cert.pure)
+    elif tails and chosen is certificate:
+        alt = cert.choose_other_tail(rates, event, ratio=TAIL_RATIO)
     extras = {}
     if full:
         extras = dict(gdp_event=rates.choose(gdp=True),
                       profile_events=tuple(rates.choose(delta=d) for d in DEFAULT_DELTAS),
                       roc_events=tuple(roc_thresholds(s1, reverse=event.reverse)))
-    return ChosenTest(name, scorer, event, value, chosen, own_event=chosen.choose_event(rates), alt_event=alt, **extras)
+    return ChosenTest(name, scorer, event, value, chosen, own_event=chosen.choose_event(rates), alt_event=alt,
+                      alt_certificate=alt_cert, **extras)
+
+
+def _rarer_event(cert, cal, event: ThresholdEvent, confidence: float) -> ThresholdEvent | None:
+    """The best event nested inside ``event`` (:meth:`~dpaudit.stats.curves.CurveCertificate.choose_rarer`) with
+    the selection counts trusted ``RARE_TRUST`` times, when, read at that trust, it still beats ``event`` at half
+    the failure probability (what certifying both costs it); else None."""
+    trusted = _trusted(cal, RARE_TRUST, confidence)
+    rare = cert.choose_rarer(trusted, event, chosen_on=_trusted(cal, SELECTION_TRUST, confidence))
+    if rare is None or rare == event:
+        return None
+    halved = _trusted(cal, RARE_TRUST, 1.0 - (1.0 - confidence) / 2)
+    return rare if cert.value(halved, rare) > cert.value(trusted, event) else None
+
+
+def _trusted(cal, trust: float, confidence: float):
+    """The selection counts' nested intervals with the counts trusted as ``trust`` times as many."""
+    return calibration_rates(cal, n_test0=trust * cal[2], n_test1=trust * cal[4], confidence=confidence, nested=True)
+
+
+def _variant(certificate: Certificate, rates, event: ThresholdEvent, value: float, *, poisson: bool) -> Certificate:
+    """The certificate's variant for ``event`` (the Poisson test: one exact test of the ratio in place of two
+    intervals) when the selection counts say it certifies more than the intervals' ``value``, else ``certificate``.
+
+    Distinguishers are ranked by the intervals' value: the Poisson test's smaller penalty on rare events let
+    calibration noise pick the distinguisher (docs/decisions/event-selection.md).
+    """
+    if not poisson:
+        return certificate
+    inequality, p_value = rates.poisson_value(event)
+    variant = certificate.poisson_variant(inequality)
+    return variant if variant is not None and p_value > value else certificate
 
 
 def _fit_in_turn(candidate, names) -> list:

@@ -116,7 +116,8 @@ def certify_round(r, samples, n_calibration, test, float_test, counts, pcounts, 
     # The stopping rules follow the event's interval bound on all held-out counts (it covers the
     # inequality a Poisson test certifies, so the two move together).
     if test.alt_event is not None:
-        test, tracked, result = _better_tail(test, counts[0], claim, delta=delta, confidence=conf)
+        test, tracked, result = _better_event(test, counts[0], pcounts[0] if pcounts else None, claim, delta=delta,
+                                              confidence=conf)
         main = result.bound if result.bound is not None else with_method(tracked, result)
     else:
         tracked = ClopperPearson().bound(counts[0], test.event, delta=delta, confidence=conf)
@@ -137,20 +138,24 @@ def certify_round(r, samples, n_calibration, test, float_test, counts, pcounts, 
         float_result=float_result, float_bound=float_bound)
 
 
-def _better_tail(test, counts, claim, *, delta, confidence):
+def _better_event(test, counts, pcounts, claim, *, delta, confidence):
     """(the test with the better of its two events as ``event``, that event's interval bound, its certificate's
-    result): each event certified at half the failure probability, so both hold at once and the better
-    (against the claim) may be kept.  A certificate that reads its own event (GDP) leaves the choice to the
-    intervals and certifies its event at the full share."""
+    result): each event certified by its own certificate (on the Poisson-sized counts when it reads them) at half
+    the failure probability, so both hold at once and the better (against the claim) may be kept.  A certificate
+    that reads its own event (GDP) leaves the choice to the intervals and certifies its event at the full share."""
     each = 1.0 - (1.0 - confidence) / 2
-    ranker = test.certificate if test.own_event is None else ClopperPearson()
+    own = test.own_event is None
+    rankers = ((test.certificate, test.alt_certificate or test.certificate) if own
+               else (ClopperPearson(), ClopperPearson()))
     events = (test.event, test.alt_event)
-    results = [ranker.certify(EventCounts.at(counts, e), claim, confidence=each, delta=delta) for e in events]
+    results = [ranker.certify(EventCounts.at(pcounts if ranker.poisson_sized else counts, e), claim,
+                              confidence=each, delta=delta) for ranker, e in zip(rankers, events)]
     # Ranked as the rounds are (decisive_point): by the margin over the claim, else by the share of it certified.
     keep = max((0, 1), key=lambda i: (results[i].as_bound_against(1.0), -i))
-    test = replace(test, event=events[keep])
+    test = replace(test, event=events[keep], certificate=rankers[keep] if own else test.certificate,
+                   alt_certificate=None)
     tracked = ClopperPearson().bound(counts, events[keep], delta=delta, confidence=each)
-    if ranker is not test.certificate:
+    if not own:
         return test, tracked, test.certificate.certify(EventCounts.at(counts, test.certified_event), claim,
                                                         confidence=confidence, delta=delta)
     return test, tracked, results[keep]

@@ -35,15 +35,16 @@ def count_held_out(sampler, tests, *, n_test, test_phase, entropy, previous=None
     The certified events are counted on all ``n_test`` releases per side; the
     events the report only describes (profile, ROC, GDP) on each side's first
     :data:`DESCRIBED_HELD_OUT` (whole chunks), which is all of them in every
-    audit up to that size.  When a test's certificate reads Poisson-sized
-    held-out sets, its certified events are also counted on Poisson-sized
+    audit up to that size.  When a test's certificate (or its second event's) reads
+    Poisson-sized held-out sets, its certified events are also counted on Poisson-sized
     prefixes of the held-out releases; sums of independent Poisson counts are
     Poisson, so those add up over rounds too.
     """
     scorers = [t.scorer for t in tests]
     certified = [[e.threshold for e in t.certified_events()] for t in tests]
     described = [[e.threshold for e in t.described_events()] for t in tests]
-    sizes = poisson_sizes(entropy, test_phase, n_test) if any(t.certificate.poisson_sized for t in tests) else None
+    poisson = any(c is not None and c.poisson_sized for t in tests for c in (t.certificate, t.alt_certificate))
+    sizes = poisson_sizes(entropy, test_phase, n_test) if poisson else None
     # A Poisson size above n_test (probability ~3e-5) draws more.
     extra = 0 if sizes is None else max(0, max(sizes) - n_test)
     got = sampler.count_events(test_phase, n_test, scorers, certified, prefix=sizes, extra=described,

@@ -47,6 +47,8 @@ from ..stats.estimators import ESTIMATORS
 # The stages' public names stay importable from here.
 from .calibrate import (  # noqa: F401
     FIT_COST,
+    RARE_EVENT_NOTE,
+    RARE_TRUST,
     SELECTION_TRUST,
     TAIL_RATIO,
     TRUST_FROM,
@@ -371,11 +373,14 @@ def _report(run: AuditRun, *, interrupted: bool = False) -> AuditReport:
     finished ones is valid whatever stopped the audit, a person's Ctrl-C included.
     """
     ctx = run.ctx
-    return build_report(ctx.target, run.rounds, run.kind, run.sampler.shape, reason=run.reason, attack=ctx.attack,
-                        ideal=ctx.ideal, est=ctx.certificate, epsilon=run.epsilon, claim=ctx.claim_spec,
-                        confidence=ctx.confidence, entropy=ctx.entropy, drawn=run.rounds[-1].samples,
-                        max_samples=ctx.max_samples, t_start=ctx.t_start, time_budget=ctx.time_budget,
-                        interrupted=interrupted)
+    report = build_report(ctx.target, run.rounds, run.kind, run.sampler.shape, reason=run.reason, attack=ctx.attack,
+                          ideal=ctx.ideal, est=ctx.certificate, epsilon=run.epsilon, claim=ctx.claim_spec,
+                          confidence=ctx.confidence, entropy=ctx.entropy, drawn=run.rounds[-1].samples,
+                          max_samples=ctx.max_samples, t_start=ctx.t_start, time_budget=ctx.time_budget,
+                          interrupted=interrupted)
+    if any(rd.test.alt_event is not None for rd in run.rounds):
+        report = report.with_notes(RARE_EVENT_NOTE)
+    return report
 
 
 def _pair_note(ctx: AuditContext) -> str | None:

@@ -375,10 +375,7 @@ class CurveCertificate:
         held-out counts are disjoint, so their noise is nearly independent, where the chosen tail's
         runner-up thresholds share theirs (docs/decisions/event-selection.md).  Calibration data only.
         """
-        d, w = self._sel_deltas, self._weights
-        parts = [*_inequalities(rates.tpr_lo[:, None], rates.fpr_hi[:, None], d),
-                 *_inequalities(1.0 - rates.tpr_hi[:, None], 1.0 - rates.fpr_lo[:, None], d)]
-        values = [(p * w).max(axis=1) for p in parts]
+        values = self._families(rates)
         i = rates._index(event)
         own = 2 * event.reverse + int(values[2 * event.reverse + 1][i] > values[2 * event.reverse][i])
         best, family, j = max((float(v[int(np.argmax(v))]), f, int(np.argmax(v)))
@@ -387,6 +384,37 @@ class CurveCertificate:
         if best <= 0 or best < ratio * float(values[own][i]) or other == event:
             return None
         return other
+
+    def choose_rarer(self, rates, event: ThresholdEvent, *, chosen_on) -> ThresholdEvent | None:
+        """The best event of ``rates`` nested inside ``event``: certified through the same inequality, whose
+        region (the event or its complement) lies further out in the same tail; None when no candidate is.
+
+        ``chosen_on`` are the rates ``event`` was chosen on, which tell its inequality.  Rates trusted as more
+        releases than the selection counts prefer rarer events: this keeps the rarer one a version of the
+        chosen event, not an unrelated far-tail event of the other tail.  Calibration data only.
+        """
+        own = self._family(chosen_on, event)
+        values = self._families(rates)[own]
+        idx = np.arange(len(values))
+        i = rates._index(event)
+        # Families 0 and 3 read the region "score >= t" (further out: larger t), 1 and 2 "score < t".
+        inside = idx > i if own in (0, 3) else idx < i
+        if not np.any(inside) or np.max(values[inside]) <= 0:
+            return None
+        j = int(idx[inside][np.argmax(values[inside])])
+        return ThresholdEvent(float(rates.candidates[j]), reverse=own >= 2)
+
+    def _families(self, rates) -> list[np.ndarray]:
+        """Each candidate's value through each of the four inequalities (:meth:`choose_other_tail`)."""
+        d, w = self._sel_deltas, self._weights
+        parts = [*_inequalities(rates.tpr_lo[:, None], rates.fpr_hi[:, None], d),
+                 *_inequalities(1.0 - rates.tpr_hi[:, None], 1.0 - rates.fpr_lo[:, None], d)]
+        return [(p * w).max(axis=1) for p in parts]
+
+    def _family(self, rates, event: ThresholdEvent) -> int:
+        """Which of the four inequalities ``event``'s value on ``rates`` comes from."""
+        values, i = self._families(rates), rates._index(event)
+        return 2 * event.reverse + int(values[2 * event.reverse + 1][i] > values[2 * event.reverse][i])
 
     def value(self, rates, event: ThresholdEvent) -> float:
         i = rates._index(event)

@@ -19,7 +19,9 @@ the audit's bound (up to the estimation noise of the probabilities, about
 which used 2 x 10^8 held-out releases.  For the sparse-vector rows with cutoff 1 the
 probabilities are exact (an integral over the threshold noise), not estimated; so are RAPPOR's
 (a product over the bits whose filters differ) and those of a scalar release whose mechanism
-gives its CDF (report-noisy-max's released value, in 200,000 fine bins).
+gives its CDF (report-noisy-max's released value, in 200,000 fine bins).  Where the mechanism gives
+an exact log likelihood ratio (the Laplace rows, SVT34Parallel, numerical sparse vector), fresh
+releases are binned by it and only the bins' masses are estimated.
 
 The held-out sizes default to those of fixed-size audits of 10^7 and 2 x 10^7
 releases per side (the calibration pool of 10^6 per side is not counted).
@@ -315,6 +317,60 @@ def svt34_log_ratio(mech, d, d2, n_grid: int = 200_001):
     return llr
 
 
+def numerical_svt_log_ratio(mech, d, d2, n_grid: int = 200_001):
+    """``x -> log p_D(x) / p_D'(x)`` for numerical sparse vector (Wang et al. 2019), or None.
+
+    Its statuses (1 above, 0 below, -1 not answered after c above answers) depend on the threshold and
+    comparison noises only: P(pattern) is the integral over rho of ``f_rho(rho) prod_answered`` of
+    ``1 - F_nu(T + rho - q_k)`` (above) or ``F_nu(T + rho - q_k)`` (below), one number per pattern.  Each above
+    answer's value is ``q_k`` plus fresh Laplace noise rounded down to a grid of step g, so its cell
+    ``[v, v + g)`` has probability ``F(v + g - q_k) - F(v - q_k)``, in closed form: the answers are whole
+    numbers and g a power of two at most 1, so no cell straddles an answer.
+    """
+    if getattr(mech, "name", None) != "numerical_svt":
+        return None
+    from itertools import combinations
+
+    from scipy.stats import laplace
+
+    from dpaudit.mechanisms._noise import release_step
+
+    m, c, t = mech.n_queries, mech.c, mech.threshold
+    b, g = mech.value_scale, release_step(mech.value_scale)
+    half = 40 * max(mech.rho_scale, mech.nu_scale)
+    r = np.linspace(-half, half, n_grid)
+    w = laplace.pdf(r, scale=mech.rho_scale)
+    q_of = [np.asarray(mech._prepare(data), float) for data in (d, d2)]
+    patterns = [a for k in range(c + 1) for a in combinations(range(m), k)]
+    logp = []
+    for q in q_of:
+        below = laplace.cdf((t + r[None, :] - q[:, None]) / mech.nu_scale)
+        tab = {}
+        for a in patterns:
+            last = a[-1] if len(a) == c else m - 1
+            dens = w * np.prod([(1.0 - below[k]) if k in a else below[k] for k in range(last + 1)], axis=0)
+            tab[a] = float(np.log(_trapezoid(dens, r)))
+        logp.append(tab)
+
+    def log_cell(v, q):  # log P(value cell [v, v + g) | answer q): v >= q or v + g <= q
+        return np.log(0.5) + np.log1p(-np.exp(-g / b)) + np.where(v >= q, -(v - q) / b, (v + g - q) / b)
+
+    def llr(x):
+        x = np.asarray(x, float)
+        status, values = x[:, :m], x[:, m:]
+        out = np.zeros(len(x))
+        keys = (status == 1) @ (1 << np.arange(m))
+        for code in np.unique(keys):
+            rows = keys == code
+            a = tuple(int(k) for k in np.flatnonzero((code >> np.arange(m)) & 1))
+            out[rows] += logp[0][a] - logp[1][a]
+            for k in a:
+                out[rows] += log_cell(values[rows, k], q_of[0][k]) - log_cell(values[rows, k], q_of[1][k])
+        return out
+
+    return llr
+
+
 def held_out_ratio_probabilities(mech, d, d2, llr, n: int, seed: int, bins: int = 20_000, chunk: int = 1_000_000):
     """(P(bin | D), P(bin | D')) over bins of the exact log ratio ``llr`` of fresh releases, in ratio order.
 
@@ -408,7 +464,7 @@ def main(argv=None) -> None:
                  or exact_bit_probabilities(mech, d, d2)
                  or exact_cdf_probabilities(mech, d, d2))
         ordered = False
-        llr = laplace_log_ratio(mech, d, d2) or svt34_log_ratio(mech, d, d2)
+        llr = laplace_log_ratio(mech, d, d2) or svt34_log_ratio(mech, d, d2) or numerical_svt_log_ratio(mech, d, d2)
         if probs is None and llr is not None:
             probs, ordered = held_out_ratio_probabilities(mech, d, d2, llr, int(args.estimate), args.seed), True
         if probs is None:

@@ -3,6 +3,7 @@
     python experiments/dp_sniper/reproduce.py                      # 10^6, 10^7, 2 x 10^7 per side
     python experiments/dp_sniper/reproduce.py --sizes 1e6 --jobs 2 # the quick version
     python experiments/dp_sniper/reproduce.py --sizes 1e7 --runs 5 --jobs 2  # five seeds, shares of the ceilings
+    python experiments/dp_sniper/reproduce.py --sizes 1e7 --rows SVT3 --runs 3  # one row, three seeds
 
 It runs ``dp_sniper.yaml`` through the experiment runner (so the results are
 the runner's: ``results/<name>/trials.jsonl``, ``summary.json`` and the
@@ -19,6 +20,11 @@ in ``<name>_shares_<size>`` beside them: per row, its ceiling at that size (the 
 ``reference.ceiling_<size>``, from ``ceiling.py``), each run's bound and its
 share of the ceiling, the mean share, how many runs reach 98% of it, and the
 wall time of each run.
+
+``--rows`` keeps only the rows with these labels (the YAML's ``label``), in
+folders of their own (``<name>_<labels>_<size>``), to measure one row quickly.  A
+trial's seed follows its place in the list, so a row alone draws other
+releases than in the whole table: the same law, another draw.
 """
 
 from __future__ import annotations
@@ -138,6 +144,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--table", default=None, help="where to write the Markdown table (default results/<name>/table.md)")
     ap.add_argument("--runs", type=int, default=1, help="runs with seeds --seed, --seed + 1, ... (default 1)")
     ap.add_argument("--seed", type=int, default=None, help="seed of the first run (default: the YAML's, 2021)")
+    ap.add_argument("--rows", nargs="+", default=None, help="only the rows with these labels (e.g. SVT3 RNM4)")
     args = ap.parse_args(argv)
     if args.runs < 1:
         ap.error(f"--runs must be at least 1; got {args.runs}")
@@ -145,6 +152,13 @@ def main(argv: list[str] | None = None) -> int:
     from dpaudit.runner import run_experiment
 
     config = yaml.safe_load(CONFIG.read_text())
+    if args.rows:
+        labels = [e["label"] for e in config["mechanisms"]]
+        unknown = [r for r in args.rows if r not in labels]
+        if unknown:
+            ap.error(f"--rows: unknown label(s) {', '.join(unknown)}; the labels are {', '.join(labels)}")
+        config["mechanisms"] = [e for e in config["mechanisms"] if e["label"] in args.rows]
+        config["name"] = f"{config['name']}_{'-'.join(args.rows)}"
     if args.sizes:
         config["sweep"] = {"parameters": {"audit.samples": list(args.sizes)}}
         if len(args.sizes) == 1:

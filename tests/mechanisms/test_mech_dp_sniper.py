@@ -418,3 +418,20 @@ def test_dp_sniper_experiment_runs_and_reproduce_writes_the_table(tmp_path):
     assert len(lines) == 2 + 2 + 1 and "ours 10^3" not in lines[0] and "ours 2x10^3" in lines[0]
     assert "| LaplaceMechanism | `laplace` (epsilon=0.1, answers=True) | [1] vs [2] | 0.1 | 0.0968 |" in lines[2]
     assert lines[-1].startswith("| rows >= published |")
+
+
+def test_reproduce_rows_keeps_the_named_rows_and_refuses_unknown_labels(tmp_path, capsys):
+    """``--rows`` runs only those rows, in a folder of their own; an unknown label is one clear line, exit 2."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("reproduce", CONFIG.parent / "reproduce.py")
+    reproduce = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(reproduce)
+    with pytest.raises(SystemExit) as exc:
+        reproduce.main(["--rows", "SVT99", "--out", str(tmp_path)])
+    assert exc.value.code == 2 and "--rows: unknown label(s) SVT99" in capsys.readouterr().err
+    assert reproduce.main(["--sizes", "2e3", "--rows", "LaplaceMechanism", "--out", str(tmp_path)]) == 0
+    table = (tmp_path / "dp_sniper_LaplaceMechanism_2e3" / "table.md").read_text().strip().splitlines()
+    assert len(table) == 2 + 1 + 1 and table[2].startswith("| LaplaceMechanism |")
+    shares = (tmp_path / "dp_sniper_LaplaceMechanism_2e3_shares_2e3" / "table.md").read_text()
+    assert "| LaplaceMechanism |" in shares and "NoisyHist1" not in shares
