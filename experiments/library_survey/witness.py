@@ -169,6 +169,13 @@ def direct_call(case: dict) -> list[str]:
     return lines
 
 
+def from_float_pass(imp: dict) -> bool:
+    """Whether a row's implementation violation is the float pass's (its search's audit did not certify one)."""
+    passed = imp.get("float_pass") or {}
+    search = imp.get("search_epsilon_lower_bound")
+    return passed.get("verdict") == "violation" and search is not None and passed["epsilon_lower_bound"] >= search
+
+
 def _header(row: dict, note: dict | None, sources: dict, later: str, env_key: str) -> str:
     imp, ideal = row["implementation"], row["ideal"]
     fp = imp.get("floating_point") or {}
@@ -178,7 +185,8 @@ def _header(row: dict, note: dict | None, sources: dict, later: str, env_key: st
            f"Pair found: D = {row['dataset']}, D' = {row['neighbor']}.",
            f"Survey verdicts: ideal {ideal['verdict']} (epsilon >= {ideal['epsilon_lower_bound']:.3f}); "
            f"implementation {imp['verdict']} (epsilon >= {imp['epsilon_lower_bound']:.3f}, attack "
-           f"{fp.get('attack') or imp.get('attack')}).",
+           f"{fp.get('attack') or imp.get('attack')}"
+           f"{'; float pass: ' + imp['float_pass']['event'] if from_float_pass(imp) else ''}).",
            f"Reproduce the row: {row['reproduce']}", ""]
     if note is None:
         out += ["Source lines responsible: not identified (no entry in witness_notes.yaml for this finding)."]
@@ -204,6 +212,9 @@ def render(row: dict, case: dict, note: dict | None, sources: dict, later: str, 
     imp = row["implementation"]
     ideal = row["ideal"]["verdict"] == "violation"
     attack = None if ideal else ((imp.get("floating_point") or {}).get("attack") or imp.get("attack"))
+    by_pass = not ideal and from_float_pass(imp)
+    if by_pass:
+        attack = imp["float_pass"]["attack"]
     slim = {"function": case["function"], "call": case["call"], "params": case["params"]}
     calls = direct_call(case)
     helpers = "certify, draw, show_leak" + (", show_one" if any("show_one(" in c for c in calls) else "")
@@ -221,10 +232,12 @@ def render(row: dict, case: dict, note: dict | None, sources: dict, later: str, 
         f"rng = np.random.default_rng({row['seed'] % 2 ** 32})",
         f"x0, x1 = draw(RELEASE, D, {RELEASES}, rng), draw(RELEASE, D_PRIME, {RELEASES}, rng)",
         f"show_leak(x0, x1, {attack!r})", "",
-        f"# 3. The audit that certifies it ({'ideal: floating-point attacks off' if ideal else 'the code as it runs'}).",
+        f"# 3. The audit that certifies it ({'ideal: floating-point attacks off' if ideal else 'the code as it runs'}"
+        f"{'; the survey float pass' if by_pass else ''}).",
         f"sys.exit(certify(RELEASE, D, D_PRIME, epsilon={row['claimed_epsilon']!r}, "
         f"delta={row['claimed_delta']!r}, max_samples={case['max_samples']},",
-        f"                 confidence={case['confidence']}, seed={row['seed'] % 2 ** 32}, ideal={ideal}))", ""]
+        f"                 confidence={case['confidence']}, seed={row['seed'] % 2 ** 32}, ideal={ideal}"
+        f"{', float_pass=True' if by_pass else ''}))", ""]
     return "\n".join(body)
 
 
