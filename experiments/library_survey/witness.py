@@ -193,6 +193,8 @@ def _header(row: dict, note: dict | None, sources: dict, later: str, env_key: st
     else:
         out += [f"Kind: {note['kind']}. Cause: {note['cause']}", f"True epsilon: {note['true_epsilon']}", "",
                 f"Source lines responsible ({row['library']} {row['version']}, as installed):"]
+        if not note.get("source"):
+            out.append("  none that inspect can read (compiled code): the cause above quotes them.")
         for src in note.get("source", []):
             got = sources.get(src["object"], {"error": "not inspected"})
             if "error" in got:

@@ -2,8 +2,7 @@
 
 The leak: a Gaussian sum computed as python-dp's ``GaussianMechanism`` does (noise on a grid of 2**-54, added in
 doubles): on the sum 0 about 4.5% of releases are odd multiples of 2**-54, on the sum 1 none.  A row's audit
-ranks events at its selection split's size and rarely certifies it; the pass does (measured: 195 of 200 seeds
-at 2,000 releases per side; docs/decisions/survey-float-pass.md).
+ranks events at its selection split's size and rarely certifies it; the pass does (docs/decisions/survey-float-pass.md).
 
 Correct mechanisms: a sum with discrete Laplace noise on the grid 2**-10 (exact arithmetic: the float features
 are post-processing of an epsilon-DP release, their events' ratios up to e^epsilon) and the stand-in library's
