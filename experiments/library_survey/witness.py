@@ -169,11 +169,12 @@ def direct_call(case: dict) -> list[str]:
     return lines
 
 
-def from_float_pass(imp: dict) -> bool:
-    """Whether a row's implementation violation is the float pass's (its search's audit did not certify one)."""
+def from_float_pass(row: dict) -> bool:
+    """Whether a row's implementation violation is the float pass's alone (its search's audit certified none)."""
+    imp = row["implementation"]
     passed = imp.get("float_pass") or {}
     search = imp.get("search_epsilon_lower_bound")
-    return passed.get("verdict") == "violation" and search is not None and passed["epsilon_lower_bound"] >= search
+    return passed.get("verdict") == "violation" and search is not None and search <= row["claimed_epsilon"]
 
 
 def _header(row: dict, note: dict | None, sources: dict, later: str, env_key: str) -> str:
@@ -186,7 +187,7 @@ def _header(row: dict, note: dict | None, sources: dict, later: str, env_key: st
            f"Survey verdicts: ideal {ideal['verdict']} (epsilon >= {ideal['epsilon_lower_bound']:.3f}); "
            f"implementation {imp['verdict']} (epsilon >= {imp['epsilon_lower_bound']:.3f}, attack "
            f"{fp.get('attack') or imp.get('attack')}"
-           f"{'; float pass: ' + imp['float_pass']['event'] if from_float_pass(imp) else ''}).",
+           f"{'; float pass: ' + imp['float_pass']['event'] if from_float_pass(row) else ''}).",
            f"Reproduce the row: {row['reproduce']}", ""]
     if note is None:
         out += ["Source lines responsible: not identified (no entry in witness_notes.yaml for this finding)."]
@@ -214,7 +215,7 @@ def render(row: dict, case: dict, note: dict | None, sources: dict, later: str, 
     imp = row["implementation"]
     ideal = row["ideal"]["verdict"] == "violation"
     attack = None if ideal else ((imp.get("floating_point") or {}).get("attack") or imp.get("attack"))
-    by_pass = not ideal and from_float_pass(imp)
+    by_pass = not ideal and from_float_pass(row)
     if by_pass:
         attack = imp["float_pass"]["attack"]
     slim = {"function": case["function"], "call": case["call"], "params": case["params"]}
