@@ -38,7 +38,7 @@ def _row(label: str, dp_sniper: dict):
         _, m, d, d2, _ = dp_sniper[label]
         return m, (d, d2), 0.1, 0.9  # DP-Sniper's table: every row claims 0.1, at confidence 0.9
     m = get_mechanism(label)
-    return m, m.neighbouring_pair(), m.claim.epsilon, 0.95
+    return m, m.neighbouring_pair(), m.claim.point_epsilon, 0.95
 
 
 def main(argv=None) -> None:

@@ -44,7 +44,7 @@ def cases(quick: bool):
     for name in REGISTRY:
         mech = get_mechanism(name)
         if getattr(mech, "broken", False):
-            out.append((name, name, None, None, mech.claim.epsilon, mech.claim.delta, False, vec))
+            out.append((name, name, None, None, mech.claim.point_epsilon, mech.claim.point_delta, False, vec))
     for name, (d, d2, claim, _true) in ut.GROSS.items():
         out.append((f"user: {name}", f"{USER_TARGETS}:{name}", d, d2, claim, 0.0, True, vec))
     d, d2, claim, _ = ut.GROSS["unclipped_sum"]

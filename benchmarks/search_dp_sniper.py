@@ -83,13 +83,13 @@ def main() -> int:
         d, d2 = mech.neighbouring_pair()
         dom = dict(mech.input_domain())
         def bounds(a, b):
-            return [dpaudit.audit(mech, a, b, epsilon=claim.epsilon, delta=claim.delta, samples=n,
+            return [dpaudit.audit(mech, a, b, epsilon=claim.point_epsilon, delta=claim.point_delta, samples=n,
                                   confidence=args.confidence, seed=args.seed + i + 1000 * k,
                                   ideal=True).epsilon_lower_bound for k in range(args.audits)]
 
         wit_bounds = bounds(d, d2)
         t = time.perf_counter()
-        found = dpaudit.search(mech, epsilon=claim.epsilon, delta=claim.delta, samples=n, confidence=args.confidence,
+        found = dpaudit.search(mech, epsilon=claim.point_epsilon, delta=claim.point_delta, samples=n, confidence=args.confidence,
                                seed=args.seed + 100 + i, ideal=True, **dom)
         secs = time.perf_counter() - t
         domain = Domain(**dom)
@@ -111,7 +111,7 @@ def main() -> int:
             if ew:
                 exact = exact_value(mech, found.dataset, found.neighbor, n // 2, args.confidence) / ew
         ok = exact >= 0.9 if exact is not None else ok_audits
-        witness_violation = w > claim.epsilon
+        witness_violation = w > claim.point_epsilon
         row = {"label": label, "witness_bound": w, "searched_bound": s, "search_own_bound": found.epsilon_lower_bound,
                "ratio": ratio, "ok": ok, "witness_bounds": wit_bounds, "searched_bounds": same_bounds,
                "single_seed_ratio": single, "exact_ratio": exact, "ok_by_audits": ok_audits,

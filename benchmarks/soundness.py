@@ -41,9 +41,9 @@ def main() -> int:
             continue
         if m.broken or "." in name:
             continue
-        true = m.true_epsilon(m.claim.delta)
+        true = m.true_epsilon(m.claim.point_delta)
         d, d2 = m.neighbouring_pair()
-        bounds = [dpaudit.audit(m, d, d2, epsilon=m.claim.epsilon, delta=m.claim.delta, samples=args.samples,
+        bounds = [dpaudit.audit(m, d, d2, epsilon=m.claim.point_epsilon, delta=m.claim.point_delta, samples=args.samples,
                                 seed=s, confidence=args.confidence).epsilon_lower_bound
                   for s in range(args.seeds)]
         exceed = sum(b > true + 1e-9 for b in bounds)

@@ -25,7 +25,7 @@ from .pair_search import SearchReport, search
 from . import adapters as _adapters  # noqa: F401  registers diffprivlib.* / opendp.* (imports neither library)
 from .mechanisms import compose, get_mechanism, list_mechanisms, postprocess, rr_debias, subsample
 from .privacy import Neighbouring, PrivacyClaim
-from .claims import Claim, parse_claim
+from .claims import Claim, PointClaim, parse_claim
 from .targets import Target, load_target, parse_dataset
 from . import testing  # noqa: E402, F401  dpaudit.testing.assert_dp; imports nothing heavy
 
@@ -50,6 +50,7 @@ __all__ = [
     "Neighbouring",
     "PrivacyClaim",
     "Claim",
+    "PointClaim",
     "parse_claim",
     "Target",
     "load_target",

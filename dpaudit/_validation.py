@@ -318,6 +318,23 @@ def check_choice(value: Any, name: str, choices: Iterable[Any]) -> Any:
     return value
 
 
+def check_switch(value: Any, name: str, choices: Iterable[str]) -> bool | str:
+    """A boolean, or one of the named ``choices`` a switch also takes.
+
+    >>> check_switch("auto", "grey_box", ["auto"]), check_switch(True, "grey_box", ["auto"])
+    ('auto', True)
+    >>> check_switch("yes", "grey_box", ["auto"])
+    Traceback (most recent call last):
+    ...
+    dpaudit.exceptions.ParameterValueError: grey_box must be true, false or 'auto'; got 'yes'
+    """
+    choices = list(choices)
+    if isinstance(value, bool) or (isinstance(value, str) and value in choices):
+        return value
+    named = ", ".join(["true", "false", *map(repr, choices[:-1])]) + f" or {choices[-1]!r}"
+    _fail(ParameterValueError, name, f"must be {named}", value, hint=did_you_mean(value, choices))
+
+
 def check_str(value: Any, name: str) -> str:
     """A non-empty string.
 

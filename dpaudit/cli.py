@@ -215,10 +215,10 @@ def _claim_warning(name: str, params: dict, kw: dict) -> str | None:
         return None
     epsilon, delta, flags = point
     claim = get_mechanism(name, **params).claim
-    if math.isclose(claim.epsilon, epsilon, rel_tol=1e-9, abs_tol=1e-12) and \
-            math.isclose(claim.delta, delta, rel_tol=1e-9, abs_tol=1e-15):
+    if math.isclose(claim.point_epsilon, epsilon, rel_tol=1e-9, abs_tol=1e-12) and \
+            math.isclose(claim.point_delta, delta, rel_tol=1e-9, abs_tol=1e-15):
         return None
-    own = f"epsilon={claim.epsilon:g}" + (f", delta={claim.delta:g}" if claim.delta else "")
+    own = f"epsilon={claim.point_epsilon:g}" + (f", delta={claim.point_delta:g}" if claim.point_delta else "")
     tested = f"epsilon={epsilon:g}" + (f", delta={delta:g}" if delta else "")
     return (f"warning: the claim under test ({tested}) differs from {name}'s own ({own}); {flags} "
             f"only the claim, not the mechanism (to audit {name} built for epsilon {epsilon:g}, "
@@ -289,9 +289,11 @@ def _mechanism_parameters(name: str) -> dict:
 def main(argv=None) -> int:
     from .exceptions import DPAuditError, notes_as_lines
 
+    from .params import AUDIT_OPTIONS
+
     parser = _build_parser()
     try:
-        args = parser.parse_args(argv)
+        args = parser.parse_args(AUDIT_OPTIONS.switch_argv(list(sys.argv[1:] if argv is None else argv)))
         if not getattr(args, "command", None):
             parser.print_help(sys.stderr)
             return EXIT_USAGE

@@ -364,7 +364,7 @@ def search(
     cand_rng = np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=(2,)))
     # Scores are projected to the final audit's held-out size (half its releases per side).
     screen = Screener(ScreenSettings(tgt, entropy, screen_samples, delta, budget, progress_wanted(progress),
-                                     project_to=n_final // 2, grey_box=bool(grey_box) and tgt.accepts_rng,
+                                     project_to=n_final // 2, grey_box=grey_box if tgt.accepts_rng else False,
                                      certificate=point_certificate(epsilon, delta), progress_every=PROGRESS_EVERY))
     try:
         chosen, early = run_screening(screen, domain, cand_rng, max_candidates=max_candidates, levels=levels,
@@ -380,7 +380,7 @@ def search(
     final_conf = 1.0 - (1.0 - confidence) / len(chosen)
     kwargs = dict(**final_claim, confidence=final_conf, attack=attack, ideal=ideal, estimator=estimator,
                   n_jobs=n_jobs, backend=backend, scheduler=scheduler, timeout=timeout,
-                  **({"grey_box": True, "traces": traces, "sensitivity": sensitivity} if grey_box else {}),
+                  **({"grey_box": grey_box, "traces": traces, "sensitivity": sensitivity} if grey_box else {}),
                   **_final_size(samples, max_samples, time_budget, stopping=final_stopping,
                                 expect_violation=not early and chosen and chosen[0]["score"] > epsilon),
                   **({"keep_drawing": True} if keep_drawing else {}))
@@ -499,6 +499,9 @@ def _search_notes(ctx: _SearchContext, reports, planned: int | None) -> list[str
                      "a longer budget may find a stronger pair")
     if not ctx.tgt.seeded:
         notes.append("the target takes no rng: the search itself is not reproducible")
+    if ctx.screen.grey_off:
+        notes.append(f"grey-box screening stopped after {ctx.screen.grey_tried} pairs ({ctx.screen.grey_off}): the "
+                     "other pairs were screened black-box")
     if planned is not None and planned > 1:
         notes.append(f"interrupted: the search was stopped by hand during its final audits; {len(reports)} of the "
                      f"{planned} finalists are reported (each at confidence {ctx.final_conf:.4g}, so together at "

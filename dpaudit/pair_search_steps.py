@@ -49,11 +49,16 @@ class ScreenSettings:
     project_to: int | None = None
     #: Grey-box screening (:mod:`dpaudit.greybox.screen`): pairs a few traces settle exactly are ranked by
     #: their exact epsilon; the others are screened black-box.
-    grey_box: bool = False
+    grey_box: bool | str = False
     #: What chooses each screening's event (:func:`~dpaudit.pair_search_screen.point_certificate`).
     certificate: Any = None
     #: Seconds between progress lines on stderr.
     progress_every: float = 5.0
+
+
+#: Grey-box screenings tried before a search whose traces settled none of them screens black-box only: a target
+#: whose release hides the aligned draws (an argmax, a comparison) never gives an exact value.
+GREY_TRIALS = 8
 
 
 class Screener:
@@ -62,8 +67,10 @@ class Screener:
     def __init__(self, settings: ScreenSettings):
         self.settings = settings
         self.n_samples = settings.n_samples
-        #: Target calls of the grey-box screenings (one release each).
-        self.grey_calls = 0
+        #: Target calls of the grey-box screenings (one release each); grey-box screenings tried, pairs they
+        #: settled, and why the search stopped trying (None while it tries).
+        self.grey_calls = self.grey_tried = self.grey_settled = 0
+        self.grey_off: str | None = None
         self.start = time.perf_counter()
         self.last_report = self.start
         self.rows: list[dict] = []
@@ -102,11 +109,29 @@ class Screener:
         return row
 
     def _grey(self, a, b, seq) -> dict | None:
+        """A grey-box screening of the pair, or None (screen it black-box).
+
+        Black-box from then on: after :data:`GREY_TRIALS` grey-box screenings that settled no pair, and, with
+        ``grey_box="auto"``, for a target whose randomness cannot be recorded (its final audit says why).
+        """
+        from .greybox import GreyBoxError
         from .greybox.screen import grey_screen
 
-        res = grey_screen(self.settings.target, a, b, delta=self.settings.delta,
-                          seed=np.random.SeedSequence(seq.entropy, spawn_key=(46,)))
+        if self.grey_off is None and self.grey_tried >= GREY_TRIALS and not self.grey_settled:
+            self.grey_off = f"no exact value in the first {GREY_TRIALS} grey-box screenings"
+        if self.grey_off is not None:
+            return None
+        try:
+            res = grey_screen(self.settings.target, a, b, delta=self.settings.delta,
+                              seed=np.random.SeedSequence(seq.entropy, spawn_key=(46,)))
+        except GreyBoxError as exc:
+            if self.settings.grey_box != "auto":
+                raise
+            self.grey_off = str(exc)
+            return None
         self.grey_calls += res["calls"]
+        self.grey_tried += 1
+        self.grey_settled += res["score"] is not None
         return res if res["score"] is not None else None
 
     def count_text(self) -> str:

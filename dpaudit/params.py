@@ -37,7 +37,8 @@ from typing import Any
 
 import numpy as np
 
-from ._validation import check_bool, check_choice, check_int, check_real, check_str, number_text, underscore_hint
+from ._validation import (check_bool, check_choice, check_int, check_real, check_str, check_switch, number_text,
+                          underscore_hint)
 from .exceptions import ParameterValueError
 from .param_rules import Front, broken_rule, rule_error
 from .privacy import Neighbouring
@@ -79,7 +80,9 @@ class Option:
     ----------
     name : str
         The Python keyword (and YAML key).
-    type : {"int", "real", "bool", "str", "choice", "jobs", "relation", "claim", "certificate", "seed", "any"}
+    type : {"int", "real", "bool", "switch", "str", "choice", "jobs", "relation", "claim", "certificate", "seed", "any"}
+        ``"switch"`` is a boolean that also takes one of ``choices`` (``grey_box``: ``True`` or ``"auto"``); its
+        flag alone means ``True``, and the flag followed by a choice means that choice;
         ``"jobs"`` is a worker count: an integer >= 1, or -1 for every core;
         ``"relation"`` a neighbouring relation, aliases read as their canonical spelling;
         ``"claim"`` a claim spec (parsed to check it) or a claim object; ``"certificate"`` a registered
@@ -143,6 +146,8 @@ class Option:
                               high_inclusive=self.high_inclusive, finite=True)
         if t == "bool":
             return check_bool(bool(value) if isinstance(value, np.bool_) else value, name)
+        if t == "switch":
+            return check_switch(bool(value) if isinstance(value, np.bool_) else value, name, self.allowed())
         if t == "str":
             return check_str(value, name)
         if t == "choice":
@@ -184,7 +189,7 @@ class Option:
         return self.check(value, flag)
 
     def cli_help(self) -> str:
-        if self.default is not None and self.type != "bool" and "default" not in self.help:
+        if self.default is not None and self.type not in ("bool", "switch") and "default" not in self.help:
             return f"{self.help} (default {self.default})"
         return self.help
 
@@ -339,11 +344,39 @@ class OptionTable(MutableMapping):
                 continue
             if o.type == "bool":
                 parser.add_argument(o.flag, *o.aliases, dest=o.name, action="store_true", help=o.cli_help())
+            elif o.type == "switch":
+                # A plain flag, so that ``--grey-box TARGET`` never reads the target as the flag's value; its
+                # named values arrive as hidden flags (``--grey-box auto`` -> ``--grey-box-auto``, switch_argv).
+                parser.add_argument(o.flag, *o.aliases, dest=o.name, action="store_const", const=True, default=None,
+                                    help=o.cli_help())
+                for choice in o.allowed():
+                    parser.add_argument(f"{o.flag}-{choice}", dest=o.name, action="store_const", const=choice,
+                                        help=argparse.SUPPRESS)
             else:
                 metavar = o.metavar or ("{" + ",".join(o.allowed()) + "}" if o.type == "choice"
                                         and not callable(o.choices) else "VALUE")
                 parser.add_argument(o.flag, *o.aliases, dest=o.name, default=None, metavar=metavar,
                                     help=o.cli_help(), required=o.required)
+
+    def switch_argv(self, argv: list[str]) -> list[str]:
+        """``argv`` with each switch's value joined to its flag, the form :meth:`add_arguments` declares:
+        ``--grey-box auto`` and ``--grey-box=auto`` -> ``--grey-box-auto``; ``--grey-box=true`` -> ``--grey-box``,
+        ``--grey-box=false`` -> nothing; any other ``--grey-box=VALUE`` is the row's one-line error."""
+        rows = {o.flag: o for o in (self[n] for n in self) if o.type == "switch" and o.flag}
+        out, i = [], 0
+        while i < len(argv):
+            token = argv[i]
+            flag, eq, value = token.partition("=")
+            if flag in rows and eq:
+                v = rows[flag].parse({"true": True, "false": False}.get(value.lower(), value), flag)
+                out += [] if v is False else [flag if v is True else f"{flag}-{v}"]
+            elif token in rows and i + 1 < len(argv) and argv[i + 1] in rows[token].allowed():
+                out.append(f"{token}-{argv[i + 1]}")
+                i += 1
+            else:
+                out.append(token)
+            i += 1
+        return out
 
     def from_args(self, args: argparse.Namespace, names: Iterable[str] | None = None) -> dict:
         """The keywords given on the command line, parsed and checked, errors naming the flag."""
@@ -353,7 +386,7 @@ class OptionTable(MutableMapping):
             if o.flag is None or not hasattr(args, o.name):
                 continue
             value = getattr(args, o.name)
-            if o.type == "bool":
+            if o.type == "bool" or (o.type == "switch" and value is True):
                 if value:
                     out[name] = True
             elif value is not None:
@@ -383,7 +416,7 @@ class OptionTable(MutableMapping):
             default = "auto" if name == "samples" else o.default
             out[name] = Param(kind, extra.pop("default", default), low=-1 if o.type == "jobs" else o.low,
                               high=o.high, low_inclusive=o.low_inclusive, high_inclusive=o.high_inclusive,
-                              choices={"choice": o.allowed(), "certificate": o.allowed(),
+                              choices={"choice": o.allowed(), "certificate": o.allowed(), "switch": o.allowed(),
                                        "relation": Neighbouring.spellings()}.get(o.type),
                               nullable=extra.pop("nullable", o.default is None or name == "samples"),
                               help=extra.pop("help", o.help))
@@ -461,9 +494,11 @@ AUDIT_OPTIONS = OptionTable([
                 "cluster)"),
     Option("timeout", "real", None, low=0.0, low_inclusive=False, flag="--timeout", metavar="SEC",
            help="seconds allowed per target call"),
-    Option("grey_box", "bool", False, flag="--grey-box",
+    Option("grey_box", "switch", False, choices=("auto",), flag="--grey-box", metavar="auto",
            help="grey-box audit too: record the target's draws from its rng on D, replay them coupled on D2, report "
-                "findings and an upper bound on the pair's epsilon beside the certified lower bound"),
+                "findings and an upper bound on the pair's epsilon beside the certified lower bound; a target "
+                "whose randomness cannot be recorded is an error, or with '--grey-box auto' a black-box audit "
+                "with a note saying why"),
     Option("traces", "int", 1000, low=1, high=10**7, flag="--traces", metavar="N",
            help="traces (runs on D, replayed on D2) of a grey-box audit"),
     Option("sensitivity", "real", None, low=0.0, low_inclusive=False, flag="--sensitivity", metavar="S",

@@ -117,8 +117,9 @@ def _chunk(target, data, n, entropy, key, timeout, inner_jobs, deadline=None) ->
 
 @dataclass(frozen=True)
 class _CountJob:
-    """What every held-out chunk of one :meth:`Sampler.count` shares: the target, the seed, the scorers and
-    their thresholds; a chunk adds its dataset, size, spawn key and Poisson cut (:func:`_count_chunk`)."""
+    """What every held-out chunk of one :meth:`Sampler.count_events` shares: the target, the seed, the scorers and
+    their thresholds (and the extra thresholds counted on the first chunks only); a chunk adds its dataset, size,
+    spawn key, Poisson cut and whether it counts the extra thresholds (:func:`_count_chunk`)."""
 
     target: Any
     entropy: int
@@ -128,26 +129,51 @@ class _CountJob:
     thresholds: tuple
     shape: tuple | None
     deadline: float | None = None
+    #: Per scorer, thresholds counted only in chunks that ask for them (or None): see :meth:`Sampler.count_events`.
+    extra: tuple | None = None
+
+    def merged(self, j: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Scorer ``j``'s thresholds and extra thresholds as one sorted array, and where each of the two sits
+        in it: a chunk that counts both sorts or scans its scores once."""
+        both = np.union1d(self.thresholds[j], self.extra[j])
+        return both, np.searchsorted(both, self.thresholds[j]), np.searchsorted(both, self.extra[j])
 
 
-def _count_chunk(job: _CountJob, data, n: int, key: tuple, cut: int | None = None) -> list:
-    """Draw chunk ``key`` of ``n`` releases on ``data`` and count each scorer's scores >= its thresholds: the
-    counts, and those of the first ``cut`` releases when a Poisson-sized prefix ends in this chunk."""
+def _count_chunk(job: _CountJob, data, n: int, key: tuple, cut: int | None = None, with_extra: bool = False):
+    """Draw chunk ``key`` of ``n`` releases on ``data`` and count each scorer's scores >= its thresholds.
+
+    Returns ``(counts, prefix, extra)``: the counts; those of the first ``cut`` releases when a Poisson-sized
+    prefix ends in this chunk (else None); with ``with_extra``, the counts at the job's extra thresholds (else None).
+    """
     # Held-out releases are scored and dropped at once, so a vectorised target's single part is not copied.
     parts = _chunk_parts(job.target, data, n, job.entropy, key, job.timeout, job.inner_jobs, job.deadline)
     x = parts[0] if len(parts) == 1 else np.concatenate(parts, axis=0)
     if tuple(x.shape[1:]) != tuple(job.shape):
         raise TargetError(f"target {job.target.name!r} changed its output shape from {tuple(job.shape)} to "
                           f"{tuple(x.shape[1:])} on the {SIDES[key[0]]}")
+    if cut is None and not with_extra:
+        # A scorer that counts its level sets directly (a step function of one coordinate) is not scored.
+        direct = [getattr(scorer, "count_at_least", lambda x, t: None)(x, t)
+                  for scorer, t in zip(job.scorers, job.thresholds)]
+        if all(c is not None for c in direct):
+            return direct, None, None
     scores = [scorer.score(x) for scorer in job.scorers]
     # The chunk that holds the end of a Poisson-sized prefix also counts that prefix (before any sort).
     prefix = None if cut is None else [count_at_least(np.asarray(sc)[:cut], t)
                                        for sc, t in zip(scores, job.thresholds)]
-    # A score array may be sorted in place unless a later one shares its memory: the releases are
-    # dropped after counting, and a scorer that returns the releases themselves needs no copy.
-    full = [count_at_least(sc, t, overwrite=not any(np.may_share_memory(sc, o) for o in scores[i + 1:]))
-            for i, (sc, t) in enumerate(zip(scores, job.thresholds))]
-    return full if cut is None else (full, prefix)
+    full, extra = [], [] if with_extra else None
+    for i, sc in enumerate(scores):
+        # A score array may be sorted in place unless a later one shares its memory: the releases are
+        # dropped after counting, and a scorer that returns the releases themselves needs no copy.
+        overwrite = not any(np.may_share_memory(sc, o) for o in scores[i + 1:])
+        if not with_extra:
+            full.append(count_at_least(sc, job.thresholds[i], overwrite=overwrite))
+            continue
+        both, at_main, at_extra = job.merged(i)
+        counts = count_at_least(sc, both, overwrite=overwrite)
+        full.append(counts[at_main])
+        extra.append(counts[at_extra])
+    return full, prefix, extra
 
 
 def probe_releases(target, data, entropy: int, *, timeout: float | None = None) -> np.ndarray:
@@ -308,7 +334,19 @@ class Sampler:
         n, counts of the prefixes)``.  The first ``n`` releases are the same
         either way.
         """
+        got = self.count_events(phase, n, scorers, thresholds, prefix=prefix, desc=desc)
+        return got.counts if prefix is None else (got.counts, got.prefix)
+
+    def count_events(self, phase: tuple, n: int, scorers, thresholds, *, prefix=None, extra=None,
+                     extra_limit: int = 0, desc: str = "audit") -> "Counted":
+        """:meth:`count`, and optionally ``extra`` thresholds (one list per scorer) counted on the chunks that
+        start below ``extra_limit`` only, each side's first ``Counted.n_extra`` releases.
+
+        Why: the events a report only describes (a privacy profile, a ROC) need dozens of thresholds, which
+        cost a sort of every chunk's scores; the certified events need a few comparison passes.
+        """
         thresholds = [np.unique(np.asarray(t, dtype=float)) for t in thresholds]
+        extra = None if extra is None else [np.unique(np.asarray(t, dtype=float)) for t in extra]
         base = self._chunks(n)
         plan = []  # (side, chunk key index, size, start)
         for side in (0, 1):
@@ -328,25 +366,54 @@ class Sampler:
             c = int(prefix[side]) - start
             return c if 0 < c < m else None
 
+        def counts_extra(i, start):
+            return extra is not None and i < len(base) and start < extra_limit
+
         job = _CountJob(self.target, self.entropy, self.timeout, self.inner_jobs, tuple(scorers), tuple(thresholds),
-                       self.shape, self.deadline)
-        tasks = [(job, self.pair[side], m, (side, *phase, i), cut(side, m, start)) for side, i, m, start in plan]
+                        self.shape, self.deadline, None if extra is None else tuple(extra))
+        tasks = [(job, self.pair[side], m, (side, *phase, i), cut(side, m, start), counts_extra(i, start))
+                 for side, i, m, start in plan]
         parts = self.executor.map(_count_chunk, tasks, local=self.serial,
                                   progress=self.progress, desc=self.stage + desc)
-        full = [[np.zeros(len(t), dtype=np.int64) for t in thresholds] for _ in (0, 1)]
-        pre = [[np.zeros(len(t), dtype=np.int64) for t in thresholds] for _ in (0, 1)]
-        for (side, i, m, start), part in zip(plan, parts):
-            whole, head = (part, None) if cut(side, m, start) is None else part
-            for j in range(len(thresholds)):
-                if i < len(base):
-                    full[side][j] += whole[j]
-                if prefix is not None:
-                    if start + m <= int(prefix[side]):
-                        pre[side][j] += whole[j]
-                    elif head is not None:
-                        pre[side][j] += head[j]
+        full, pre = _zeros(thresholds), _zeros(thresholds)
+        ext = _zeros(extra or [])
+        n_extra = 0
+        for (side, i, m, start), (whole, head, more) in zip(plan, parts):
+            if i < len(base):
+                _add(full[side], whole)
+            if more is not None:
+                _add(ext[side], more)
+                n_extra += m if side == 0 else 0
+            if prefix is not None:
+                if start + m <= int(prefix[side]):
+                    _add(pre[side], whole)
+                elif head is not None:
+                    _add(pre[side], head)
         out = [HeldOutCounts(t, full[0][j], full[1][j], n, n) for j, t in enumerate(thresholds)]
-        if prefix is None:
-            return out
-        n0, n1 = int(prefix[0]), int(prefix[1])
-        return out, [HeldOutCounts(t, pre[0][j], pre[1][j], n0, n1) for j, t in enumerate(thresholds)]
+        pres = None
+        if prefix is not None:
+            n0, n1 = int(prefix[0]), int(prefix[1])
+            pres = [HeldOutCounts(t, pre[0][j], pre[1][j], n0, n1) for j, t in enumerate(thresholds)]
+        extras = None if extra is None else [HeldOutCounts(t, ext[0][j], ext[1][j], n_extra, n_extra)
+                                             for j, t in enumerate(extra)]
+        return Counted(out, pres, extras)
+
+
+@dataclass(frozen=True)
+class Counted:
+    """What :meth:`Sampler.count_events` counted: per scorer, the counts of all ``n`` releases per side, of the
+    Poisson-sized prefixes (or None), and at the extra thresholds on each side's first releases (or None)."""
+
+    counts: list
+    prefix: list | None = None
+    extra: list | None = None
+
+
+def _zeros(thresholds) -> list[list[np.ndarray]]:
+    """Zero counts per side, one int64 array per threshold list."""
+    return [[np.zeros(len(t), dtype=np.int64) for t in thresholds] for _ in (0, 1)]
+
+
+def _add(into: list[np.ndarray], counts) -> None:
+    for total, c in zip(into, counts):
+        total += c

@@ -53,8 +53,9 @@ def _accepts(fn: Callable, keyword: str) -> bool:
     return any(q.kind is q.VAR_KEYWORD for q in params.values())
 
 
-def _fingerprint(arr: np.ndarray) -> str:
-    return hashlib.blake2b(np.ascontiguousarray(arr).tobytes() + str((arr.dtype, arr.shape)).encode(), digest_size=16).hexdigest()
+def _fingerprint(arr: np.ndarray) -> tuple:
+    """What changes when a target mutates the dataset it was given: a hash of its bytes, its dtype and shape."""
+    return hashlib.blake2b(np.ascontiguousarray(arr).tobytes(), digest_size=16).digest(), arr.dtype, arr.shape
 
 
 def _call_with_timeout(fn: Callable[[], Any], timeout: float | None, describe: Callable[[], str]) -> Any:
@@ -138,7 +139,7 @@ class Target:
 
     @property
     def claim(self) -> Any:
-        """The wrapped mechanism's :class:`~dpaudit.privacy.PrivacyClaim`, or ``None``."""
+        """The wrapped mechanism's :class:`~dpaudit.claims.PointClaim`, or ``None``."""
         return getattr(self.fn, "claim", None)
 
     def __call__(self, dataset: Any, *, size: int | None = None, rng: RNGLike = None) -> Any:
@@ -249,7 +250,7 @@ class Target:
         except Exception as exc:
             raise TargetError(f"target {self.name!r} raised {type(exc).__name__}: {exc} {where}") from exc
 
-    def _check_mutation(self, data: np.ndarray, before: str, where: str) -> None:
+    def _check_mutation(self, data: np.ndarray, before: tuple, where: str) -> None:
         if _fingerprint(data) != before:
             raise TargetError(f"target {self.name!r} mutated the dataset it was given ({where})")
 
@@ -405,7 +406,7 @@ def load_target(spec: Any, **params: Any) -> Target:
 
     Examples
     --------
-    >>> load_target("laplace", epsilon=2.0).claim.epsilon
+    >>> load_target("laplace", epsilon=2.0).claim.point_epsilon
     2.0
     >>> load_target("numpy:nonexistent")
     Traceback (most recent call last):

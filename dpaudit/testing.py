@@ -65,7 +65,9 @@ def assert_dp(
         Passed to :func:`dpaudit.audit` unchanged: ``ideal=True`` to test the
         mathematics only (no floating-point attacks), ``attack``, ``n_jobs``,
         ``grey_box=True`` (also fail when the grey-box analysis finds the
-        pair's exact epsilon above the claim; see :mod:`dpaudit.greybox`),
+        pair's exact epsilon above the claim; see :mod:`dpaudit.greybox`;
+        ``"auto"``: the black-box test alone, with a note, for a target whose
+        randomness cannot be recorded),
         ``stopping="anytime"`` (a look after every 10 releases per side: a gross
         violation fails the test after tens of releases, which matters when each
         release is a library call or a training run; the false-alarm probability

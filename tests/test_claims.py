@@ -18,7 +18,6 @@ from dpaudit.claims import (
 )
 from dpaudit.claims.base import epsilon_grid
 from dpaudit.exceptions import ParameterTypeError, ParameterValueError
-from dpaudit.privacy import PrivacyClaim
 from dpaudit.stats.gdp import gaussian_epsilon
 
 DPSGD = "dpsgd:noise=1,rate=0.1,steps=10"
@@ -143,7 +142,8 @@ def test_claims_are_immutable_and_round_trip_their_spec():
 
 def test_as_claim_resolves_points_and_refuses_both():
     assert as_claim(epsilon=1.0, delta=1e-5).reference == (1.0, 1e-5)
-    assert as_claim(PrivacyClaim(1.0, 1e-6)).reference == (1.0, 1e-6)
+    point = PointClaim(1.0, 1e-6)  # a mechanism's claim is one already
+    assert as_claim(point) is point and as_claim(point).reference == (1.0, 1e-6)
     with pytest.raises(ParameterValueError, match="not both"):
         as_claim("gdp:mu=1", epsilon=1.0)
     with pytest.raises(ParameterValueError, match="not both"):

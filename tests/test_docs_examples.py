@@ -128,11 +128,12 @@ def test_other_guides_examples_run(doc, tmp_path, monkeypatch):
 
 
 def test_claims_guide_examples_run(tmp_path, monkeypatch):
-    # seconds: three audits of 50,000 releases per side of a 10-coordinate view, a short search
+    # seconds: three audits of 50,000 releases per side of a 10-coordinate view, a short search, one scalar audit
     monkeypatch.chdir(tmp_path)
     spaces = run_blocks("docs/claims.md", tmp_path)
     assert spaces[0]["report"].verdict == "violation" and spaces[0]["found"].audit.claim == "gdp:mu=1"
-    assert spaces[1]["claim"].spec == "gdp:mu=1"
+    assert spaces[1]["laplace"].claim.compose(4).spec == "eps:2"   # a mechanism's claim is a point claim
+    assert spaces[2]["claim"].spec == "gdp:mu=1"
 
 
 def test_ml_auditing_guide_examples_run(tmp_path, monkeypatch):

@@ -62,8 +62,8 @@ def test_sample_shapes(fn, shape):
 
 def test_builtin_name_and_instance():
     t = load_target("laplace", epsilon=0.5)
-    assert t.name == "laplace" and t.claim.epsilon == 0.5 and t.seeded and t.vectorised
-    assert load_target(LaplaceMechanism()).claim.epsilon == LaplaceMechanism().epsilon
+    assert t.name == "laplace" and t.claim.point_epsilon == 0.5 and t.seeded and t.vectorised
+    assert load_target(LaplaceMechanism()).claim.point_epsilon == LaplaceMechanism().epsilon
 
 
 def test_module_target():

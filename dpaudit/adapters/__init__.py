@@ -24,11 +24,11 @@ from .diffprivlib import (
     DiffprivlibGeometric,
     DiffprivlibLaplace,
 )
-from .library import import_dotted, library_call
+from .library import import_dotted, library_call, seeded_random_state
 from .ldp_libraries import MULTI_FREQ_TARGETS, PURE_LDP_TARGETS
 from .opendp import OpenDPGaussian, OpenDPLaplace, OpenDPRandomizedResponse
 
-__all__ = ["ADAPTERS", "available", "library_call", "import_dotted"]
+__all__ = ["ADAPTERS", "available", "library_call", "import_dotted", "seeded_random_state"]
 
 #: registry name -> (class, extra)
 ADAPTERS = {
@@ -69,9 +69,9 @@ def available(extra: str) -> bool:
 
             load_mechanisms()
         else:
-            from .opendp import load_opendp
+            from .opendp import load_api
 
-            load_opendp()
+            load_api()
     except MissingExtraError:
         return False
     return True

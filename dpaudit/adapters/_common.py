@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from ..mechanisms.base import as_1d_array, set_epsilon
-from ..privacy import PrivacyClaim
+from ..claims import PointClaim
 
 __all__: list[str] = []
 
@@ -40,8 +40,8 @@ class RandomizedResponseBits:
         set_epsilon(self)
 
     @property
-    def claim(self) -> PrivacyClaim:
-        return PrivacyClaim(self.epsilon, 0.0, "replace-one")
+    def claim(self) -> PointClaim:
+        return PointClaim(self.epsilon, 0.0, neighbouring="replace-one")
 
     def neighbouring_pair(self) -> tuple[np.ndarray, np.ndarray]:
         return np.array([1]), np.array([0])

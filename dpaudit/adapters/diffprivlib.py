@@ -54,7 +54,7 @@ from ..mechanisms.base import (
     counting_queries,
     record_values,
 )
-from ..privacy import PrivacyClaim
+from ..claims import PointClaim
 from ._common import RandomizedResponseBits, installed_version
 from .compat import fix_diffprivlib_import
 
@@ -223,8 +223,8 @@ class DiffprivlibGaussian(_DplAdditive):
         object.__setattr__(self, "delta", check_delta(self.delta))
 
     @property
-    def claim(self) -> PrivacyClaim:
-        return PrivacyClaim(self.epsilon, self.delta, "add/remove")
+    def claim(self) -> PointClaim:
+        return PointClaim(self.epsilon, self.delta, neighbouring="add/remove")
 
     def _make(self, lib, random_state, prepared=None):
         return lib.Gaussian(epsilon=self.epsilon, delta=self.delta, sensitivity=self.sensitivity,

@@ -39,7 +39,8 @@ import numpy as np
 from ..exceptions import ParameterValueError, TargetError
 from ..mechanisms.base import check_size
 
-__all__ = ["library_call", "import_dotted", "DATA_FORMS", "STATISTICS", "SEEDING"]
+__all__ = ["library_call", "import_dotted", "seeded_random_state", "AnswerableRandomState", "DATA_FORMS", "STATISTICS",
+           "SEEDING"]
 
 #: How the dataset reaches a function: a float vector, an integer vector, a Python list, one column (n x 1), or
 #: the first record alone as a Python number (one user's value, for local-DP clients).
@@ -81,6 +82,33 @@ def import_dotted(name: str) -> Any:
             raise ParameterValueError(f"{name!r}: {type(obj).__name__} {getattr(obj, '__name__', '')!r} has no "
                                       f"attribute {part!r}") from None
     return obj
+
+
+class AnswerableRandomState(np.random.RandomState):
+    """A ``numpy.random.RandomState`` whose next ``random()`` a grey-box hook can answer.
+
+    Identical to a ``RandomState`` on the same bit generator until :meth:`answer_next_uniform` is called.  A tool
+    that draws a uniform itself after a hooked mechanism (diffprivlib's quantiles: the exponential mechanism picks
+    an interval, then ``random_state.random()`` a point inside it) is then answered with the point the hook's
+    coupling chose, so that the release can be aligned on the neighbour (:mod:`dpaudit.greybox.hooks`).
+    """
+
+    def answer_next_uniform(self, u: float) -> None:
+        self.__dict__["_next_uniform"] = float(u)
+
+    def random(self, size=None):
+        pending = self.__dict__.pop("_next_uniform", None)
+        if pending is not None and size is None:
+            return pending
+        return super().random(size)
+
+
+def seeded_random_state(rng: np.random.Generator) -> AnswerableRandomState:
+    """A ``RandomState`` for a library's ``random_state`` keyword, seeded from ``rng`` (one draw of it).
+
+    Hand it to diffprivlib from a target of your own so that a grey-box audit can align its quantiles exactly.
+    """
+    return AnswerableRandomState(np.random.MT19937(np.random.SeedSequence(int(rng.integers(2 ** 63)))))
 
 
 def _statistic(kind: str, data: np.ndarray) -> Any:
@@ -147,8 +175,7 @@ class _Call:
     def _releases(self, dataset: Any, n: int, rng: np.random.Generator | None) -> np.ndarray:
         kw = dict(self.params)
         if rng is not None and self.seed == "random_state":
-            kw[self.seed_keyword] = np.random.RandomState(np.random.MT19937(
-                np.random.SeedSequence(int(rng.integers(2 ** 63)))))
+            kw[self.seed_keyword] = seeded_random_state(rng)
         elif rng is not None and self.seed in ("global", "numba"):
             s = int(rng.integers(2 ** 32 - 1))
             np.random.seed(s)

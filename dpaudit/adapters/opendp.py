@@ -12,9 +12,11 @@ is zCDP and is converted with ``make_zCDP_to_approxDP`` + ``make_fix_delta``
 (OpenDP's conversion is looser than the analytic Gaussian: at epsilon = 1,
 delta = 1e-5 it picks sigma ~4.05 where Balle-Wang needs ~3.73).
 
-Versions: 0.8 to 0.16 (:data:`SUPPORTED`), found by feature detection; one
-without ``opendp.prelude`` or a constructor the adapters call raises one line
-naming it.
+Versions (:data:`SUPPORTED`), found by feature detection: 0.8 to 0.16 through
+``opendp.prelude``; 0.4 and 0.5, which have no prelude, through their
+``opendp.meas`` and ``opendp.trans`` (:mod:`dpaudit.adapters.opendp_legacy`).  A
+version with neither, or without a constructor the adapters call, raises one
+line naming it.
 
 Randomness: OpenDP samples from its own cryptographic RNG, which cannot be
 seeded, so these targets take no ``rng`` (``seeded=False``) and audits of them
@@ -25,6 +27,7 @@ same sampler), much faster than one call per release (docs/decisions/adapter-thr
 
 from __future__ import annotations
 
+import importlib.util
 import inspect
 import math
 from dataclasses import dataclass
@@ -43,17 +46,18 @@ from ..mechanisms.base import (
     check_size,
     record_values,
 )
-from ..privacy import PrivacyClaim
+from ..claims import PointClaim
 from ._common import RandomizedResponseBits, installed_version
+from .opendp_legacy import LEGACY_SUPPORTED, LegacyOpenDP
 
-__all__ = ["SUPPORTED", "load_opendp", "OpenDPLaplace", "OpenDPGaussian", "OpenDPRandomizedResponse"]
+__all__ = ["SUPPORTED", "load_opendp", "load_api", "OpenDPLaplace", "OpenDPGaussian", "OpenDPRandomizedResponse"]
 
 _CHUNK = 1 << 20
 
 
 #: The OpenDP versions the adapters support (the message of an unusable one names it).
 SUPPORTED = ("OpenDP >= 0.8 (checked with 0.8.0, 0.9.2, 0.10.0, 0.11.0, 0.11.1, 0.12.0, 0.12.1, 0.13.0, 0.14.2, "
-             "0.15.1 and 0.16.0)")
+             f"0.15.1 and 0.16.0); {LEGACY_SUPPORTED}")
 #: What the adapters call, as (namespace in ``opendp.prelude`` or "", name); 0.7 has no ``make_laplace``.
 _NEEDED = [("", n) for n in ("enable_features", "binary_search_param", "atom_domain", "vector_domain",
                              "absolute_distance", "l1_distance", "l2_distance")]
@@ -85,6 +89,29 @@ def load_opendp() -> Any:
     return dp
 
 
+def load_api() -> Any:
+    """``opendp.prelude`` (:func:`load_opendp`), or for an OpenDP without one but with ``opendp.meas``, its old API.
+
+    The old API is a :class:`~dpaudit.adapters.opendp_legacy.LegacyOpenDP` with the features enabled; an old
+    version whose modules do not import or lack a constructor the adapters call raises the same one-line
+    :class:`MissingExtraError` as :func:`load_opendp`.
+    """
+    try:
+        import opendp  # noqa: F401
+    except ImportError as exc:
+        raise MissingExtraError(f"the opendp adapters need OpenDP ({exc}); {_EXTRA_HINT}") from None
+    if importlib.util.find_spec("opendp.prelude") is not None or importlib.util.find_spec("opendp.meas") is None:
+        return load_opendp()
+    try:
+        legacy = LegacyOpenDP.load()
+    except Exception as exc:  # OpenDP 0.4's typing reads numpy.bool8, gone in numpy 2: an AttributeError
+        raise _unusable(f"its opendp.meas does not import: {type(exc).__name__}: {exc}") from None
+    missing = legacy.missing()
+    if missing:
+        raise _unusable(f"it has no {', '.join(missing)}")
+    return legacy
+
+
 def _unusable(reason: str) -> MissingExtraError:
     return MissingExtraError(f"OpenDP {installed_version('opendp')} is installed but unusable ({reason}); "
                              f"the opendp adapters support {SUPPORTED}: {_EXTRA_HINT}")
@@ -106,7 +133,9 @@ class _OpenDPBase(BuiltinMechanism):
     def __post_init__(self) -> None:
         self._validate()
         try:
-            object.__setattr__(self, "_built", self._build(load_opendp()))
+            api = load_api()
+            built = self._build_legacy(api) if isinstance(api, LegacyOpenDP) else self._build(api)
+            object.__setattr__(self, "_built", built)
         except MissingExtraError:
             raise
         except Exception as exc:  # OpenDP raises its own OpenDPException for bad parameters
@@ -116,6 +145,9 @@ class _OpenDPBase(BuiltinMechanism):
         raise NotImplementedError
 
     def _build(self, dp: Any) -> Any:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _build_legacy(self, legacy: LegacyOpenDP) -> Any:  # pragma: no cover - abstract
         raise NotImplementedError
 
     # No ``rng``: OpenDP cannot be seeded, and saying so lets targets report it.
@@ -194,6 +226,9 @@ class OpenDPLaplace(PureAddRemove, _OpenDPAdditive):
         scale = dp.binary_search_param(lambda s: dp.m.make_laplace(*scalar, scale=s), d_in=d_in, d_out=self.epsilon)
         return dp.m.make_laplace(*scalar, scale=scale), dp.m.make_laplace(*vector, scale=scale), scale
 
+    def _build_legacy(self, legacy: LegacyOpenDP) -> Any:
+        return legacy.additive("laplace", self.domain, self.epsilon, self.sensitivity)
+
 
 @dataclass(frozen=True)
 class OpenDPGaussian(_OpenDPAdditive):
@@ -208,8 +243,8 @@ class OpenDPGaussian(_OpenDPAdditive):
         object.__setattr__(self, "delta", check_gaussian_delta(self.delta))
 
     @property
-    def claim(self) -> PrivacyClaim:
-        return PrivacyClaim(self.epsilon, self.delta, "add/remove")
+    def claim(self) -> PointClaim:
+        return PointClaim(self.epsilon, self.delta, neighbouring="add/remove")
 
     def _build(self, dp: Any) -> Any:
         scalar, vector = self._spaces(dp, l2=True)
@@ -220,6 +255,9 @@ class OpenDPGaussian(_OpenDPAdditive):
 
         scale = dp.binary_search_param(approx, d_in=self.sensitivity, d_out=(self.epsilon, self.delta))
         return dp.m.make_gaussian(*scalar, scale=scale), dp.m.make_gaussian(*vector, scale=scale), scale
+
+    def _build_legacy(self, legacy: LegacyOpenDP) -> Any:
+        return legacy.additive("gaussian", self.domain, self.epsilon, self.sensitivity, self.delta)
 
 
 @dataclass(frozen=True)
@@ -238,6 +276,9 @@ class OpenDPRandomizedResponse(RandomizedResponseBits, _OpenDPBase):
 
     def _build(self, dp: Any) -> Any:
         return dp.m.make_randomized_response_bool(prob=self.truth_probability)
+
+    def _build_legacy(self, legacy: LegacyOpenDP) -> Any:
+        return legacy.randomized_response(self.truth_probability)
 
     def _prepare(self, dataset: Any) -> list:
         return [bool(v) for v in self._bits(dataset)]

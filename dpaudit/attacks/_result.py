@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import KW_ONLY, dataclass, field, fields, replace
 from typing import ClassVar
 
-from dpaudit.privacy import PrivacyClaim
+from dpaudit.claims import PointClaim
 from dpaudit.stats import EpsilonBound, epsilon_lower_bound
 from dpaudit.stats.bayes import format_confidence
 from dpaudit.stats.certificate import ClopperPearson, EventCounts
@@ -21,22 +21,20 @@ from dpaudit.stats.verdict import verdict_of
 __all__ = ["AttackResult", "certify_counts"]
 
 
-def certify_counts(tp: int, fn: int, fp: int, tn: int, claimed: PrivacyClaim | None, *, confidence: float,
+def certify_counts(tp: int, fn: int, fp: int, tn: int, claimed: PointClaim | None, *, confidence: float,
                    details: dict | None = None) -> tuple[EpsilonBound, str]:
     """(the bound, the verdict) of an attack's confusion counts: certified by Clopper-Pearson against ``claimed``.
 
     The verdict is the certificate's (:mod:`dpaudit.stats.certificate`), as every audit's; without a claim the
     bound is at delta 0 and the verdict "no claim".
 
-    >>> b, v = certify_counts(900, 100, 100, 900, PrivacyClaim(1.0), confidence=0.95)
+    >>> b, v = certify_counts(900, 100, 100, 900, PointClaim(1.0), confidence=0.95)
     >>> round(b.epsilon_lower_bound, 2), v
     (1.99, 'violation')
     """
     if claimed is None:
         return epsilon_lower_bound(tp, fn, fp, tn, delta=0.0, confidence=confidence, details=details), verdict_of(None)
-    from dpaudit.claims import as_claim
-
-    result = ClopperPearson().certify(EventCounts(tp, fn, fp, tn), as_claim(claimed), confidence=confidence)
+    result = ClopperPearson().certify(EventCounts(tp, fn, fp, tn), claimed, confidence=confidence)
     return replace(result.bound, details=dict(details or {})), verdict_of(result.violation)
 
 
@@ -48,7 +46,7 @@ class AttackResult:
     ----------
     bound : EpsilonBound
         The empirical epsilon lower bound that the attack's true and false positives certify.
-    claimed : PrivacyClaim or None
+    claimed : PointClaim or None
         What the release promises (``None`` when its mechanism makes no claim).
     verdict : str
         ``"violation"`` (bound above the claim), ``"no violation found"`` or ``"no claim"``.
@@ -62,7 +60,7 @@ class AttackResult:
 
     _: KW_ONLY
     bound: EpsilonBound
-    claimed: PrivacyClaim | None
+    claimed: PointClaim | None
     verdict: str
     seed: int
     details: dict = field(default_factory=dict)
@@ -74,8 +72,8 @@ class AttackResult:
     def summary(self) -> str:
         """A few lines for people: the verdict and bound with its confidence, the claim, the counts behind it."""
         b, claimed = self.bound, self.claimed
-        claim = ("no claim" if claimed is None else f"claimed epsilon = {claimed.epsilon:g}"
-                 + (f", delta = {claimed.delta:g}" if claimed.delta else ""))
+        claim = ("no claim" if claimed is None else f"claimed epsilon = {claimed.point_epsilon:g}"
+                 + (f", delta = {claimed.point_delta:g}" if claimed.point_delta else ""))
         return "\n".join([
             f"attack      {self.attack}",
             f"verdict     {str(self.verdict).upper()}: epsilon >= {b.epsilon_lower_bound:.4f} with "
@@ -100,14 +98,17 @@ class AttackResult:
             value = getattr(self, name)
             out[name] = list(value) if isinstance(value, tuple) else value
         claimed = self.claimed
+        # The nested claim is the point's three numbers (not PointClaim.to_dict's spec and kind): the attacks' JSON.
+        point = None if claimed is None else {"epsilon": claimed.point_epsilon, "delta": claimed.point_delta,
+                                              "neighbouring": claimed.neighbouring.value}
         out.update(
             epsilon_lower_bound=self.epsilon_lower_bound,
-            claimed_epsilon=None if claimed is None else claimed.epsilon,
-            claimed_delta=None if claimed is None else claimed.delta,
+            claimed_epsilon=None if point is None else point["epsilon"],
+            claimed_delta=None if point is None else point["delta"],
             verdict=self.verdict,
             seed=self.seed,
             bound=self.bound.to_dict(),
-            claimed=None if claimed is None else claimed.to_dict(),
+            claimed=point,
             details=dict(self.details),
         )
         return out

@@ -228,7 +228,7 @@ def run_differencing(
     >>> r.accuracy, r.verdict
     (1.0, 'no claim')
     >>> r = run_differencing(n_people=300, k_repeats=4, epsilon=0.5, trials=200, rng=0)
-    >>> r.claimed.epsilon, r.epsilon_lower_bound <= r.claimed.epsilon
+    >>> r.claimed.point_epsilon, r.epsilon_lower_bound <= r.claimed.point_epsilon
     (4.0, True)
     """
     n_people = check_int(n_people, "n_people", low=2)
@@ -288,7 +288,7 @@ def differencing_composition(*, k_values=(1, 4, 16, 64), **params) -> tuple[Diff
     and so does the measured bound, while the averaged error shrinks.
 
     >>> rs = differencing_composition(k_values=(1, 16), n_people=200, epsilon=0.5, trials=100, rng=3)
-    >>> [r.claimed.epsilon for r in rs], rs[0].rmse > rs[1].rmse
+    >>> [r.claimed.point_epsilon for r in rs], rs[0].rmse > rs[1].rmse
     ([1.0, 16.0], True)
     """
     if not k_values:

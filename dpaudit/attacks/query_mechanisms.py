@@ -16,7 +16,7 @@ are perturbed.  That perturbation is pluggable; one protocol serves all:
   answers on a subsample of rows.
 
 A mechanism may carry two optional attributes: ``name`` (a string) and
-``claim`` (the :class:`~dpaudit.privacy.PrivacyClaim` of *one* answer whose
+``claim`` (the :class:`~dpaudit.claims.PointClaim` of *one* answer whose
 sensitivity is ``sensitivity``), and a method ``claim_for(k)`` giving the
 claimed budget of ``k`` answers (by default, basic composition of ``claim``).
 :func:`claimed_budget` reads them for any object.
@@ -37,7 +37,7 @@ Examples
 >>> ExactAnswers()(q, x, rng=0)
 array([1., 1.])
 >>> mech = LaplaceNoise(epsilon=0.5)
->>> mech.claim_for(10).epsilon
+>>> mech.claim_for(10).point_epsilon
 5.0
 >>> as_query_mechanism(lambda a, rng: a + 0.25).__class__.__name__
 'NoisyAnswers'
@@ -57,7 +57,8 @@ from dpaudit._rng import as_generator
 from dpaudit._validation import check_int, check_real
 from dpaudit.exceptions import ParameterTypeError, ParameterValueError, TargetError
 from dpaudit.mechanisms.gaussian import gaussian_epsilon
-from dpaudit.privacy import Neighbouring, PrivacyClaim
+from dpaudit.claims import PointClaim
+from dpaudit.privacy import Neighbouring
 
 __all__ = [
     "QueryMechanism",
@@ -103,7 +104,7 @@ def exact_answers(queries: Any, x: np.ndarray) -> np.ndarray:
     return np.asarray(out, dtype=float)
 
 
-def _composed(claim: PrivacyClaim | None, k: int) -> PrivacyClaim | None:
+def _composed(claim: PointClaim | None, k: int) -> PointClaim | None:
     return None if claim is None else claim.compose(k)
 
 
@@ -137,7 +138,7 @@ class BoundedNoise:
     ``s / (2 bound)``, so one answer is ``(0, s / (2 bound))``-DP.
 
     >>> BoundedNoise(5.0).claim
-    PrivacyClaim(epsilon=0.0, delta=0.1, neighbouring='replace-one')
+    PointClaim(point_epsilon=0.0, point_delta=0.1, neighbouring='replace-one')
     """
 
     bound: float
@@ -149,13 +150,13 @@ class BoundedNoise:
         object.__setattr__(self, "sensitivity", check_real(self.sensitivity, "sensitivity", low=0.0, low_inclusive=False))
 
     @property
-    def claim(self) -> PrivacyClaim | None:
+    def claim(self) -> PointClaim | None:
         delta = self.sensitivity / (2 * self.bound) if self.bound > 0 else math.inf
-        return PrivacyClaim(0.0, delta, Neighbouring.REPLACE_ONE) if delta < 1 else None
+        return PointClaim(0.0, delta, neighbouring=Neighbouring.REPLACE_ONE) if delta < 1 else None
 
-    def claim_for(self, k: int) -> PrivacyClaim | None:
+    def claim_for(self, k: int) -> PointClaim | None:
         claim = self.claim
-        if claim is None or k * claim.delta >= 1:
+        if claim is None or k * claim.point_delta >= 1:
             return None
         return claim.compose(k)
 
@@ -171,7 +172,7 @@ class LaplaceNoise:
     Give exactly one of ``scale`` and ``epsilon``; one answer is
     ``sensitivity / scale``-DP.
 
-    >>> LaplaceNoise(scale=2.0).claim.epsilon
+    >>> LaplaceNoise(scale=2.0).claim.point_epsilon
     0.5
     """
 
@@ -197,10 +198,10 @@ class LaplaceNoise:
             object.__setattr__(self, "epsilon", sens / scale)
 
     @property
-    def claim(self) -> PrivacyClaim:
-        return PrivacyClaim(self.epsilon, 0.0, Neighbouring.REPLACE_ONE)
+    def claim(self) -> PointClaim:
+        return PointClaim(self.epsilon, 0.0, neighbouring=Neighbouring.REPLACE_ONE)
 
-    def claim_for(self, k: int) -> PrivacyClaim:
+    def claim_for(self, k: int) -> PointClaim:
         return self.claim.compose(k)
 
     def __call__(self, queries, x, *, rng=None) -> np.ndarray:
@@ -217,7 +218,7 @@ class GaussianNoise:
     of L2 sensitivity ``sqrt(k) * sensitivity`` at the same total ``delta``
     (tighter than basic composition, and still an upper bound).
 
-    >>> round(GaussianNoise(sigma=10.0).claim_for(4).epsilon, 3)
+    >>> round(GaussianNoise(sigma=10.0).claim_for(4).point_epsilon, 3)
     0.726
     """
 
@@ -232,14 +233,14 @@ class GaussianNoise:
         object.__setattr__(self, "delta", check_real(self.delta, "delta", low=0.0, high=1.0, low_inclusive=False, high_inclusive=False))
 
     @property
-    def claim(self) -> PrivacyClaim:
+    def claim(self) -> PointClaim:
         return self.claim_for(1)
 
-    def claim_for(self, k: int) -> PrivacyClaim:
+    def claim_for(self, k: int) -> PointClaim:
         # Balle-Wang's exact eps(delta); dpaudit.stats.gaussian_epsilon(mu, delta) is the same function
         # of mu = sqrt(k) sensitivity / sigma but returns inf above eps = 1e4 (mu > ~140), not a claim.
         eps = gaussian_epsilon(self.sigma, self.delta, math.sqrt(k) * self.sensitivity)
-        return PrivacyClaim(eps, self.delta, Neighbouring.REPLACE_ONE)
+        return PointClaim(eps, self.delta, neighbouring=Neighbouring.REPLACE_ONE)
 
     def __call__(self, queries, x, *, rng=None) -> np.ndarray:
         a = exact_answers(queries, x)
@@ -320,10 +321,10 @@ class NoisyAnswers:
     """
 
     noise_fn: Callable
-    claim: PrivacyClaim | None = None
+    claim: PointClaim | None = None
     name: str = "third-party"
 
-    def claim_for(self, k: int) -> PrivacyClaim | None:
+    def claim_for(self, k: int) -> PointClaim | None:
         return _composed(self.claim, k)
 
     def __call__(self, queries, x, *, rng=None) -> np.ndarray:
@@ -336,9 +337,9 @@ class NoisyAnswers:
 class _ThirdPartyMechanism:
     fn: Callable
     name: str
-    claim: PrivacyClaim | None = None
+    claim: PointClaim | None = None
 
-    def claim_for(self, k: int) -> PrivacyClaim | None:
+    def claim_for(self, k: int) -> PointClaim | None:
         own = getattr(self.fn, "claim_for", None)
         return own(k) if callable(own) else _composed(self.claim, k)
 
@@ -384,7 +385,7 @@ def as_query_mechanism(
     sensitivity: float = 1.0,
     delta: float = 1e-5,
     subsample_size: int | None = None,
-    claim: PrivacyClaim | None = None,
+    claim: PointClaim | None = None,
     name: str = "mechanism",
 ) -> Any:
     """Resolve a mechanism given by name, as a mechanism object, or as a plain callable.
@@ -406,7 +407,7 @@ def as_query_mechanism(
         Gaussian only: the delta at which the claim is stated.
     subsample_size : int, optional
         Subsample only: rows ``m`` drawn per release.
-    claim : PrivacyClaim, optional
+    claim : PointClaim, optional
         Third-party callables only: the claim of one answer.
     name : str
         The parameter name used in error messages.
@@ -446,21 +447,21 @@ def as_query_mechanism(
     if callable(spec):
         label = getattr(spec, "name", None) or getattr(spec, "__name__", None) or type(spec).__name__
         own_claim = claim if claim is not None else getattr(spec, "claim", None)
-        if own_claim is not None and not isinstance(own_claim, PrivacyClaim):
-            raise ParameterTypeError(f"{name}.claim must be a PrivacyClaim; got {own_claim!r}")
+        if own_claim is not None and not isinstance(own_claim, PointClaim):
+            raise ParameterTypeError(f"{name}.claim must be a PointClaim; got {own_claim!r}")
         if _n_required_positional(spec) == 1:
             return NoisyAnswers(spec, own_claim, str(label))
         return _ThirdPartyMechanism(spec, str(label), own_claim)
     raise ParameterTypeError(f"{name} must be a mechanism name or a callable; got {spec!r}")
 
 
-def claimed_budget(mechanism: Any, k: int) -> PrivacyClaim | None:
+def claimed_budget(mechanism: Any, k: int) -> PointClaim | None:
     """The claimed privacy budget of ``k`` answers of ``mechanism`` (``None``: no claim).
 
     Uses ``mechanism.claim_for(k)`` when present, else basic composition of
     ``mechanism.claim``.
 
-    >>> claimed_budget(LaplaceNoise(epsilon=0.1), 20).epsilon
+    >>> claimed_budget(LaplaceNoise(epsilon=0.1), 20).point_epsilon
     2.0
     >>> claimed_budget(ExactAnswers(), 5) is None
     True

@@ -448,7 +448,7 @@ class ReconstructionResult(AttackResult):
         Mean wall time of one LP.
     bound : EpsilonBound
         Bound from the target bit of each trial (one independent sample per trial).
-    claimed : PrivacyClaim or None
+    claimed : PointClaim or None
         Claimed budget of the ``k`` answers.
     verdict : str
     seed : int
@@ -524,7 +524,7 @@ def run_reconstruction(
     >>> r.fraction_recovered
     1.0
     >>> r = run_reconstruction(n=60, noise="laplace", epsilon=0.1, trials=2, rng=0)
-    >>> r.claimed.epsilon
+    >>> r.claimed.point_epsilon
     24.0
     """
     n = check_int(n, "n", low=1)

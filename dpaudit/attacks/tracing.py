@@ -184,7 +184,7 @@ class TracingResult(AttackResult):
     theory_tpr, theory_fpr, calibrated_tpr, calibrated_fpr : float
         Both rules, for comparison.
     bound : EpsilonBound
-    claimed : PrivacyClaim or None
+    claimed : PointClaim or None
         Claimed budget of the ``d`` means.
     verdict : str
     seconds : float

@@ -61,7 +61,7 @@ def build_report(tgt, rounds, kind, shape, *, reason, attack, ideal, est, epsilo
                            output_shape=list(shape or ()), ideal=ideal),
         extras=_extras(best, post, claim_post, explanation, _trajectory(rounds, delta), confidence),
         run=RunFacts(version=__version__, elapsed_seconds=round(time.perf_counter() - t_start, 4)),
-        notes=_notes(tgt, est, main, floating, dist_bound, interrupted, len(rounds)),
+        notes=_notes(tgt, est, main, floating, dist_bound, interrupted, len(rounds)) + _described_note(best),
         floating_point=floating,
     )
 
@@ -121,6 +121,15 @@ def _notes(tgt, est, main, floating, dist_bound: float, interrupted: bool = Fals
     if main.epsilon_lower_bound >= main.ceiling - 1e-9:
         notes.append("the bound reached the sample-size ceiling: more samples could certify more")
     return notes
+
+
+def _described_note(best) -> list[str]:
+    """A note when the profile, ROC and GDP mu were counted on fewer held-out releases than the certified event."""
+    shown = best.described_counts
+    if shown is None or shown[0].n0 >= best.n_test:
+        return []
+    return [f"the privacy profile, the ROC and the GDP mu were counted on the first {shown[0].n0:,} held-out "
+            f"releases per side, the certified event on all {best.n_test:,}"]
 
 
 def _trajectory(rounds, delta: float) -> dict:

@@ -55,8 +55,15 @@ class ChosenTest:
     alt_event: ThresholdEvent | None = None
 
     def events(self):
-        return [e for e in (self.event, self.alt_event, self.own_event, self.gdp_event, *self.profile_events,
-                            *self.roc_events) if e is not None]
+        return self.certified_events() + self.described_events()
+
+    def certified_events(self) -> list[ThresholdEvent]:
+        """The events a certificate reads: the claim's event, the other tail's, the certificate's own."""
+        return [e for e in (self.event, self.alt_event, self.own_event) if e is not None]
+
+    def described_events(self) -> list[ThresholdEvent]:
+        """The events the report only describes: GDP's, the privacy profile's and the ROC's."""
+        return [e for e in (self.gdp_event, *self.profile_events, *self.roc_events) if e is not None]
 
     @property
     def certified_event(self) -> ThresholdEvent:
@@ -115,7 +122,7 @@ def choose_test(names, pool, *, cert=None, delta=None, confidence, full: bool, n
         event = cert.choose(rates)
         return name, scorer, event, cert.value(rates, event), rates, cal, s1
 
-    results = _fit_in_threads(candidate, names, threads) if threads > 1 and len(names) > 1 else map(candidate, names)
+    results = _fit_in_threads(candidate, names, threads) if threads > 1 and len(names) > 1 else _fit_in_turn(candidate, names)
     best = None
     for result in results:
         if best is None or result[3] > best[3]:
@@ -146,6 +153,17 @@ def choose_test(names, pool, *, cert=None, delta=None, confidence, full: bool, n
                       profile_events=tuple(rates.choose(delta=d) for d in DEFAULT_DELTAS),
                       roc_events=tuple(roc_thresholds(s1, reverse=event.reverse)))
     return ChosenTest(name, scorer, event, value, chosen, own_event=chosen.choose_event(rates), alt_event=alt, **extras)
+
+
+def _fit_in_turn(candidate, names) -> list:
+    """``[candidate(n) for n in names]`` with one BLAS thread: the audit was given one core, and a BLAS spinning
+    on the other costs CPU time for little gain (docs/decisions/scoring-cost.md); each fit is the same."""
+    if len(names) < 2:  # a scalar's one candidate: no BLAS to speak of
+        return [candidate(n) for n in names]
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=1, user_api="blas"):
+        return [candidate(n) for n in names]
 
 
 def _fit_in_threads(candidate, names, threads: int) -> list:

@@ -49,6 +49,7 @@ class CertifiedRound:
     roc: tuple
     counts: tuple  # held-out counts, kept to add the next round's when the events stay
     poisson_counts: tuple | None = None  # counts on the Poisson-sized held-out sets, when a test uses them
+    described_counts: tuple | None = None  # counts of the described events (GDP, profile, ROC), when apart
     float_test: ChosenTest | None = None
     float_result: CertificateResult | None = None
     float_bound: EpsilonBound | None = None
@@ -104,9 +105,11 @@ def _described(result, counts, event, *, delta, confidence) -> EpsilonBound:
 
 
 def certify_round(r, samples, n_calibration, test, float_test, counts, pcounts, *, delta, confidence,
-                  estimator=None, cert) -> CertifiedRound:
+                  estimator=None, cert, described=None) -> CertifiedRound:
     """Round ``r``'s results from its held-out counts: each test's certificate's result on its event, all at
-    ``confidence`` (shared with a float test), and the extras the report shows (GDP mu, profile, ROC)."""
+    ``confidence`` (shared with a float test), and the extras the report shows (GDP mu, profile, ROC), read
+    from the ``described`` counts when those were counted apart (else from ``counts``)."""
+    shown = counts[0] if described is None else described[0]
     # Two held-out tests share the failure probability; one keeps all of it.
     conf = 1.0 - (1.0 - confidence) / (2 if float_test is not None else 1)
     claim = cert.claim
@@ -126,10 +129,11 @@ def certify_round(r, samples, n_calibration, test, float_test, counts, pcounts, 
     return CertifiedRound(
         index=r, samples=samples, n_calibration=n_calibration, n_test=counts[0].n0, confidence=conf, test=test,
         result=result, main=main, tracked=tracked,
-        gdp=GaussianDP().bound(counts[0], test.gdp_event, delta=delta, confidence=conf),
-        profile=tuple(profile_from_counts(counts[0], test.profile_events, DEFAULT_DELTAS, confidence=conf)),
-        roc=roc_from_counts(counts[0], test.roc_events), counts=tuple(counts),
-        poisson_counts=None if pcounts is None else tuple(pcounts), float_test=float_test,
+        gdp=GaussianDP().bound(shown, test.gdp_event, delta=delta, confidence=conf),
+        profile=tuple(profile_from_counts(shown, test.profile_events, DEFAULT_DELTAS, confidence=conf)),
+        roc=roc_from_counts(shown, test.roc_events), counts=tuple(counts),
+        poisson_counts=None if pcounts is None else tuple(pcounts),
+        described_counts=None if described is None else tuple(described), float_test=float_test,
         float_result=float_result, float_bound=float_bound)
 
 

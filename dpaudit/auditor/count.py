@@ -7,11 +7,17 @@ sizes drawn from the seed before any release.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from ..stats.bounds import poisson_held_out_mean
 
-__all__ = ["count_held_out", "poisson_sizes"]
+__all__ = ["DESCRIBED_HELD_OUT", "HeldOut", "count_held_out", "poisson_sizes"]
+
+#: Held-out releases per side (per round) on which the described events are counted: 2^24, so 64 chunks of the
+#: default size.  The certified events are counted on every release (docs/decisions/scoring-cost.md).
+DESCRIBED_HELD_OUT = 1 << 24
 
 
 def poisson_sizes(entropy: int, test_phase: tuple, n_test: int) -> tuple[int, int]:
@@ -22,25 +28,42 @@ def poisson_sizes(entropy: int, test_phase: tuple, n_test: int) -> tuple[int, in
     return int(n0), int(n1)
 
 
-def count_held_out(sampler, tests, *, n_test, test_phase, entropy, previous=None, previous_poisson=None):
-    """Held-out counts of every event of ``tests`` (added to ``previous`` counts of the same events).
+def count_held_out(sampler, tests, *, n_test, test_phase, entropy, previous=None, previous_poisson=None,
+                   previous_described=None) -> HeldOut:
+    """Held-out counts of every event of ``tests`` (added to the ``previous`` round's counts of the same events).
 
-    When a test's certificate reads Poisson-sized held-out sets, its events are
-    also counted on Poisson-sized prefixes of the held-out releases (the second
-    item, else None); sums of independent Poisson counts are Poisson, so those
-    add up over rounds too.
+    The certified events are counted on all ``n_test`` releases per side; the
+    events the report only describes (profile, ROC, GDP) on each side's first
+    :data:`DESCRIBED_HELD_OUT` (whole chunks), which is all of them in every
+    audit up to that size.  When a test's certificate reads Poisson-sized
+    held-out sets, its certified events are also counted on Poisson-sized
+    prefixes of the held-out releases; sums of independent Poisson counts are
+    Poisson, so those add up over rounds too.
     """
     scorers = [t.scorer for t in tests]
-    thresholds = [[e.threshold for e in t.events()] for t in tests]
-    extra = 0
-    if any(t.certificate.poisson_sized for t in tests):
-        sizes = poisson_sizes(entropy, test_phase, n_test)
-        extra = max(0, max(sizes) - n_test)  # a Poisson size above n_test (probability ~3e-5) draws more
-        counts, pcounts = sampler.count(test_phase, n_test, scorers, thresholds, prefix=sizes)
-        if previous_poisson is not None:
-            pcounts = [a + b for a, b in zip(previous_poisson, pcounts)]
-    else:
-        counts, pcounts = sampler.count(test_phase, n_test, scorers, thresholds), None
-    if previous is not None:
-        counts = [a + b for a, b in zip(previous, counts)]
-    return tuple(counts), (None if pcounts is None else tuple(pcounts)), extra
+    certified = [[e.threshold for e in t.certified_events()] for t in tests]
+    described = [[e.threshold for e in t.described_events()] for t in tests]
+    sizes = poisson_sizes(entropy, test_phase, n_test) if any(t.certificate.poisson_sized for t in tests) else None
+    # A Poisson size above n_test (probability ~3e-5) draws more.
+    extra = 0 if sizes is None else max(0, max(sizes) - n_test)
+    got = sampler.count_events(test_phase, n_test, scorers, certified, prefix=sizes, extra=described,
+                               extra_limit=DESCRIBED_HELD_OUT)
+    return HeldOut(counts=_added(previous, got.counts), poisson=_added(previous_poisson, got.prefix),
+                   described=_added(previous_described, got.extra), drawn_beyond=extra)
+
+
+@dataclass(frozen=True)
+class HeldOut:
+    """One round's held-out counts, per test: of the certified events, of the same on the Poisson-sized sets (or
+    None), of the described events on the first releases; and the releases drawn beyond ``n_test`` per side."""
+
+    counts: tuple
+    poisson: tuple | None
+    described: tuple
+    drawn_beyond: int = 0
+
+
+def _added(previous, counts):
+    if counts is None:
+        return None
+    return tuple(counts) if previous is None else tuple(a + b for a, b in zip(previous, counts))

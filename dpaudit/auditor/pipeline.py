@@ -134,13 +134,14 @@ def _probe(tgt, dataset, entropy, timeout) -> np.ndarray:
 
 
 def _grey_box(args: dict) -> AuditReport:
-    """:func:`audit` with ``grey_box=True``: the black-box audit wrapped by :mod:`dpaudit.greybox`."""
+    """:func:`audit` with ``grey_box`` True or ``"auto"``: the black-box audit wrapped by :mod:`dpaudit.greybox`."""
     from ..greybox.audit import audit_grey_box
 
     options = {k: v for k, v in args.items() if k not in ("target", "dataset", "neighbor", "grey_box", "traces",
                                                           "sensitivity")}
     return audit_grey_box(audit, args["target"], args["dataset"], args["neighbor"], resolve_pair=_resolve_pair,
-                          traces=args["traces"], sensitivity=args["sensitivity"], **options)
+                          traces=args["traces"], sensitivity=args["sensitivity"], fallback=args["grey_box"] == "auto",
+                          **options)
 
 
 @AUDIT_OPTIONS.validates
@@ -262,12 +263,15 @@ def audit(
         where by default it stops at once; ``stopping_reason`` is then
         "budget".  Valid either way: every planned round's bound holds at
         once, and the largest of those drawn is reported.
-    grey_box : bool
+    grey_box : bool or "auto"
         Also audit grey-box (:mod:`dpaudit.greybox`): record the target's draws
         from ``rng`` on ``dataset``, replay them coupled on ``neighbor``, and
         report findings and an upper bound on the pair's epsilon
         (``report.grey_box``); an exact upper bound above the claim is a
-        violation too (``violation_source``).  The target must take ``rng``.
+        violation too (``violation_source``).  ``True``: a target whose
+        randomness cannot be recorded (no ``rng``, noise from another
+        generator) is an error; ``"auto"``: it gets the black-box audit alone,
+        ``grey_box`` None and a note saying why.
     traces : int
         Traces of the grey-box analysis.
     sensitivity : float, optional

@@ -134,7 +134,7 @@ class AuditRun:
 
     def _round(self, r, step) -> tuple[CertifiedRound, bool]:
         ctx = self.ctx
-        previous = previous_poisson = None
+        previous = None
         if step.n_calibration or not self.rounds:
             x0, x1 = self.sampler.draw(step.cal_phase, step.n_calibration)
             self.pool = [x if p is None else np.concatenate([p, x]) for p, x in zip(self.pool, (x0, x1))]
@@ -146,14 +146,15 @@ class AuditRun:
                                                    certificate=ctx.certificate)
         else:
             # No new calibration data: the events stay, so their held-out counts add up.
-            previous, previous_poisson = self.rounds[-1].counts, self.rounds[-1].poisson_counts
+            previous = self.rounds[-1]
         tests = [self.test] + ([self.float_test] if self.float_test is not None else [])
-        counts, pcounts, extra = count_held_out(self.sampler, tests, n_test=step.n_test, test_phase=step.test_phase,
-                                                entropy=ctx.entropy, previous=previous,
-                                                previous_poisson=previous_poisson)
-        self.drawn += step.n_calibration + step.n_test + extra
-        rd = certify_round(r, self.drawn, len(self.pool[0]), self.test, self.float_test, counts, pcounts,
-                           delta=self.delta, confidence=self.confidence, cert=ctx.cert)
+        held = count_held_out(self.sampler, tests, n_test=step.n_test, test_phase=step.test_phase, entropy=ctx.entropy,
+                              **({} if previous is None else dict(previous=previous.counts,
+                                                                  previous_poisson=previous.poisson_counts,
+                                                                  previous_described=previous.described_counts)))
+        self.drawn += step.n_calibration + step.n_test + held.drawn_beyond
+        rd = certify_round(r, self.drawn, len(self.pool[0]), self.test, self.float_test, held.counts, held.poisson,
+                           described=held.described, delta=self.delta, confidence=self.confidence, cert=ctx.cert)
         return rd, previous is not None
 
     def _track(self, r, step, rd, same_event, *, round_seconds) -> str | None:

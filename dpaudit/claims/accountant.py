@@ -22,7 +22,7 @@ import numpy as np
 
 from .._validation import check_int, check_real
 from ..exceptions import ParameterTypeError, ParameterValueError
-from ..privacy import Neighbouring
+from ..neighbouring import Neighbouring
 from .base import DELTA_FLOOR, GRID_POINTS, Claim, epsilon_grid, quiet_numbers
 
 __all__ = ["CURVE_CACHE", "MAX_STEPS", "PLD_DISCRETIZATION", "SLOW_NOTE_AFTER", "AccountantClaim", "DPSGDClaim",

@@ -16,7 +16,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ..exceptions import ParameterValueError
-from ..privacy import Neighbouring
+from ..neighbouring import Neighbouring
 
 __all__ = ["DELTA_FLOOR", "GRID_POINTS", "Claim", "as_deltas", "epsilon_grid", "quiet_numbers", "shaped"]
 

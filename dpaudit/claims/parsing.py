@@ -9,7 +9,6 @@ from typing import Callable
 
 from .._validation import check_delta, check_epsilon, check_int, check_real, number_text, underscore_hint
 from ..exceptions import ParameterTypeError, ParameterValueError
-from ..privacy import PrivacyClaim
 from .accountant import MAX_STEPS, AccountantClaim, DPSGDClaim
 from .base import Claim
 from .stated import MAX_MU, GaussianDPClaim, PointClaim, ProfileClaim
@@ -172,8 +171,6 @@ def as_claim(claim=None, *, epsilon=None, delta=None, neighbouring=None) -> Clai
         return PointClaim(epsilon, 0.0 if delta is None else delta, **kw)
     if isinstance(claim, Claim):
         return claim
-    if isinstance(claim, PrivacyClaim):
-        return PointClaim(claim.epsilon, claim.delta, neighbouring=claim.neighbouring)
     if isinstance(claim, str):
         return parse_claim(claim)
     try:

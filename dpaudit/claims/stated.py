@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._validation import check_delta, check_epsilon, check_real
+from .._validation import check_delta, check_epsilon, check_int, check_real
 from ..exceptions import ParameterValueError
-from ..privacy import Neighbouring, PrivacyClaim
+from ..neighbouring import Neighbouring
 from .base import DELTA_FLOOR, Claim, epsilon_grid, quiet_numbers, shaped
 
 __all__ = ["MAX_MU", "GaussianDPClaim", "PointClaim", "ProfileClaim"]
@@ -25,12 +26,23 @@ __all__ = ["MAX_MU", "GaussianDPClaim", "PointClaim", "ProfileClaim"]
 MAX_MU = 1e6
 
 
+#: Composed deltas are capped just below 1 (a vacuous but valid claim; 1.0 itself is not a delta).
+_DELTA_CAP = math.nextafter(1.0, 0.0)
+
+
 @dataclass(frozen=True)
 class PointClaim(Claim):
     """(epsilon, delta)-DP: one point, the curve that is ``epsilon`` from ``delta`` on and infinite below.
 
-    >>> PointClaim(1.0, 1e-5).spec
-    'eps:1,delta=1e-05'
+    The claim a mechanism carries as ``.claim``; it composes (``+``, :meth:`compose`,
+    :meth:`advanced_composition`) under one neighbouring relation.  Its numbers are
+    ``point_epsilon`` and ``point_delta``: ``epsilon(delta)`` is the curve, as for every claim.
+
+    >>> c = PointClaim(1.0, 1e-5)
+    >>> c.spec, c.point_epsilon, float(c.epsilon(1e-5))
+    ('eps:1,delta=1e-05', 1.0, 1.0)
+    >>> (c + c).spec, c.compose(3).point_epsilon
+    ('eps:2,delta=2e-05', 3.0)
     """
 
     point_epsilon: float = 0.0
@@ -40,8 +52,13 @@ class PointClaim(Claim):
         eps, delta = check_epsilon(self.point_epsilon, "epsilon"), check_delta(self.point_delta, "delta")
         object.__setattr__(self, "point_epsilon", eps)
         object.__setattr__(self, "point_delta", delta)
-        object.__setattr__(self, "spec", self.spec or f"eps:{eps:g}" + (f",delta={delta:g}" if delta else ""))
-        object.__setattr__(self, "neighbouring", Neighbouring.parse(self.neighbouring))
+        object.__setattr__(self, "spec", self.spec or _point_spec(eps, delta))
+        object.__setattr__(self, "neighbouring", Neighbouring.parse(self.neighbouring, "neighbouring"))
+
+    def __repr__(self) -> str:
+        spec = "" if self.spec == _point_spec(self.point_epsilon, self.point_delta) else f", spec={self.spec!r}"
+        return (f"PointClaim(point_epsilon={self.point_epsilon!r}, point_delta={self.point_delta!r}, "
+                f"neighbouring={self.neighbouring.value!r}{spec})")
 
     def grid(self):
         return np.array([self.point_delta]), np.array([self.point_epsilon])
@@ -50,12 +67,48 @@ class PointClaim(Claim):
     def reference(self):
         return self.point_epsilon, self.point_delta
 
-    @property
-    def privacy_claim(self) -> PrivacyClaim:
-        return PrivacyClaim(self.point_epsilon, self.point_delta, self.neighbouring)
+    def __add__(self, other: "PointClaim") -> "PointClaim":
+        """Basic sequential composition: the epsilons add and the deltas add (the delta capped below 1)."""
+        if not isinstance(other, PointClaim):
+            return NotImplemented
+        if other.neighbouring is not self.neighbouring:
+            raise ParameterValueError(
+                f"cannot compose claims under different neighbouring relations; got "
+                f"{self.neighbouring.value!r} and {other.neighbouring.value!r}")
+        delta = min(_DELTA_CAP, self.point_delta + other.point_delta)
+        return PointClaim(self.point_epsilon + other.point_epsilon, delta, neighbouring=self.neighbouring)
+
+    def compose(self, k: int) -> "PointClaim":
+        """k-fold basic composition: (k epsilon, k delta), the delta capped below 1."""
+        k = check_int(k, "k", low=1)
+        return PointClaim(k * self.point_epsilon, min(k * self.point_delta, _DELTA_CAP), neighbouring=self.neighbouring)
+
+    def advanced_composition(self, k: int, delta_prime: float) -> "PointClaim":
+        """Advanced composition (Dwork, Rothblum and Vadhan 2010) for k-fold use.
+
+        epsilon' = sqrt(2 k ln(1/delta')) eps + k eps (e^eps - 1), delta' + k delta.
+        """
+        k = check_int(k, "k", low=1)
+        delta_prime = check_real(delta_prime, "delta_prime", low=0.0, high=1.0, low_inclusive=False,
+                                 high_inclusive=False)
+        eps = self.point_epsilon
+        eps_total = math.sqrt(2 * k * math.log(1 / delta_prime)) * eps + k * eps * math.expm1(eps)
+        return PointClaim(eps_total, min(k * self.point_delta + delta_prime, _DELTA_CAP),
+                          neighbouring=self.neighbouring)
 
     def to_dict(self):
         return {**super().to_dict(), "epsilon": self.point_epsilon, "delta": self.point_delta}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "PointClaim":
+        """The claim of :meth:`to_dict`'s dict (``delta`` and ``neighbouring`` optional)."""
+        return cls(d["epsilon"], d.get("delta", 0.0), neighbouring=d.get("neighbouring", Neighbouring.ADD_REMOVE),
+                   spec=d.get("spec", ""))
+
+
+def _point_spec(epsilon: float, delta: float) -> str:
+    """The ``eps:`` spec of the point (epsilon, delta)."""
+    return f"eps:{epsilon:g}" + (f",delta={delta:g}" if delta else "")
 
 
 @dataclass(frozen=True)

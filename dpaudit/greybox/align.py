@@ -27,7 +27,7 @@ __all__ = ["TraceResult", "Probe", "run_trace", "call_taped"]
 
 #: Draw elements probed at most per trace structure (one target call each).
 MAX_PROBED = 2000
-_DISCRETE = ("discrete_laplace", "discrete_gaussian", "geometric", "integers", "poisson", "binomial")
+_DISCRETE = ("discrete_laplace", "discrete_gaussian", "geometric", "integers", "poisson", "binomial", "clamped_geometric")
 
 
 def call_taped(fn, data, tape, generator, name: str) -> np.ndarray:
@@ -290,7 +290,9 @@ def _hooked_moves(trace, draws) -> list:
                 and a.meta.get("sensitivity") is not None and not isinstance(a.meta["location"], str):
             la, lb = np.asarray(a.meta["location"], dtype=float), np.asarray(b.meta["location"], dtype=float)
             if la.shape == lb.shape and la.size:
-                out.append((a, float(np.max(np.abs(la - lb))), float(a.meta["sensitivity"])))
+                spectral = a.meta.get("norm") == "spectral" and la.ndim == 2
+                moved = np.linalg.norm(la - lb, 2) if spectral else np.max(np.abs(la - lb))
+                out.append((a, float(moved), float(a.meta["sensitivity"])))
     return out
 
 

@@ -21,7 +21,7 @@ import numpy as np
 
 from .._progress import progress_bar
 from .align import run_trace
-from .coupling import CostUnknown, cost_key, pair_epsilon, uses_pld, worst_units
+from .coupling import CostUnknown, cost_key, is_tight, pair_epsilon, uses_pld, worst_units
 from .tape import GreyBoxError, watch_from_start
 
 __all__ = ["GreyBoxResult", "analyse", "FINDING_KINDS", "DEFAULT_TRACES"]
@@ -141,6 +141,10 @@ def analyse(fn, dataset, neighbor, *, traces: int = DEFAULT_TRACES, delta: float
         upper, bound = max(eps_cache.values()), "per-trace"
         explanation = (f"the alignment's cost differs between traces ({len(costs)} different costs): the largest "
                        "per-trace value is shown, and it is not a bound (the shifts depend on the draws)")
+    if bound == "bound" and not all(is_tight(units, delta) for units in costs.values()):
+        all_exact = False
+        why_not_exact = why_not_exact or ("a declared distribution's privacy loss is bounded, not computed exactly "
+                                          "(its normaliser has no closed form, or it is composed with other noise)")
     exact = bool(bound == "bound" and all_exact)
     if bound == "bound" and not exact and why_not_exact:
         explanation += f"; not exact: {why_not_exact}"
@@ -213,4 +217,4 @@ def check_rng(target) -> None:
     if not getattr(target, "accepts_rng", False):
         native = " (OpenDP draws its noise in its native library)" if str(target.name).startswith("opendp.") else ""
         raise GreyBoxError(f"grey_box: target {target.name!r} takes no rng keyword{native}, so its randomness cannot "
-                           "be recorded and replayed (audit it without grey_box / --grey-box for a black-box audit)")
+                           "be recorded and replayed (audit it black-box: without grey_box, or with grey_box='auto')")

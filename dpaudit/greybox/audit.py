@@ -9,6 +9,9 @@
 3. the verdict: a violation when a certified lower bound exceeds the claim (``violation_source``
    ``"black-box"``), or when the upper bound is exact and exceeds it (``"grey-box"``).  A finding
    alone never makes a violation.
+
+With ``fallback`` (``grey_box="auto"``), a target whose randomness cannot be recorded gets the black-box audit
+alone, ``grey_box`` None and a note naming the reason, where the strict form stops with that reason.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from ..exceptions import ParameterValueError
 from ..params import AUDIT_OPTIONS
 from ..stats.verdict import verdict_of
 from .analysis import analyse, check_rng
+from .tape import GreyBoxError
 
 __all__ = ["audit_grey_box", "MAX_WITNESS_AUDITS", "Projection"]
 
@@ -58,12 +62,14 @@ class VectorisedProjection(Projection):
 
 
 def audit_grey_box(run_audit, target, dataset=None, neighbor=None, *, resolve_pair, traces=1000, sensitivity=None,
-                   **options):
+                   fallback=False, **options):
     """``run_audit(target, dataset, neighbor, **options)`` (:func:`dpaudit.audit`) with the grey-box analysis.
 
     ``resolve_pair(target, dataset, neighbor)`` loads the pair (the audit's own rule: a built-in's stress pair
     when both are omitted).  Returns the black-box report (the one certifying most, when a witness was audited
-    too) with ``grey_box`` (the analysis, as a dict) and ``violation_source`` filled in.
+    too) with ``grey_box`` (the analysis, as a dict) and ``violation_source`` filled in.  ``fallback``: a
+    :class:`~dpaudit.greybox.GreyBoxError` (randomness that cannot be recorded) gives
+    ``run_audit(target, dataset, neighbor, **options)`` with a note instead of the error.
     """
     from ..targets import load_target
 
@@ -76,14 +82,21 @@ def audit_grey_box(run_audit, target, dataset=None, neighbor=None, *, resolve_pa
         raise ParameterValueError("epsilon is required (the claimed budget)")
     epsilon, delta, confidence = AUDIT_OPTIONS.check(options, "epsilon", "delta", "confidence")
     tgt = load_target(target)
-    check_rng(tgt)
-    d1, d2 = resolve_pair(tgt, dataset, neighbor)
     seed = options.get("seed")
     seed = seed_entropy(as_seed_sequence(seed)) if seed is None else seed
     declared = sensitivity if sensitivity is not None else _builtin_sensitivity(tgt)
-    result = analyse(_call_with_rng(tgt), d1, d2, traces=traces, delta=delta, sensitivity=declared,
-                     seed=np.random.SeedSequence([int(seed), 46]), name=str(tgt.name),
-                     progress=None if options.get("progress") is None else options.get("progress") is True)
+    try:
+        check_rng(tgt)
+        d1, d2 = resolve_pair(tgt, dataset, neighbor)
+        result = analyse(_call_with_rng(tgt), d1, d2, traces=traces, delta=delta, sensitivity=declared,
+                         seed=np.random.SeedSequence([int(seed), 46]), name=str(tgt.name),
+                         progress=None if options.get("progress") is None else options.get("progress") is True)
+    except GreyBoxError as exc:
+        if not fallback:
+            raise
+        report = run_audit(tgt, dataset, neighbor, **options)
+        return report.with_values(notes=[*report.notes, f"grey-box: not possible, so this audit is black-box only "
+                                                        f"(grey_box='auto'): {exc}"])
     size = np.atleast_1d(np.asarray(tgt(d1, rng=np.random.default_rng(0)), dtype=float)).size
     witnesses = _witnesses(result.findings, size)
     share = (1 - confidence) / (1 + len(witnesses))

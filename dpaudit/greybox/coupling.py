@@ -23,9 +23,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .declared import FAMILIES, declared_epsilon, declared_pure, declared_unit
 from .tape import LOCATION_FAMILIES, Draw
 
-__all__ = ["Coupling", "Event", "pair_epsilon", "gaussian_epsilon", "CostUnknown", "close", "cost_key", "worst_units"]
+__all__ = ["Coupling", "Event", "pair_epsilon", "gaussian_epsilon", "CostUnknown", "close", "cost_key", "worst_units",
+           "is_tight"]
 
 _REL = 1e-9
 
@@ -43,7 +45,9 @@ class Event:
 
     ``kind``: ``"shift"`` (a location-family noise moved by ``shift``, in value units, at ``scale``),
     ``"pmf"`` (two probability mass functions ``p1``/``p2`` for ``count`` independent draws),
-    ``"param"`` (a parameter other than the location changed: data-dependent noise).
+    ``"param"`` (a parameter other than the location changed: data-dependent noise), ``"declared"`` (a
+    library mechanism's declared distribution, :mod:`dpaudit.greybox.declared`, with parameters ``p1`` on D
+    and ``p2`` on the neighbour).
     """
 
     draw: int
@@ -86,6 +90,8 @@ class Coupling:
             return _same(rec)
         if fam == "permutation":
             return _same(rec) if _equal(rec.params, params) else None
+        if fam in FAMILIES:
+            return self._declared(rec, params)
         if fam in LOCATION_FAMILIES:
             return self._location(rec, params, extra)
         if fam == "categorical":
@@ -145,6 +151,20 @@ class Coupling:
         value = np.asarray(value).astype(v1.dtype, copy=False)
         return value if value.ndim else value[()]
 
+    def _declared(self, rec: Draw, params: dict):
+        """A declared distribution keeps the released value; a parameter other than a moving one is data-dependent."""
+        fixed = [k for k in FAMILIES[rec.family].names if k not in FAMILIES[rec.family].moving]
+        changed = [k for k in fixed if not _equal({k: rec.params[k]}, {k: params[k]})]
+        if changed:
+            self.events.append(Event(rec.index, "param", rec.family, param=changed[0],
+                                     detail=f"{changed[0]} {_fmt(rec.params[changed[0]])} on D but "
+                                            f"{_fmt(params[changed[0]])} on the neighbour"))
+        else:
+            u1, u2 = declared_unit(rec.family, rec.params), declared_unit(rec.family, params)
+            if u1 != u2:
+                self.events.append(Event(rec.index, "declared", rec.family, p1=u1, p2=u2))
+        return _same(rec)
+
     def _param(self, rec: Draw, params: dict, name: str, sample, scratch) -> np.ndarray:
         self.events.append(Event(rec.index, "param", rec.family, param=name,
                                  detail=f"{name} {_fmt(rec.params[name])} on D but {_fmt(params[name])} on the "
@@ -193,6 +213,8 @@ def _units(events: list[Event]) -> list[tuple]:
     for e in events:
         if e.kind == "pmf":
             units += [("pmf", e.p1, e.p2)] * e.count
+        elif e.kind == "declared":
+            units.append(("declared", e.family, e.p1, e.p2))
         elif e.kind == "shift":
             for scale, shift in zip(e.scale, e.shift):
                 if e.family == "laplace":
@@ -210,9 +232,9 @@ def _units(events: list[Event]) -> list[tuple]:
     return units
 
 
-def _rounded(u: tuple) -> tuple:
-    return tuple(round(x, 8) if isinstance(x, float) else tuple(round(y, 12) for y in x) if isinstance(x, tuple)
-                 else x for x in u)
+def _rounded(u: tuple, digits: int = 8) -> tuple:
+    return tuple(round(x, digits) if isinstance(x, float) else _rounded(x, 12) if isinstance(x, tuple) else x
+                 for x in u)
 
 
 def cost_key(events: list[Event]) -> tuple[tuple, tuple]:
@@ -229,7 +251,20 @@ def worst_units(a: tuple, b: tuple) -> tuple:
 
 def uses_pld(key: tuple, delta: float) -> bool:
     """Whether :func:`pair_epsilon` composes a PLD (pessimistic by its discretisation) rather than a closed form."""
-    return delta > 0 and not all(u[0] == "gauss" for u in key)
+    rest = [u for u in key if u[0] != "declared"]
+    return delta > 0 and bool(rest) and not all(u[0] == "gauss" for u in rest)
+
+
+def is_tight(key: tuple, delta: float) -> bool:
+    """Whether :func:`pair_epsilon` of ``key`` is the units' exact privacy loss rather than a conservative bound:
+    a declared distribution is exact alone, or at delta 0, and only when its family computes its loss exactly
+    (a declared unit beside others at delta > 0 is composed as pure DP)."""
+    declared = [u for u in key if u[0] == "declared"]
+    if not declared:
+        return True
+    if len(key) == 1:
+        return declared_epsilon(*declared[0][1:], delta)[1]
+    return delta == 0 and all(declared_epsilon(*u[1:], 0.0)[1] for u in declared)
 
 
 def pair_epsilon(key: tuple, delta: float) -> float:
@@ -239,6 +274,11 @@ def pair_epsilon(key: tuple, delta: float) -> float:
         return 0.0
     if delta == 0.0:
         return _pure(key)
+    declared = tuple(u for u in key if u[0] == "declared")
+    if declared:  # alone: its exact curve; beside others: pure DP composed with the rest (a bound)
+        if len(key) == 1:
+            return declared_epsilon(*declared[0][1:], delta)[0]
+        return _pure(declared) + pair_epsilon(tuple(u for u in key if u[0] != "declared"), delta)
     gauss = math.sqrt(sum(u[1] ** 2 for u in key if u[0] == "gauss"))
     if all(u[0] == "gauss" for u in key):
         return gaussian_epsilon(gauss, delta)
@@ -290,6 +330,9 @@ def _pure(key: tuple) -> float:
         if u[0] in ("gauss", "dgauss"):
             if u[-1] > 0:
                 return math.inf
+        elif u[0] == "declared":
+            f, b = declared_pure(*u[1:])
+            fwd, bwd = fwd + f, bwd + b
         elif u[0] == "laplace":
             fwd += u[1]
             bwd += u[1]

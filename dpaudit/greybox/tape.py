@@ -188,11 +188,16 @@ def _fits(params: dict, shape: tuple) -> bool:
         return False
 
 
+#: Parameters kept as they are, not broadcast to the draw's shape: a categorical's ``p``, and the vectors and
+#: per-draw constants of a declared distribution (:mod:`dpaudit.greybox.declared`).
+WHOLE_PARAMS = ("p", "labels", "edges", "density", "matrix", "coef")
+
+
 def _broadcast(params: dict, shape: tuple) -> dict:
-    """Each numeric parameter broadcast to the draw's shape (``p`` of a categorical stays a vector)."""
+    """Each numeric parameter broadcast to the draw's shape (those in :data:`WHOLE_PARAMS` are kept whole)."""
     out = {}
     for k, v in params.items():
-        if k in ("p", "labels") or v is None:
+        if k in WHOLE_PARAMS or v is None:
             out[k] = v
         else:
             out[k] = np.broadcast_to(np.asarray(v, dtype=float), shape)

@@ -2,7 +2,7 @@
 
 Every built-in is a frozen dataclass and a :class:`Mechanism`:
 ``m(dataset, *, size=None, rng=None)`` releases once, or ``size`` times stacked on
-axis 0, fully vectorised.  Each carries its :class:`~dpaudit.privacy.PrivacyClaim`
+axis 0, fully vectorised.  Each carries its :class:`~dpaudit.claims.PointClaim`
 (``.claim``), proposes the neighbouring pair that stresses it most
 (``.neighbouring_pair()``), knows its true epsilon where known
 (``.true_epsilon(delta)``; never an underestimate), says whether it is

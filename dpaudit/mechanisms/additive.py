@@ -134,7 +134,7 @@ class LaplaceMechanism(PureClaim, BuiltinMechanism):
     --------
     >>> m = LaplaceMechanism(epsilon=1.0)
     >>> m.claim
-    PrivacyClaim(epsilon=1.0, delta=0.0, neighbouring='add-remove')
+    PointClaim(point_epsilon=1.0, point_delta=0.0, neighbouring='add-remove')
     >>> x = m([0.2, 0.5], size=3, rng=0)
     >>> x.shape, bool(np.all(x / m.step == np.round(x / m.step)))
     ((3,), True)

@@ -27,7 +27,8 @@ import numpy as np
 from .._rng import RNGLike, as_generator
 from .._validation import check_delta, check_epsilon, check_int, check_real
 from ..exceptions import ParameterTypeError, ParameterValueError
-from ..privacy import Neighbouring, PrivacyClaim
+from ..claims import PointClaim
+from ..privacy import Neighbouring
 
 #: Shared by the built-in mechanism modules (their internal API: named, documented, not
 #: re-exported from ``dpaudit``): claims, field checks and query helpers every built-in uses.
@@ -130,8 +131,8 @@ class PureAddRemove:
     epsilon: float
 
     @property
-    def claim(self) -> PrivacyClaim:
-        return PrivacyClaim(self.epsilon, 0.0, "add/remove")
+    def claim(self) -> PointClaim:
+        return PointClaim(self.epsilon, 0.0, neighbouring="add/remove")
 
 
 class PureClaim:
@@ -147,8 +148,8 @@ class PureClaim:
     answers: bool
 
     @property
-    def claim(self) -> PrivacyClaim:
-        return PrivacyClaim(self.epsilon, 0.0, "linf" if self.answers else "add/remove")
+    def claim(self) -> PointClaim:
+        return PointClaim(self.epsilon, 0.0, neighbouring="linf" if self.answers else "add/remove")
 
 
 def set_answers(mechanism: Any) -> None:
@@ -175,8 +176,8 @@ class PureLinf:
     epsilon: float
 
     @property
-    def claim(self) -> PrivacyClaim:
-        return PrivacyClaim(self.epsilon, 0.0, "linf")
+    def claim(self) -> PointClaim:
+        return PointClaim(self.epsilon, 0.0, neighbouring="linf")
 
 
 #: Neighbouring relations of an input domain: one record changed, one record
@@ -263,7 +264,7 @@ class BuiltinMechanism:
 
     # -- to be provided by subclasses ------------------------------------------------
     @property
-    def claim(self) -> PrivacyClaim:  # pragma: no cover - abstract
+    def claim(self) -> PointClaim:  # pragma: no cover - abstract
         raise NotImplementedError
 
     def neighbouring_pair(self) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover - abstract
@@ -305,9 +306,10 @@ class BuiltinMechanism:
         ``math.inf`` when no finite epsilon holds.  The default for a correct
         pure-DP mechanism is its claimed epsilon (valid for every delta >= 0).
         """
-        if self.claim.delta > 0 and delta < self.claim.delta:
+        claim = self.claim
+        if claim.point_delta > 0 and delta < claim.point_delta:
             return math.inf
-        return self.claim.epsilon
+        return claim.point_epsilon
 
     def params(self) -> dict:
         """The constructor parameters, for reports and for :func:`get_mechanism`."""
@@ -320,6 +322,6 @@ class BuiltinMechanism:
         doc = (type(self).__doc__ or "").strip().splitlines()
         first = doc[0].rstrip(".") if doc else type(self).__name__
         c = self.claim
-        delta = f", delta={c.delta:g}" if c.delta else ""
+        delta = f", delta={c.point_delta:g}" if c.point_delta else ""
         tag = " [BROKEN]" if self.broken and not first.startswith("BROKEN") else ""
-        return f"{first}; claims epsilon={c.epsilon:.4g}{delta} ({c.neighbouring.value}){tag}"
+        return f"{first}; claims epsilon={c.point_epsilon:.4g}{delta} ({c.neighbouring.value}){tag}"

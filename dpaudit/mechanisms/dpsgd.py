@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from .._validation import check_int, check_real
-from ..privacy import PrivacyClaim
+from ..claims import PointClaim
 from .base import BuiltinMechanism, record_values
 
 __all__ = ["SubsampledGaussianSteps"]
@@ -44,7 +44,7 @@ class SubsampledGaussianSteps(BuiltinMechanism):
     (3, 10)
     >>> m.curve_claim
     'dpsgd:noise=1,rate=0.1,steps=10'
-    >>> round(m.claim.epsilon, 3), m.claim.delta
+    >>> round(m.claim.point_epsilon, 3), m.claim.point_delta
     (2.855, 1e-05)
     """
 
@@ -67,11 +67,11 @@ class SubsampledGaussianSteps(BuiltinMechanism):
         return f"dpsgd:noise={self.noise:g},rate={self.rate:g},steps={self.steps}"
 
     @property
-    def claim(self) -> PrivacyClaim:
+    def claim(self) -> PointClaim:
         """The curve's point at delta 1e-5 (the whole curve: :attr:`curve_claim`)."""
         from ..claims import parse_claim
 
-        return PrivacyClaim(float(parse_claim(self.curve_claim).epsilon(1e-5)), 1e-5, "add/remove")
+        return PointClaim(float(parse_claim(self.curve_claim).epsilon(1e-5)), 1e-5, neighbouring="add/remove")
 
     def true_epsilon(self, delta: float = 0.0) -> float:
         """The accountant's epsilon at ``delta`` (pessimistic, so never below the true one)."""

@@ -31,7 +31,7 @@ from ..stats.profile import gaussian_epsilon as _stats_gaussian_epsilon
 
 from .._validation import check_choice
 from ..exceptions import ParameterValueError
-from ..privacy import PrivacyClaim
+from ..claims import PointClaim
 from .additive import QUERIES, grid_statistic, grid_step
 from .base import BuiltinMechanism, check_gaussian_delta, set_epsilon, set_sensitivity
 from .float_safe import discrete_gaussian, discrete_gaussian_delta, epsilon_from_delta
@@ -179,8 +179,8 @@ class _GaussianBase(BuiltinMechanism):
         return self._grid_variance  # type: ignore[attr-defined]
 
     @property
-    def claim(self) -> PrivacyClaim:
-        return PrivacyClaim(self.epsilon, self.delta, "add/remove")
+    def claim(self) -> PointClaim:
+        return PointClaim(self.epsilon, self.delta, neighbouring="add/remove")
 
     def neighbouring_pair(self) -> tuple[np.ndarray, np.ndarray]:
         return np.array([0.0]), np.array([0.0, self.sensitivity])

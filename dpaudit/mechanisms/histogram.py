@@ -19,7 +19,7 @@ import numpy as np
 
 from .._validation import check_int
 from ..exceptions import ParameterValueError
-from ..privacy import PrivacyClaim
+from ..claims import PointClaim
 from ._noise import laplace_noise
 from .additive import discrete_laplace_epsilon, grid_step
 from .base import (BuiltinMechanism, answers_vector, as_1d_array, PureAddRemove, set_answers, set_epsilon,
@@ -143,8 +143,8 @@ class HistogramReplaceOneBug(NoisyHistogram):
                                       "replacing a record); got True")
 
     @property
-    def claim(self) -> PrivacyClaim:
-        return PrivacyClaim(self.epsilon, 0.0, "replace-one")
+    def claim(self) -> PointClaim:
+        return PointClaim(self.epsilon, 0.0, neighbouring="replace-one")
 
     def neighbouring_pair(self) -> tuple[np.ndarray, np.ndarray]:
         d = np.arange(self.n_bins, dtype=float)

@@ -27,7 +27,7 @@ import numpy as np
 
 from .._validation import check_int, check_real
 from ..exceptions import ParameterValueError
-from ..privacy import PrivacyClaim
+from ..claims import PointClaim
 from ._noise import laplace_release
 from .base import BuiltinMechanism, answers_vector, input_domain, positive_epsilon
 
@@ -53,8 +53,8 @@ class LDPProtocol(BuiltinMechanism):
         object.__setattr__(self, "k", check_int(self.k, "k", low=2))
 
     @property
-    def claim(self) -> PrivacyClaim:
-        return PrivacyClaim(self.epsilon, 0.0, "replace-one")
+    def claim(self) -> PointClaim:
+        return PointClaim(self.epsilon, 0.0, neighbouring="replace-one")
 
     def true_epsilon(self, delta: float = 0.0) -> float:
         return self.epsilon

@@ -29,7 +29,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from ..privacy import PrivacyClaim
+from ..claims import PointClaim
 from ._noise import gaussian_release
 from .base import check_gaussian_delta
 from .gaussian import analytic_gaussian_sigma, gaussian_epsilon
@@ -63,8 +63,8 @@ class ApproximateLDP:
         object.__setattr__(self, "delta", check_gaussian_delta(self.delta))
 
     @property
-    def claim(self) -> PrivacyClaim:
-        return PrivacyClaim(self.epsilon, self.delta, "replace-one")
+    def claim(self) -> PointClaim:
+        return PointClaim(self.epsilon, self.delta, neighbouring="replace-one")
 
     def true_epsilon(self, delta: float = 0.0) -> float:
         """The claim at its delta and above (an upper bound), ``inf`` below (no pure epsilon holds)."""

@@ -31,7 +31,7 @@ from typing import ClassVar
 import numpy as np
 
 from .._validation import check_choice, check_int
-from ..privacy import PrivacyClaim
+from ..claims import PointClaim
 from .base import positive_epsilon
 from .ldp import LDP_PROTOCOLS, LDPProtocol, uniform_others
 
@@ -58,8 +58,8 @@ class RepeatedReports(LDPProtocol):
         return _BY_NAME[self.protocol](epsilon=self.epsilon, k=self.k)
 
     @property
-    def claim(self) -> PrivacyClaim:
-        return PrivacyClaim(self.tau * self.epsilon, 0.0, "replace-one")
+    def claim(self) -> PointClaim:
+        return PointClaim(self.tau * self.epsilon, 0.0, neighbouring="replace-one")
 
     def true_epsilon(self, delta: float = 0.0) -> float:
         return self.tau * self.oracle.true_epsilon()
@@ -85,8 +85,8 @@ class _Memoized(LDPProtocol):
         object.__setattr__(self, "tau", check_int(self.tau, "tau", low=1))
 
     @property
-    def claim(self) -> PrivacyClaim:
-        return PrivacyClaim(self.epsilon_perm, 0.0, "replace-one")
+    def claim(self) -> PointClaim:
+        return PointClaim(self.epsilon_perm, 0.0, neighbouring="replace-one")
 
     def single_report_epsilon(self) -> float:  # pragma: no cover - abstract
         raise NotImplementedError

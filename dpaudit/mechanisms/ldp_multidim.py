@@ -35,7 +35,7 @@ import numpy as np
 
 from .._validation import check_choice, check_int
 from ..exceptions import ParameterValueError
-from ..privacy import PrivacyClaim
+from ..claims import PointClaim
 from .base import BuiltinMechanism, answers_vector, positive_epsilon
 from .ldp import GRR, OUE, SUE
 
@@ -75,8 +75,8 @@ class MultidimensionalLDP(BuiltinMechanism):
         object.__setattr__(self, "differ", differ)
 
     @property
-    def claim(self) -> PrivacyClaim:
-        return PrivacyClaim(self.epsilon, 0.0, "replace-one")
+    def claim(self) -> PointClaim:
+        return PointClaim(self.epsilon, 0.0, neighbouring="replace-one")
 
     def neighbouring_pair(self) -> tuple[np.ndarray, np.ndarray]:
         first = np.zeros(self.d)

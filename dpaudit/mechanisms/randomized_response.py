@@ -17,7 +17,7 @@ import numpy as np
 
 from .._validation import check_choice, check_probability
 from ..exceptions import ParameterValueError
-from ..privacy import PrivacyClaim
+from ..claims import PointClaim
 from .base import BuiltinMechanism, as_1d_array
 
 __all__ = ["RandomizedResponse", "rr_epsilon", "rr_debias"]
@@ -76,7 +76,7 @@ class RandomizedResponse(BuiltinMechanism):
     Examples
     --------
     >>> rr = RandomizedResponse(p=0.5)
-    >>> rr.claim.epsilon == math.log(3)
+    >>> rr.claim.point_epsilon == math.log(3)
     True
     >>> rr.output_probabilities(1)
     (0.25, 0.75)
@@ -102,8 +102,8 @@ class RandomizedResponse(BuiltinMechanism):
         return rr_epsilon(self.p)
 
     @property
-    def claim(self) -> PrivacyClaim:
-        return PrivacyClaim(self.epsilon, 0.0, "replace-one")
+    def claim(self) -> PointClaim:
+        return PointClaim(self.epsilon, 0.0, neighbouring="replace-one")
 
     def output_probabilities(self, bit: int) -> tuple[float, float]:
         """``(P(answer 0), P(answer 1))`` for one respondent whose true bit is ``bit``."""

@@ -37,7 +37,7 @@ import numpy as np
 
 from .._validation import check_int, check_probability
 from ..exceptions import ParameterValueError
-from ..privacy import PrivacyClaim
+from ..claims import PointClaim
 from .base import BuiltinMechanism, answers_vector, positive_epsilon, input_domain
 
 __all__ = ["Rappor", "OneTimeRappor", "murmur3_32"]
@@ -143,13 +143,13 @@ class Rappor(BuiltinMechanism):
         return self.p * (1.0 - half) + self.q * half, self.q * (1.0 - half) + self.p * half
 
     @property
-    def claim(self) -> PrivacyClaim:
+    def claim(self) -> PointClaim:
         eps = self.true_epsilon() if self.epsilon is None else self.epsilon
-        return PrivacyClaim(eps, 0.0, "replace-one")
+        return PointClaim(eps, 0.0, neighbouring="replace-one")
 
     @property
     def broken(self) -> bool:  # type: ignore[override]
-        return self.true_epsilon() > self.claim.epsilon + 1e-12
+        return self.true_epsilon() > self.claim.point_epsilon + 1e-12
 
     def bloom_filter(self, value: float) -> np.ndarray:
         """The value's Bloom filter (0/1, length ``filter_size``)."""

@@ -105,7 +105,7 @@ def get_mechanism(name: str, **params: Any) -> Any:
 
     Examples
     --------
-    >>> get_mechanism("laplace", epsilon=2.0).claim.epsilon
+    >>> get_mechanism("laplace", epsilon=2.0).claim.point_epsilon
     2.0
     >>> get_mechanism("laplace", eps=2.0)
     Traceback (most recent call last):
@@ -147,7 +147,7 @@ def list_mechanisms() -> list[tuple[str, str, bool]]:
             desc, broken = _DESCRIPTIONS[name]
         elif name in ("compose", "subsample"):
             m = factory()
-            desc, broken = f"{(factory.__doc__ or '').strip().rstrip('.').replace('``', '')}; default {m.name} claims epsilon={m.claim.epsilon:.4g}", False
+            desc, broken = f"{(factory.__doc__ or '').strip().rstrip('.').replace('``', '')}; default {m.name} claims epsilon={m.claim.point_epsilon:.4g}", False
         else:
             m = factory()
             desc, broken = m.describe(), bool(getattr(m, "broken", False))

@@ -224,7 +224,7 @@ class ReportNoisyMaxExponential(NoisyMaxBase):
 
     Examples
     --------
-    >>> ReportNoisyMaxExponential().claim.epsilon
+    >>> ReportNoisyMaxExponential().claim.point_epsilon
     1.0
     """
 

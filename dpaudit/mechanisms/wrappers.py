@@ -10,7 +10,8 @@ import numpy as np
 
 from .._validation import check_delta, check_int, check_probability
 from ..exceptions import ParameterTypeError, ParameterValueError
-from ..privacy import Neighbouring, PrivacyClaim
+from ..claims import PointClaim
+from ..privacy import Neighbouring
 from .base import BuiltinMechanism, as_numeric_array
 
 __all__ = ["Composed", "Subsampled", "PostProcessed", "compose", "subsample", "postprocess"]
@@ -19,9 +20,9 @@ __all__ = ["Composed", "Subsampled", "PostProcessed", "compose", "subsample", "p
 def _check_inner(mechanism: Any, who: str) -> Any:
     if not callable(mechanism):
         raise ParameterTypeError(f"{who}: mechanism must be callable; got {mechanism!r}")
-    if not isinstance(getattr(mechanism, "claim", None), PrivacyClaim):
+    if not isinstance(getattr(mechanism, "claim", None), PointClaim):
         raise ParameterTypeError(
-            f"{who}: mechanism must carry a PrivacyClaim as .claim (a built-in or a wrapper); got {mechanism!r}"
+            f"{who}: mechanism must carry a PointClaim as .claim (a built-in or a wrapper); got {mechanism!r}"
         )
     return mechanism
 
@@ -52,7 +53,7 @@ class Composed(BuiltinMechanism):
     --------
     >>> from dpaudit.mechanisms import LaplaceMechanism
     >>> c = compose(LaplaceMechanism(epsilon=0.5), 3)
-    >>> c.claim.epsilon
+    >>> c.claim.point_epsilon
     1.5
     >>> c([1.0], size=2, rng=0).shape
     (2, 3)
@@ -89,7 +90,7 @@ class Composed(BuiltinMechanism):
         return bool(getattr(self.mechanism, "float_safe", False))
 
     @property
-    def claim(self) -> PrivacyClaim:
+    def claim(self) -> PointClaim:
         inner = self.mechanism.claim
         return inner.advanced_composition(self.k, self.delta_prime) if self.advanced else inner.compose(self.k)
 
@@ -124,7 +125,7 @@ class Subsampled(BuiltinMechanism):
     --------
     >>> from dpaudit.mechanisms import LaplaceMechanism
     >>> s = subsample(LaplaceMechanism(epsilon=1.0), 0.1)
-    >>> round(s.claim.epsilon, 4)
+    >>> round(s.claim.point_epsilon, 4)
     0.1586
     """
 
@@ -162,9 +163,10 @@ class Subsampled(BuiltinMechanism):
         return math.log1p(self.rate * math.expm1(epsilon)) if math.isfinite(epsilon) else math.inf
 
     @property
-    def claim(self) -> PrivacyClaim:
+    def claim(self) -> PointClaim:
         inner = self.mechanism.claim
-        return PrivacyClaim(self._amplify(inner.epsilon), self.rate * inner.delta, inner.neighbouring)
+        return PointClaim(self._amplify(inner.point_epsilon), self.rate * inner.point_delta,
+                          neighbouring=inner.neighbouring)
 
     def neighbouring_pair(self) -> tuple[np.ndarray, np.ndarray]:
         return self.mechanism.neighbouring_pair()
@@ -198,7 +200,7 @@ class Subsampled(BuiltinMechanism):
 
     def true_epsilon(self, delta: float = 0.0) -> float:
         """The amplification of the inner true epsilon (an upper bound)."""
-        inner_delta = min(delta / self.rate, 1.0) if self.mechanism.claim.delta else delta
+        inner_delta = min(delta / self.rate, 1.0) if self.mechanism.claim.point_delta else delta
         return self._amplify(_inner_true(self.mechanism, inner_delta))
 
 
@@ -246,7 +248,7 @@ class PostProcessed(BuiltinMechanism):
         return bool(getattr(self.mechanism, "float_safe", False))
 
     @property
-    def claim(self) -> PrivacyClaim:
+    def claim(self) -> PointClaim:
         return self.mechanism.claim
 
     def neighbouring_pair(self) -> tuple[np.ndarray, np.ndarray]:

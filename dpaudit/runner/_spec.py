@@ -14,6 +14,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from .._validation import (
     check_bool,
+    check_switch,
     check_choice,
     check_int,
     check_plain,
@@ -125,6 +126,8 @@ class Param:
             return config_value(check_str, value, path)
         if t == "bool":
             return config_value(check_bool, value, path)
+        if t == "switch":
+            return config_value(check_switch, value, path, choices=self.choices)
         if t in ("real_list", "int_list"):
             if isinstance(value, (str, bytes)) or not isinstance(value, Sequence) or len(value) == 0:
                 raise ConfigError(path, f"expected a non-empty list, got {value!r}")

@@ -59,9 +59,9 @@ def run_dpaudit(c: dict) -> None:
     else:
         m = get_mechanism("rsfd", protocol=MULTIDIM[c["protocol"]], epsilon=c["epsilon"], k=c["k"], d=c["d"])
     t = time.perf_counter()
-    r = dpaudit.audit(m, epsilon=m.claim.epsilon, samples=c["trials"], confidence=0.99, seed=c["seed"], ideal=True,
+    r = dpaudit.audit(m, epsilon=m.claim.point_epsilon, samples=c["trials"], confidence=0.99, seed=c["seed"], ideal=True,
                       calibration_fraction=0.1)
-    c.update(claimed=m.claim.epsilon, true_epsilon=m.true_epsilon(), dpaudit=r.epsilon_lower_bound,
+    c.update(claimed=m.claim.point_epsilon, true_epsilon=m.true_epsilon(), dpaudit=r.epsilon_lower_bound,
              dpaudit_seconds=time.perf_counter() - t, attack=r.attack, verdict=r.verdict)
 
 

@@ -9,7 +9,7 @@ survey's own release function (the catalogue entry's call); prints the events th
 (:func:`dpaudit.survey.witness.show_leak`); and ends with the :func:`dpaudit.audit` call that certifies the
 violation (exit 0 when it does, 1 when not). Its header quotes the library's source lines responsible, read
 by ``inspect`` in the environment of that version (``witness_notes.yaml`` names the objects and lines of each
-finding), what the docs say, and whether the later surveyed versions fixed it (from the rows).
+finding; code compiled into the wheel, such as OpenDP's Rust, is quoted there from the release's tag), what the docs say, and whether the later surveyed versions fixed it (from the rows).
 
 A witness runs in the survey's cached environment of its version (created from the package index when
 missing): ``--run PATTERN`` (fnmatch on the witness's file name) runs the matching ones there and prints
@@ -85,7 +85,8 @@ def quote_sources(python: str, notes: list[dict], paths: tuple = ()) -> dict:
     wanted: dict[str, list[str]] = {}
     for note in notes:
         for src in note.get("source", []):
-            wanted.setdefault(src["object"], []).extend(src["lines"])
+            if "object" in src:
+                wanted.setdefault(src["object"], []).extend(src["lines"])
     if not wanted:
         return {}
     done = subprocess.run([python, "-c", _INSPECT], input=json.dumps(wanted), capture_output=True, text=True,
@@ -197,6 +198,10 @@ def _header(row: dict, note: dict | None, sources: dict, later: str, env_key: st
         if not note.get("source"):
             out.append("  none that inspect can read (compiled code): the cause above quotes them.")
         for src in note.get("source", []):
+            if "object" not in src:  # compiled code: the lines as the note quotes them from the release's tag
+                out.append(f"  {src['file']} ({src['repository']} at {src['tag']}: compiled into the installed wheel):")
+                out += [f"    {n}: {text.strip()}" for n, text in src["quote"]]
+                continue
             got = sources.get(src["object"], {"error": "not inspected"})
             if "error" in got:
                 out.append(f"  {src['object']}: could not be read ({got['error']})")

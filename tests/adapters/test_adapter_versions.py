@@ -8,26 +8,14 @@ after it, so these run whether or not diffprivlib or OpenDP is installed.
 from __future__ import annotations
 
 import sys
-import textwrap
 import warnings
 
 import pytest
+from _fake_packages import install_fake as _install_fake
 
 from dpaudit.adapters import available, diffprivlib as dpl_adapter
 from dpaudit.exceptions import MissingExtraError
 from dpaudit.mechanisms import get_mechanism
-
-
-def _install_fake(tmp_path, monkeypatch, dist: str, version: str, files: dict[str, str]) -> None:
-    """Put a fake ``dist`` of ``version`` (``files``: relative path -> source) first on sys.path."""
-    for rel, src in files.items():
-        path = tmp_path / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(src))
-    info = tmp_path / f"{dist}-{version}.dist-info"
-    info.mkdir()
-    info.joinpath("METADATA").write_text(f"Metadata-Version: 2.1\nName: {dist}\nVersion: {version}\n")
-    monkeypatch.syspath_prepend(str(tmp_path))
 
 
 @pytest.fixture

@@ -32,7 +32,7 @@ def test_composition_bound_grows_with_repeats_and_stays_below_claim():
     # are ~15 standard errors apart, so the ordering fails with probability < 1e-9.
     # Each bound exceeds its (valid) claim with probability <= 0.05; the seed is fixed.
     r1, r64 = differencing_composition(k_values=(1, 64), n_people=400, epsilon=0.5, trials=1000, rng=2)
-    assert r1.claimed.epsilon == 1.0 and r64.claimed.epsilon == 64.0
+    assert r1.claimed.point_epsilon == 1.0 and r64.claimed.point_epsilon == 64.0
     assert r64.rmse < r1.rmse / 4  # error shrinks ~ 1/sqrt(k): ratio 8 expected
     assert r64.epsilon_lower_bound > r1.epsilon_lower_bound + 0.5
     assert r1.verdict == r64.verdict == "no violation found"

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from dpaudit.attacks import query_mechanisms as qm
+from dpaudit.claims import PointClaim
 from dpaudit.exceptions import ParameterTypeError, ParameterValueError, TargetError
-from dpaudit.privacy import PrivacyClaim
 
 Q = np.array([[1.0, 1.0, 0.0], [0.0, 1.0, 1.0], [1.0, 1.0, 1.0]])
 X = np.array([1.0, 0.0, 1.0])
@@ -20,20 +20,20 @@ def test_exact_answers_are_queries_times_data():
 def test_laplace_claim_is_sensitivity_over_scale_and_composes():
     # Dwork-Roth Thm 3.6: Laplace(s/eps) is eps-DP; basic composition adds.
     m = qm.LaplaceNoise(scale=4.0, sensitivity=2.0)
-    assert m.claim.epsilon == 0.5
-    assert qm.claimed_budget(m, 6).epsilon == 3.0
+    assert m.claim.point_epsilon == 0.5
+    assert qm.claimed_budget(m, 6).point_epsilon == 3.0
 
 
 def test_gaussian_claim_matches_analytic_gaussian_and_is_tighter_than_basic():
     # sigma = 1, sensitivity 1, delta 1e-5: Balle-Wang epsilon ~ 4.38 (checked by the defining identity,
     # Balle and Wang 2018, Thm 8: delta = Phi(D/2s - eps s/D) - e^eps Phi(-D/2s - eps s/D)).
-    eps = qm.GaussianNoise(sigma=1.0).claim.epsilon
+    eps = qm.GaussianNoise(sigma=1.0).claim.point_epsilon
     a, b = 0.5, eps
     from scipy.stats import norm
 
     assert norm.cdf(a - b) - math.exp(eps) * norm.cdf(-a - b) == pytest.approx(1e-5, rel=1e-6)
     m = qm.GaussianNoise(sigma=5.0)
-    assert m.claim_for(10).epsilon < 10 * m.claim.epsilon
+    assert m.claim_for(10).point_epsilon < 10 * m.claim.point_epsilon
 
 
 @pytest.mark.parametrize("delta", [1e-10, 1e-5, 1e-2, 0.3])
@@ -45,14 +45,14 @@ def test_gaussian_claim_is_the_stats_gaussian_epsilon_of_mu(delta):
     for sigma, sensitivity, k in [(1000.0, 1.0, 1), (10.0, 1.0, 4), (1.0, 1.0, 1), (0.5, 2.0, 9), (0.01, 0.005, 2000)]:
         mu = math.sqrt(k) * sensitivity / sigma
         claim = qm.GaussianNoise(sigma=sigma, sensitivity=sensitivity, delta=delta).claim_for(k)
-        assert claim.epsilon == pytest.approx(gaussian_epsilon(mu, delta), rel=1e-9, abs=1e-12), (sigma, k)
+        assert claim.point_epsilon == pytest.approx(gaussian_epsilon(mu, delta), rel=1e-9, abs=1e-12), (sigma, k)
     # mu ~ 224 (the tracing curve's n = 200, d = 2000, alpha = 0.001): still a finite claim, ~2.5e4
     claim = qm.GaussianNoise(sigma=0.001, sensitivity=1 / 200, delta=delta).claim_for(2000)
-    assert 2e4 < claim.epsilon < 3e4
+    assert 2e4 < claim.point_epsilon < 3e4
 
 
 def test_bounded_noise_claim_is_total_variation():
-    assert qm.BoundedNoise(2.0).claim == PrivacyClaim(0.0, 0.25, "replace-one")
+    assert qm.BoundedNoise(2.0).claim == PointClaim(0.0, 0.25, neighbouring="replace-one")
     assert qm.BoundedNoise(0.25).claim is None  # delta would be >= 1
     assert qm.claimed_budget(qm.BoundedNoise(10.0), 30) is None
 
@@ -85,9 +85,9 @@ def test_third_party_noise_function_and_full_protocol():
     m1 = qm.as_query_mechanism(add_noise)
     assert isinstance(m1, qm.NoisyAnswers) and m1.name == "add_noise"
     np.testing.assert_allclose(m1(Q, X, rng=0), Q @ X, atol=1e-6)
-    m2 = qm.as_query_mechanism(curator, claim=PrivacyClaim(0.5))
+    m2 = qm.as_query_mechanism(curator, claim=PointClaim(0.5))
     np.testing.assert_array_equal(m2(Q, X, rng=0), Q @ X + 1)
-    assert qm.claimed_budget(m2, 4).epsilon == 2.0
+    assert qm.claimed_budget(m2, 4).point_epsilon == 2.0
 
 
 def test_third_party_misbehaviour_is_a_target_error():

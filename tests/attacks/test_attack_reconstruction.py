@@ -95,7 +95,7 @@ def test_claim_of_k_answers_and_no_violation_for_honest_laplace():
     # Laplace epsilon 0.05 per answer, k = 160 answers: claimed 8.0; the bound from 40 trials is
     # at most its ceiling (~4.3), so no violation can be reported.
     r = run_reconstruction(n=40, k=160, noise="laplace", epsilon=0.05, trials=40, rng=8)
-    assert r.claimed.epsilon == pytest.approx(8.0)
+    assert r.claimed.point_epsilon == pytest.approx(8.0)
     assert r.verdict == "no violation found"
 
 

@@ -28,7 +28,7 @@ def test_dp_noise_stops_tracing():
     # Gaussian noise calibrated to a total claim of ~1: TPR is within a few points of FPR.
     # |TPR - FPR| > 0.08 with 1000 games each is > 4 standard errors (probability < 1e-4).
     r = run_tracing(n=200, d=2000, noise="gaussian", alpha=1.1, n_targets=1000, fpr=0.05, rng=1)
-    assert 0.7 < r.claimed.epsilon < 1.3
+    assert 0.7 < r.claimed.point_epsilon < 1.3
     assert abs(r.tpr - r.fpr) < 0.08
     assert r.verdict == "no violation found"
 
@@ -38,7 +38,7 @@ def test_tpr_grows_with_d_and_falls_with_alpha():
                        n_targets=400, rng=2)
     tprs = [r.tpr for r in rs]
     assert tprs[0] < tprs[1] < tprs[2]
-    assert rs[2].claimed.epsilon > rs[0].claimed.epsilon  # d means composed: d / (n alpha)
+    assert rs[2].claimed.point_epsilon > rs[0].claimed.point_epsilon  # d means composed: d / (n alpha)
     ra = tracing_curve(parameter="alpha", values=[0.001, 0.3], n=200, d=2000, noise="gaussian",
                        n_targets=400, rng=3)
     assert ra[0].tpr > ra[1].tpr + 0.3

@@ -73,10 +73,10 @@ _SLOW_BROKEN = {"svt34_parallel", "svt_lyu_alg3"}
 def test_every_broken_builtin_is_flagged_with_defaults(name):
     m = get_mechanism(name)
     d, d2 = m.neighbouring_pair()
-    r = dpaudit.audit(m, d, d2, epsilon=m.claim.epsilon, delta=m.claim.delta, seed=7)
+    r = dpaudit.audit(m, d, d2, epsilon=m.claim.point_epsilon, delta=m.claim.point_delta, seed=7)
     assert r.verdict == "violation", (name, r.epsilon_lower_bound, r.attack, r.event)
-    assert r.epsilon_lower_bound > m.claim.epsilon
-    assert r.epsilon_lower_bound <= m.true_epsilon(m.claim.delta)
+    assert r.epsilon_lower_bound > m.claim.point_epsilon
+    assert r.epsilon_lower_bound <= m.true_epsilon(m.claim.point_delta)
 
 
 CORRECT = ["laplace", "geometric", "randomized_response", "gaussian_analytic", "exponential",
@@ -95,9 +95,9 @@ def test_soundness_seeded_audits_of_correct_builtins_quick():
     for name in CORRECT:
         m = get_mechanism(name)
         d, d2 = m.neighbouring_pair()
-        true = m.true_epsilon(m.claim.delta)
+        true = m.true_epsilon(m.claim.point_delta)
         for seed in (1000, 1001, 1002):
-            r = dpaudit.audit(m, d, d2, epsilon=m.claim.epsilon, delta=m.claim.delta, samples=20_000, seed=seed)
+            r = dpaudit.audit(m, d, d2, epsilon=m.claim.point_epsilon, delta=m.claim.point_delta, samples=20_000, seed=seed)
             exceed += r.epsilon_lower_bound > true + 1e-9
     assert exceed <= 4
 
@@ -118,9 +118,9 @@ def test_soundness_over_200_seeded_audits_of_correct_builtins():
     for name in CORRECT:
         m = get_mechanism(name)
         d, d2 = m.neighbouring_pair()
-        true = m.true_epsilon(m.claim.delta)
+        true = m.true_epsilon(m.claim.point_delta)
         for seed in range(30):
-            r = dpaudit.audit(m, d, d2, epsilon=m.claim.epsilon, delta=m.claim.delta, samples=20_000, seed=seed)
+            r = dpaudit.audit(m, d, d2, epsilon=m.claim.point_epsilon, delta=m.claim.point_delta, samples=20_000, seed=seed)
             exceed += r.epsilon_lower_bound > true + 1e-9
             total += 1
     assert total == 210

@@ -289,9 +289,9 @@ def test_default_audit_passes_float_safe_builtins(name):
     alarm <= 5% per audit by construction; seeded, so deterministic)."""
     m = dpaudit.mechanisms.get_mechanism(name)
     d, d2 = m.neighbouring_pair()
-    r = dpaudit.audit(m, d, d2, epsilon=m.claim.epsilon, delta=m.claim.delta, samples=20_000, seed=3)
+    r = dpaudit.audit(m, d, d2, epsilon=m.claim.point_epsilon, delta=m.claim.point_delta, samples=20_000, seed=3)
     assert r.verdict == "no violation found"
-    assert r.epsilon_lower_bound <= m.true_epsilon(m.claim.delta)
+    assert r.epsilon_lower_bound <= m.true_epsilon(m.claim.point_delta)
 
 
 @pytest.mark.soundness
@@ -301,9 +301,9 @@ def test_default_audit_soundness_on_float_safe_builtins(name):
     5% may exceed the true epsilon (each does with probability <= 5%; in fact far less, see test_builtins)."""
     m = dpaudit.mechanisms.get_mechanism(name)
     d, d2 = m.neighbouring_pair()
-    true = m.true_epsilon(m.claim.delta)
+    true = m.true_epsilon(m.claim.point_delta)
     exceed = 0
     for seed in range(200):
-        r = dpaudit.audit(m, d, d2, epsilon=m.claim.epsilon, delta=m.claim.delta, samples=20_000, seed=5000 + seed)
+        r = dpaudit.audit(m, d, d2, epsilon=m.claim.point_epsilon, delta=m.claim.point_delta, samples=20_000, seed=5000 + seed)
         exceed += r.epsilon_lower_bound > true + 1e-9
     assert exceed <= 10, exceed

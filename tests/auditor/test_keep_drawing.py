@@ -80,11 +80,11 @@ def _kept_drawing(name, seeds, *, max_samples):
     """Audits of a correct built-in claimed at half its epsilon (so they certify a violation early and keep
     drawing): how many bounds exceed the true epsilon."""
     mech = get_mechanism(name)
-    true_eps = float(mech.true_epsilon(mech.claim.delta))
-    assert math.isclose(mech.claim.epsilon, true_eps, rel_tol=1e-12)
+    true_eps = float(mech.true_epsilon(mech.claim.point_delta))
+    assert math.isclose(mech.claim.point_epsilon, true_eps, rel_tol=1e-12)
     bounds, reasons = [], []
     for seed in seeds:
-        r = dpaudit.audit(name, epsilon=true_eps / 2, delta=mech.claim.delta, max_samples=max_samples, seed=seed,
+        r = dpaudit.audit(name, epsilon=true_eps / 2, delta=mech.claim.point_delta, max_samples=max_samples, seed=seed,
                           keep_drawing=True)
         bounds.append(r.epsilon_lower_bound)
         reasons.append(r.stopping_reason)

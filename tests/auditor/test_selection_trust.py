@@ -52,7 +52,7 @@ def test_soundness_with_the_trusted_event(name):
     than 21 of 200 has probability below 1e-3 when the method is sound.
     """
     mech = get_mechanism(name)
-    claim = mech.claim.epsilon  # each is exactly claim-DP on its own pair
+    claim = mech.claim.point_epsilon  # each is exactly claim-DP on its own pair
     exceed = 0
     for seed in range(200):
         r = dpaudit.audit(mech, epsilon=claim, samples=40_000, calibration_cap=2_000, seed=seed, ideal=True)

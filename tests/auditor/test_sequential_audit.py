@@ -60,7 +60,7 @@ BROKEN = tuple(
 
 def _claim_and_truth(name):
     mech = get_mechanism(name)
-    return mech.claim.epsilon, float(mech.true_epsilon(mech.claim.delta))
+    return mech.claim.point_epsilon, float(mech.true_epsilon(mech.claim.point_delta))
 
 
 def _exceedances(name, seeds, *, max_samples, stop_when_converged=True):
@@ -154,7 +154,7 @@ def test_broken_builtins_are_flagged_with_at_most_1e5_samples(name):
     five seeds.  Each below 10^5, so the median is too.
     """
     mech = get_mechanism(name)
-    r = dpaudit.audit(name, epsilon=mech.claim.epsilon, delta=mech.claim.delta, seed=1)
+    r = dpaudit.audit(name, epsilon=mech.claim.point_epsilon, delta=mech.claim.point_delta, seed=1)
     assert (r.verdict, r.stopping_reason) == ("violation", "violation")
     assert r.samples <= 100_000
     assert len(r.trajectory["samples"]) == r.rounds and r.trajectory["samples"][-1] == r.samples

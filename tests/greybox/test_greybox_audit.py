@@ -102,8 +102,10 @@ def test_the_guide_example_runs(tmp_path, monkeypatch):
     from test_docs_examples import run_blocks
 
     monkeypatch.chdir(tmp_path)
-    (space,) = run_blocks("docs/grey_box.md", tmp_path)
+    space, library, auto = run_blocks("docs/grey_box.md", tmp_path)
     assert space["report"].violation_source == "grey-box" and space["gb"]["exact"]
+    assert library["var"] and "sensitivity" in [f["kind"] for f in library["report"].grey_box["findings"]]
+    assert auto["report"].grey_box is None and auto["report"].notes[-1].startswith("grey-box: not possible")
 
 
 def test_yaml_audit_grey_box_runs_each_trial_grey_box(tmp_path):
@@ -136,3 +138,99 @@ def test_correct_mechanisms_are_no_violation(name):
                       samples=4_000, ideal=True, traces=50)
     assert r.verdict == "no violation found" and r.grey_box["findings"] == []
     assert r.grey_box["exact"] == exact and r.grey_box["epsilon_upper_bound"] >= true * (1 - 1e-9)
+
+
+# --------------------------------------------------------------------------- grey_box="auto": black-box when it must
+def _no_rng(data, size=None):
+    return float(np.sum(data)) + np.random.default_rng().laplace(0.0, 1.0, size=size)
+
+
+def test_auto_falls_back_to_the_black_box_audit_with_a_note():
+    kw = dict(epsilon=1.0, samples=4_000, ideal=True, seed=12)
+    r = dpaudit.audit(_no_rng, [1.0], [0.0], grey_box="auto", **kw)
+    assert r.grey_box is None and r.violation_source is None
+    (note,) = [n for n in r.notes if n.startswith("grey-box: not possible")]
+    assert "takes no rng keyword" in note and "grey_box='auto'" in note
+    plain = dpaudit.audit(_no_rng, [1.0], [0.0], **kw)
+    assert r.to_dict()["grey_box"] is None and {k for k in plain.to_dict()} == {k for k in r.to_dict()}
+
+
+def test_auto_falls_back_when_the_noise_comes_from_another_generator():
+    def seeds_only(data, size=None, rng=None):  # the rng only seeds the generator that draws the noise
+        return float(np.sum(data)) + np.random.default_rng(int(rng.integers(2**62))).laplace(0.0, 1.0, size=size)
+
+    with pytest.raises(GreyBoxError, match="draws only seeds"):
+        dpaudit.audit(seeds_only, [1.0], [0.0], epsilon=1.0, grey_box=True, **FAST)
+    r = dpaudit.audit(seeds_only, [1.0], [0.0], epsilon=1.0, grey_box="auto", seed=13, **FAST)
+    assert r.grey_box is None and any("draws only seeds" in n for n in r.notes)
+
+
+def test_auto_on_a_recordable_target_is_the_grey_box_audit():
+    strict = dpaudit.audit(M.laplace_sum_105, [1.05], [0.0], epsilon=1.0, grey_box=True, sensitivity=1.0, seed=1,
+                           **FAST).to_dict()
+    auto = dpaudit.audit(M.laplace_sum_105, [1.05], [0.0], epsilon=1.0, grey_box="auto", sensitivity=1.0, seed=1,
+                         **FAST).to_dict()
+    for d in (strict, auto):
+        d.pop("elapsed_seconds", None)
+    assert auto == strict
+
+
+@pytest.mark.parametrize("value, message", [("yes", "grey_box must be true, false or 'auto'; got 'yes'"),
+                                            ("Auto", "did you mean 'auto'")])
+def test_grey_box_takes_a_bool_or_auto(value, message):
+    with pytest.raises(dpaudit.exceptions.ParameterValueError, match=message):
+        dpaudit.audit(M.laplace_sum, [1.0], [0.0], epsilon=1.0, grey_box=value, samples=100)
+
+
+def test_the_command_line_auto_runs_black_box_with_a_note(capsys, tmp_path):
+    path = tmp_path / "mech.py"
+    path.write_text("import numpy as np\n\ndef release(data):\n    return float(sum(data)) + "
+                    "np.random.default_rng().laplace()\n")
+    args = ["audit", f"{path}:release", "--dataset", "[1]", "--neighbor", "[0]", "--epsilon", "1", "--samples", "2000",
+            "--ideal", "--seed", "3", "--json"]
+    code, out, err = cli(capsys, *args[:-1], "--grey-box", "auto", "--json")
+    assert code == 0
+    d = json.loads(out)
+    assert d["grey_box"] is None and any("grey-box: not possible" in n for n in d["notes"])
+    code, out, err = cli(capsys, *args[:-1], "--grey-box", "--json")  # the strict form: one line, exit 2
+    assert code == 2 and out == "" and "takes no rng keyword" in one_line(err)
+    code, out, err = cli(capsys, *args[:-1], "--grey-box=sometimes", "--json")
+    assert code == 2 and "--grey-box must be true, false or 'auto'; got 'sometimes'" in one_line(err)
+
+
+def test_yaml_grey_box_auto_and_its_check(tmp_path):
+    from dpaudit.exceptions import ConfigError
+    from dpaudit.runner import run_experiment
+
+    cfg = {"name": "tiny_auto", "seed": 5, "trials": 1, "mechanisms": [{"target": f"{__file__}:_no_rng", "label": "no_rng",
+                                                                         "epsilon": 1.0, "dataset": [1.0],
+                                                                         "neighbor": [0.0]}],
+           "audit": {"samples": 2_000, "grey_box": "auto", "traces": 20, "ideal": True}}
+    out = run_experiment(cfg, out=tmp_path, echo=lambda s: None, progress=False, draw=False)
+    (trial,) = [json.loads(line) for line in (out.directory / "trials.jsonl").read_text().splitlines()]
+    assert trial["result"]["grey_box"] is None
+    assert any(n.startswith("grey-box: not possible") for n in trial["result"]["notes"])
+    cfg["audit"]["grey_box"] = "maybe"
+    with pytest.raises(ConfigError, match=r"audit\.grey_box: expected true, false or 'auto', got 'maybe'"):
+        run_experiment(cfg, out=tmp_path / "bad", echo=lambda s: None, progress=False, draw=False)
+
+
+def test_assert_dp_with_auto_passes_on_the_black_box_audit():
+    report = assert_dp(_no_rng, [1.0], [0.0], epsilon=1.0, grey_box="auto", samples=2_000, ideal=True)
+    assert report.grey_box is None and any(n.startswith("grey-box: not possible") for n in report.notes)
+
+
+def test_the_flag_before_the_target_reads_the_target_as_the_target(capsys):
+    """``--grey-box TARGET``: the flag takes a value only when it is one of its own (``auto``), so the target
+    that follows it is never read as the flag's value; ``=true`` / ``=false`` spell the plain forms."""
+    base = ["--epsilon", "1", "--samples", "2000", "--traces", "100", "--ideal", "--seed", "3", "--json"]
+    code, out, err = cli(capsys, "audit", "--grey-box", "laplace", *base)
+    first = json.loads(out)
+    assert code in (0, 1) and first["target"] == "laplace" and first["grey_box"]["traces"] == 100
+    for spelled in (["laplace", "--grey-box=true"], ["laplace", "--grey-box", "auto"], ["--grey-box=auto", "laplace"]):
+        code, out, err = cli(capsys, "audit", *spelled, *base)
+        again = json.loads(out)
+        again.pop("elapsed_seconds"), first.pop("elapsed_seconds", None)
+        assert again == first, spelled
+    code, out, err = cli(capsys, "audit", "laplace", "--grey-box=false", *base)
+    assert json.loads(out)["grey_box"] is None

@@ -16,7 +16,7 @@ BUILTINS = sorted(n for n in REGISTRY if not n.startswith(("opendp.", "pure_ldp.
 def test_builtins_analyse_without_error_and_exact_values_stay_below_their_true_epsilon(name):
     m = get_mechanism(name)
     d1, d2 = m.neighbouring_pair()
-    delta = m.claim.delta
+    delta = m.claim.point_delta
     try:
         r = analyse(lambda d, rng: m(d, rng=rng), d1, d2, traces=5, delta=delta, seed=1, name=name)
     except GreyBoxError:

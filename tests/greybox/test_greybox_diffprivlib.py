@@ -52,9 +52,10 @@ def test_a_value_moving_more_than_the_declared_sensitivity_is_found():
     assert r.exact and math.isclose(r.epsilon_upper_bound, 3.0)
 
 
-def test_a_tool_is_taped_at_the_mechanism_it_post_processes():
-    """``diffprivlib.tools.mean`` clamps ``LaplaceTruncated``'s noise, which is ``Laplace.randomise`` plus a clamp:
-    taped there, with the declared sensitivity (upper - lower) / n checked against the mean's move."""
+def test_a_truncating_tool_is_exact_through_its_clamped_law():
+    """``diffprivlib.tools.mean`` releases ``LaplaceTruncated``'s value: Laplace noise clamped to the bounds, taped as
+    that law (atoms at the bounds), with the declared sensitivity (upper - lower) / n checked against the mean's
+    move; the mean of [0, 1, 1] -> [0, 1, 0] moves by exactly that, so the pair's epsilon is the claim."""
     from diffprivlib.accountant import BudgetAccountant
     from diffprivlib.tools import mean
 
@@ -63,6 +64,22 @@ def test_a_tool_is_taped_at_the_mechanism_it_post_processes():
                     accountant=BudgetAccountant())
 
     r = analyse(dp_mean, np.array([0.0, 1.0, 1.0]), np.array([0.0, 1.0, 0.0]), traces=30, seed=4)
-    assert r.library_hooks and r.findings == [] and not r.exact  # the clamp hides the draw where it acts
-    assert math.isclose(r.epsilon_upper_bound, 1.0, rel_tol=1e-6)  # an upper bound: clamping is post-processing
+    assert r.library_hooks and r.findings == [] and r.exact
+    assert math.isclose(r.epsilon_upper_bound, 1.0, rel_tol=1e-6)
+
+
+def test_a_folding_mechanism_is_a_bound_through_its_parent():
+    """``LaplaceFolded`` folds ``Laplace.randomise``'s value into the bounds: taped at the parent, post-processing, so
+    the bound is the noise's and it is never called exact (the fold hides the draw where it acts)."""
+    from dpaudit.adapters.diffprivlib import load_mechanisms
+
+    lib = load_mechanisms()
+
+    def folded(data, rng):
+        return lib.LaplaceFolded(epsilon=1.0, sensitivity=1.0, lower=0.0, upper=2.0,
+                                 random_state=int(rng.integers(2**31))).randomise(float(np.sum(data)))
+
+    r = analyse(folded, np.array([1.0, 1.0]), np.array([1.0]), traces=20, seed=5)
+    assert r.library_hooks and r.findings == [] and not r.exact and "LaplaceFolded" in r.explanation
+    assert math.isclose(r.epsilon_upper_bound, 1.0, rel_tol=1e-6)
 

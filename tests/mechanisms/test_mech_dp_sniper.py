@@ -72,7 +72,7 @@ def test_row_pair_domain_claim_and_flag(row):
     d, d2 = m.neighbouring_pair()
     want, want2 = WITNESS[row["label"]]
     assert d.tolist() == want and d2.tolist() == want2
-    assert m.claim.epsilon == 0.1
+    assert m.claim.point_epsilon == 0.1
     dom = m.input_domain()
     assert set(dom) == {"size", "low", "high", "integer", "relation"} and dom["relation"] in RELATIONS
     assert dom["size"] in (1, 5, 10)
@@ -172,7 +172,7 @@ def test_rappor_bits_follow_their_probabilities():
 
 def test_rappor_default_claims_its_true_epsilon_and_validates():
     m = Rappor()
-    assert not m.broken and m.claim.epsilon == m.true_epsilon()
+    assert not m.broken and m.claim.point_epsilon == m.true_epsilon()
     assert m.true_epsilon() == pytest.approx(8 * math.log(0.5125 / 0.4875))
     with pytest.raises(ValueError, match="p\\* != q\\*"):
         Rappor(p=0.5, q=0.5)
@@ -356,7 +356,7 @@ def _exceedances(name, params, seeds, samples):
     true = m.true_epsilon()
     over = 0
     for seed in seeds:
-        r = dpaudit.audit(m, d, d2, epsilon=m.claim.epsilon, samples=samples, seed=seed)
+        r = dpaudit.audit(m, d, d2, epsilon=m.claim.point_epsilon, samples=samples, seed=seed)
         over += r.epsilon_lower_bound > true + 1e-9
     return over
 

@@ -28,7 +28,7 @@ def _grr(eps, k):
 def test_repeated_reports_are_independent_oracle_reports():
     m = get_mechanism("ldp_repeat", protocol="grr", epsilon=1.0, k=5, tau=3)
     x = m([2], size=N, rng=1)
-    assert x.shape == (N, 3) and m.claim.epsilon == 3.0 and m.true_epsilon() == pytest.approx(3.0)
+    assert x.shape == (N, 3) and m.claim.point_epsilon == 3.0 and m.true_epsilon() == pytest.approx(3.0)
     p, _ = _grr(1.0, 5)
     for t in range(3):
         assert _binom_ok(np.sum(x[:, t] == 2), N, p)
@@ -48,7 +48,7 @@ def test_lgrr_memoizes_then_reports():
     both = p1 * p2 ** 2 + (1 - p1) * q2 ** 2
     assert _binom_ok(np.sum((x[:, 0] == 1) & (x[:, 1] == 1)), N, both)
     assert m.single_report_epsilon() == pytest.approx(math.log(same / (q1 * p2 + (1 - q1) * q2)))
-    assert m.claim.epsilon == 2.0 and m.true_epsilon() <= 2.0  # exact: test_l_grr_true_epsilon_is_...
+    assert m.claim.point_epsilon == 2.0 and m.true_epsilon() <= 2.0  # exact: test_l_grr_true_epsilon_is_...
 
 
 @pytest.mark.parametrize("prr, irr", [("oue", "sue"), ("sue", "sue"), ("oue", "oue")])

@@ -30,7 +30,7 @@ N = 40_000
 def test_rr_seed_known_answers():
     # Dwork and Roth 2014, section 3.2: p = 1/2 gives Pr[1 | x=1] = 3/4, Pr[1 | x=0] = 1/4, epsilon = ln 3.
     rr = RandomizedResponse(p=0.5)
-    assert rr.claim.epsilon == math.log(3)
+    assert rr.claim.point_epsilon == math.log(3)
     assert rr.output_probabilities(1) == (0.25, 0.75)
     assert rr.output_probabilities(0) == (0.75, 0.25)
     assert rr_epsilon(0.8) == pytest.approx(math.log(1 + 2 * 0.8 / 0.2))

@@ -32,12 +32,12 @@ BUILTINS = [name for name in REGISTRY if name not in ADAPTERS]
 def test_composition_sums_budgets():
     # Basic composition (Dwork and Roth 2014, section 3.5): k queries of an epsilon-DP mechanism are k*epsilon-DP.
     c = compose(LaplaceMechanism(epsilon=0.5), 4)
-    assert c.claim.epsilon == 2.0 and c.claim.delta == 0.0
+    assert c.claim.point_epsilon == 2.0 and c.claim.point_delta == 0.0
     g = compose(get_mechanism("gaussian_analytic", epsilon=1.0, delta=1e-6), 3)
-    assert g.claim.epsilon == 3.0 and g.claim.delta == pytest.approx(3e-6)
+    assert g.claim.point_epsilon == 3.0 and g.claim.point_delta == pytest.approx(3e-6)
     adv = compose(LaplaceMechanism(epsilon=0.1), 100, advanced=True, delta_prime=1e-5)
     expected = math.sqrt(2 * 100 * math.log(1e5)) * 0.1 + 100 * 0.1 * math.expm1(0.1)
-    assert adv.claim.epsilon == pytest.approx(expected) and adv.claim.epsilon < 10.0
+    assert adv.claim.point_epsilon == pytest.approx(expected) and adv.claim.point_epsilon < 10.0
     assert c.true_epsilon() == 2.0
 
 
@@ -52,7 +52,7 @@ def test_composition_law():
 
 def test_subsampling_claim_and_law():
     s = subsample(LaplaceMechanism(epsilon=1.0), 0.25)
-    assert s.claim.epsilon == pytest.approx(math.log1p(0.25 * math.expm1(1.0)))
+    assert s.claim.point_epsilon == pytest.approx(math.log1p(0.25 * math.expm1(1.0)))
     x = s([1.0], size=N, rng=2)
     # one record of value 1 kept with probability 1/4: a Laplace mixture around 1 and 0
     def mix(v):
@@ -82,7 +82,7 @@ def test_postprocess():
 
 # -- registry ------------------------------------------------------------------------------
 def test_get_mechanism_validates():
-    assert get_mechanism("laplace", epsilon=2).claim.epsilon == 2.0
+    assert get_mechanism("laplace", epsilon=2).claim.point_epsilon == 2.0
     with pytest.raises(ParameterValueError, match="unknown mechanism 'nope'"):
         get_mechanism("nope")
     with pytest.raises(ParameterValueError, match="has no parameter 'eps'"):
@@ -93,7 +93,7 @@ def test_get_mechanism_validates():
         get_mechanism("laplace", query="median")
     with pytest.raises(ParameterTypeError, match="n_candidates must be an integer"):
         get_mechanism("exponential", n_candidates="many")
-    assert get_mechanism("compose", mechanism="geometric", k=3, params={"epsilon": 0.5}).claim.epsilon == 1.5
+    assert get_mechanism("compose", mechanism="geometric", k=3, params={"epsilon": 0.5}).claim.point_epsilon == 1.5
 
 
 def test_list_mechanisms_one_line_each_with_claim():
@@ -129,11 +129,11 @@ def test_builtin_contract(name):
     assert (m.output_kind == "vector") == (one.ndim == 1)
     assert np.array_equal(many, m(d, size=7, rng=0))
     assert np.all(np.isfinite(m(d2, size=50, rng=1)))
-    true = m.true_epsilon(m.claim.delta)
+    true = m.true_epsilon(m.claim.point_delta)
     if m.broken:
-        assert true > m.claim.epsilon, "a broken mechanism must really exceed its claim"
+        assert true > m.claim.point_epsilon, "a broken mechanism must really exceed its claim"
     else:
-        assert true <= m.claim.epsilon + 1e-12, "a correct mechanism must keep its claim"
+        assert true <= m.claim.point_epsilon + 1e-12, "a correct mechanism must keep its claim"
     assert m.__doc__ and m.describe()
 
 

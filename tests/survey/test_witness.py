@@ -112,3 +112,16 @@ def test_a_float_pass_finding_gets_a_witness_that_runs_the_float_pass(tmp_path):
     done = subprocess.run([python, str(script)], capture_output=True, text=True, env=env, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "float pass: violation" in done.stdout and "-54" in done.stdout
+
+
+def test_compiled_source_is_printed_as_the_note_quotes_it_and_not_inspected():
+    # OpenDP's noise is Rust compiled into its wheel: inspect cannot read it, so the note quotes the tag's lines.
+    writer = _writer()
+    compiled = {"file": "rust/src/samplers.rs", "repository": "owner/lib", "tag": "v0.4.0",
+                "quote": [[482, "let value = T::from_internal(value) * scale;"]]}
+    note = {"library": "toylib", "entries": ["mean_*"], "kind": "limitation", "cause": "rounding",
+            "true_epsilon": "infinite", "docs": "warned", "source": [compiled]}
+    assert writer.quote_sources("python-that-is-never-started", [note]) == {}
+    header = writer._header(_row(), note, {}, "No later version of this entry was surveyed.", "key")
+    assert "rust/src/samplers.rs (owner/lib at v0.4.0: compiled into the installed wheel):" in header
+    assert "    482: let value = T::from_internal(value) * scale;" in header

@@ -283,6 +283,22 @@ def bin_index(edges: np.ndarray, col: np.ndarray, *, narrow: bool = False) -> np
     return idx if narrow else idx.astype(np.intp)
 
 
+def few_levels(values: np.ndarray, most: int, *, probe: int = 4096) -> np.ndarray | None:
+    """``np.unique(values)`` when it has at most ``most`` values, else None.
+
+    The first ``probe`` values are looked at first: more than ``most`` distinct among them settles it
+    without sorting all of them (a continuous coordinate of 10^6 releases: a sort saved per fit).
+
+    >>> few_levels(np.array([2.0, 1.0, 2.0]), 2).tolist(), few_levels(np.arange(10.0), 5)
+    ([1.0, 2.0], None)
+    """
+    values = np.asarray(values)
+    if len(values) > probe and len(np.unique(values[:probe])) > most:
+        return None
+    levels = np.unique(values)
+    return levels if len(levels) <= most else None
+
+
 def quantile_edges(values: np.ndarray, n_bins: int) -> np.ndarray:
     """Inner edges of ``n_bins`` pooled quantile bins (bin i is ``[edge_{i-1}, edge_i)``)."""
     if n_bins <= 1 or len(values) == 0:

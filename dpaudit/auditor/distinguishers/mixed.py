@@ -152,6 +152,38 @@ class MixedScore:
                 self.numeric.append((j, edges, lr))
         return self
 
+    def count_at_least(self, x, thresholds) -> np.ndarray | None:
+        """How many rows of ``x`` score >= each threshold, without scoring them: None unless the score is a step
+        function of one coordinate (constant patterns, one numeric coordinate without special values).
+
+        Then each threshold's rows are those whose bin scores at least it, runs of bins, each run's count a
+        difference of two counts "coordinate >= edge": one comparison pass per edge, not a bin index per row.
+        The counts equal those of :meth:`score`'s values (the bins' scores are summed in the same order).
+        """
+        if len(self.numeric) != 1 or len(self.specials[self.numeric[0][0]]):
+            return None
+        if any(len(lr) > 1 for _, _, _, lr in self.blocks):
+            return None
+        j, edges, lr = self.numeric[0]
+        acc = np.zeros(1)
+        for _, _, _, lr_b in self.blocks:
+            acc += float(lr_b[0]) if len(lr_b) else 0.0
+        scores = acc + lr  # bin b's score, as score() adds it up
+        n, col = _column_reader(x)
+        at = {0: n, len(lr): 0}  # rows in bins >= b: bin b holds edges[b - 1] <= value < edges[b]
+
+        def rows_from(b):
+            if b not in at:
+                at[b] = int(np.count_nonzero(col(j) >= edges[b - 1]))
+            return at[b]
+
+        out = []
+        for t in np.asarray(thresholds, dtype=float).ravel():
+            keep = np.r_[False, scores >= t, False].astype(np.int8)
+            starts, stops = np.flatnonzero(np.diff(keep) == 1), np.flatnonzero(np.diff(keep) == -1)
+            out.append(sum(rows_from(a) - rows_from(b) for a, b in zip(starts, stops)))
+        return np.array(out, dtype=np.int64).reshape(np.shape(thresholds))
+
     def _code(self, col: np.ndarray, j: int) -> np.ndarray:
         """One coordinate's code: 0 for a number, i + 1 for its i-th special value."""
         return column_codes(col, self.specials[j])

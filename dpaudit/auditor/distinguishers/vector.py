@@ -66,14 +66,14 @@ class NaiveBayesScore:
         self.max_levels = max_levels
 
     def fit(self, x0, x1):
-        from ._features import bin_index, columns
+        from ._features import bin_index, columns, few_levels
 
         a, b = columns(x0).T, columns(x1).T  # column views of contiguous copies
         pooled = np.concatenate([a, b])
         self.edges, self.log_ratio = [], []
         for j in range(pooled.shape[1]):
-            levels = np.unique(pooled[:, j])
-            if len(levels) <= self.max_levels:
+            levels = few_levels(pooled[:, j], self.max_levels)
+            if levels is not None:
                 # Bin i holds values in [edge_i, edge_{i+1}): midpoints separate the levels.
                 edges = (levels[1:] + levels[:-1]) / 2
             else:
@@ -418,11 +418,11 @@ class DensityRatioSumScore:
         return self
 
     def _fit_one(self, a, b):
-        from ._features import bin_index
+        from ._features import bin_index, few_levels
 
         pooled = np.concatenate([a, b])
-        levels = np.unique(pooled)
-        if len(levels) <= self.max_levels:
+        levels = few_levels(pooled, self.max_levels)
+        if levels is not None:
             edges = (levels[1:] + levels[:-1]) / 2
             m = len(edges) + 1
             c0 = np.bincount(bin_index(edges, a), minlength=m)

@@ -150,10 +150,10 @@ def build_mechanism(entry: dict, path: str, base_dir: Path | None = None) -> Bui
         true_eps = None
         if hasattr(mech, "true_epsilon"):
             try:
-                true_eps = float(mech.true_epsilon(claim.delta))
+                true_eps = float(mech.true_epsilon(claim.point_delta))
             except Exception:  # noqa: BLE001 - a mechanism without a closed form; the plot omits it
                 true_eps = None
-        return BuiltMechanism(mech, dataset, neighbor, claim.epsilon, claim.delta, true_eps,
+        return BuiltMechanism(mech, dataset, neighbor, claim.point_epsilon, claim.point_delta, true_eps,
                               bool(getattr(mech, "broken", False)), label, getattr(mech, "true_epsilon", None))
     try:
         fn = load_target(entry["target"])
@@ -212,7 +212,8 @@ def run_trial(config: dict, mechanism: dict, seed) -> dict:
         keep_drawing=bool(config["audit"].get("keep_drawing", False)),
         estimator=est["name"],
         n_jobs=1,
-        **({"grey_box": True, "traces": config["audit"]["traces"]} if config["audit"].get("grey_box") else {}),
+        **({"grey_box": config["audit"]["grey_box"], "traces": config["audit"]["traces"]}
+           if config["audit"].get("grey_box") else {}),
         **({"stopping": "anytime"} if config["audit"].get("stopping") == "anytime" else {}),
     )
     report = audit(built.target, built.dataset, built.neighbor, **kwargs)

@@ -97,8 +97,8 @@ def _resolve(params: dict, path: str = "attack.params"):
         kw["claim"] = params["claim"]
     for key in () if "claim" in kw else ("epsilon", "delta"):
         value = params.get(key)
-        if value is None and claim is not None:
-            value = getattr(claim, key)
+        if value is None and claim is not None:  # the target's own claim: its point (epsilon, delta)
+            value = dict(zip(("epsilon", "delta"), claim.reference))[key]
         if value is None:
             if key == "epsilon":
                 raise ConfigError(f"{path}.epsilon", f"required: {params['target']!r} states no claim")
