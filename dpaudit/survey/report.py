@@ -76,6 +76,11 @@ def write_summary(directory: str | Path, rows: list[dict], *, seconds: float | N
         which = [k for k in ("ideal", "implementation") if r[k]["verdict"] == "violation"]
         fp = r["implementation"].get("floating_point")
         how = f"; floating point: `{fp['attack']}` certifies {fp['epsilon_lower_bound']:.3g}" if fp else ""
+        fpass = r["implementation"].get("float_pass")
+        if fpass and fpass.get("verdict") == "violation":
+            on_d, on_other = fpass["counts"]["D"], fpass["counts"]["D'"]
+            how += (f"; float pass: `{fpass['attack']}`, {fpass['event']}: held out {on_d} on D and {on_other} on D', "
+                    f"certifies {fpass['epsilon_lower_bound']:.3g}")
         lines += [f"- **{r['library']} {r['version']} `{r['entry']}`** (`{r['function']}`): "
                   f"{' and '.join(which)} epsilon >= "
                   f"{max(r[k]['epsilon_lower_bound'] for k in which):.3g} against the claimed "

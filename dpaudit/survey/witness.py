@@ -128,13 +128,25 @@ def show_one(label: str, value: Any, *, out: Callable = print) -> None:
 
 
 def certify(release: Callable, dataset: Any, neighbor: Any, *, epsilon: float, delta: float, max_samples: int,
-            confidence: float, seed: int, ideal: bool, out: Callable = print) -> int:
+            confidence: float, seed: int, ideal: bool, float_pass: bool = False, out: Callable = print) -> int:
     """The audit that certifies a witness's finding, printed in one line; the exit status (0: violation certified).
 
     One place for every generated witness script's last step, so the scripts hold only what is theirs.
+    ``float_pass``: the finding is the survey's float pass's (:mod:`dpaudit.survey.float_pass`), which this runs
+    instead of :func:`dpaudit.audit`, on ``max_samples`` releases per side.
     """
     import dpaudit
 
+    if float_pass:
+        from ..targets import load_target
+        from .float_pass import float_pass as run_pass
+
+        got = run_pass(load_target(release), dataset, neighbor, epsilon=epsilon, delta=delta, confidence=confidence,
+                       samples=max_samples, seed=seed)
+        out(f"float pass: {got['verdict']}; epsilon >= {got['epsilon_lower_bound']:.3f} (claimed {epsilon:g}, "
+            f"confidence {confidence}, {got['samples']} releases per side); event: {got['event']}; held out: "
+            f"{got['counts']}")
+        return 0 if got["verdict"] == "violation" else 1
     report = dpaudit.audit(release, dataset, neighbor, epsilon=epsilon, delta=delta, max_samples=max_samples,
                            confidence=confidence, seed=seed, ideal=ideal)
     out(f"audit: {report.verdict}; epsilon >= {report.epsilon_lower_bound:.3f} (claimed {epsilon:g}, "

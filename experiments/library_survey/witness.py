@@ -170,6 +170,14 @@ def direct_call(case: dict) -> list[str]:
     return lines
 
 
+def from_float_pass(row: dict) -> bool:
+    """Whether a row's implementation violation is the float pass's alone (its search's audit certified none)."""
+    imp = row["implementation"]
+    passed = imp.get("float_pass") or {}
+    search = imp.get("search_epsilon_lower_bound")
+    return passed.get("verdict") == "violation" and search is not None and search <= row["claimed_epsilon"]
+
+
 def _header(row: dict, note: dict | None, sources: dict, later: str, env_key: str) -> str:
     imp, ideal = row["implementation"], row["ideal"]
     fp = imp.get("floating_point") or {}
@@ -179,13 +187,16 @@ def _header(row: dict, note: dict | None, sources: dict, later: str, env_key: st
            f"Pair found: D = {row['dataset']}, D' = {row['neighbor']}.",
            f"Survey verdicts: ideal {ideal['verdict']} (epsilon >= {ideal['epsilon_lower_bound']:.3f}); "
            f"implementation {imp['verdict']} (epsilon >= {imp['epsilon_lower_bound']:.3f}, attack "
-           f"{fp.get('attack') or imp.get('attack')}).",
+           f"{fp.get('attack') or imp.get('attack')}"
+           f"{'; float pass: ' + imp['float_pass']['event'] if from_float_pass(row) else ''}).",
            f"Reproduce the row: {row['reproduce']}", ""]
     if note is None:
         out += ["Source lines responsible: not identified (no entry in witness_notes.yaml for this finding)."]
     else:
         out += [f"Kind: {note['kind']}. Cause: {note['cause']}", f"True epsilon: {note['true_epsilon']}", "",
                 f"Source lines responsible ({row['library']} {row['version']}, as installed):"]
+        if not note.get("source"):
+            out.append("  none that inspect can read (compiled code): the cause above quotes them.")
         for src in note.get("source", []):
             if "object" not in src:  # compiled code: the lines as the note quotes them from the release's tag
                 out.append(f"  {src['file']} ({src['repository']} at {src['tag']}: compiled into the installed wheel):")
@@ -209,6 +220,9 @@ def render(row: dict, case: dict, note: dict | None, sources: dict, later: str, 
     imp = row["implementation"]
     ideal = row["ideal"]["verdict"] == "violation"
     attack = None if ideal else ((imp.get("floating_point") or {}).get("attack") or imp.get("attack"))
+    by_pass = not ideal and from_float_pass(row)
+    if by_pass:
+        attack = imp["float_pass"]["attack"]
     slim = {"function": case["function"], "call": case["call"], "params": case["params"]}
     calls = direct_call(case)
     helpers = "certify, draw, show_leak" + (", show_one" if any("show_one(" in c for c in calls) else "")
@@ -226,10 +240,12 @@ def render(row: dict, case: dict, note: dict | None, sources: dict, later: str, 
         f"rng = np.random.default_rng({row['seed'] % 2 ** 32})",
         f"x0, x1 = draw(RELEASE, D, {RELEASES}, rng), draw(RELEASE, D_PRIME, {RELEASES}, rng)",
         f"show_leak(x0, x1, {attack!r})", "",
-        f"# 3. The audit that certifies it ({'ideal: floating-point attacks off' if ideal else 'the code as it runs'}).",
+        f"# 3. The audit that certifies it ({'ideal: floating-point attacks off' if ideal else 'the code as it runs'}"
+        f"{'; the survey float pass' if by_pass else ''}).",
         f"sys.exit(certify(RELEASE, D, D_PRIME, epsilon={row['claimed_epsilon']!r}, "
         f"delta={row['claimed_delta']!r}, max_samples={case['max_samples']},",
-        f"                 confidence={case['confidence']}, seed={row['seed'] % 2 ** 32}, ideal={ideal}))", ""]
+        f"                 confidence={case['confidence']}, seed={row['seed'] % 2 ** 32}, ideal={ideal}"
+        f"{', float_pass=True' if by_pass else ''}))", ""]
     return "\n".join(body)
 
 

@@ -88,6 +88,32 @@ def test_later_versions_reads_the_rows():
     assert writer.later_versions(rows, rows[1], ["1", "2"]) == "No later version of this entry was surveyed."
 
 
+def test_a_float_pass_finding_gets_a_witness_that_runs_the_float_pass(tmp_path):
+    writer = _writer()
+    catalogue = tmp_path / "catalogue.yaml"
+    catalogue.write_text(
+        f"seed: 3\ndefaults: {{max_samples: 2000, confidence: 0.99}}\nlibraries:\n  - name: toylib\n"
+        f"    path: [{str(DATA)!r}]\n    versions: [{{version: local, python: current}}]\n    entries:\n"
+        "      - {id: gauss_sum, function: toylib.gauss_sum, params: {epsilon: 1.0, delta: 0.00001},\n"
+        "         relation: add-remove, domain: {size: 2, low: 0, high: 1}}\n")
+    passed = {"verdict": "violation", "epsilon_lower_bound": 2.3, "attack": "float-lsb", "confidence": 0.995,
+              "event": "lowest set bit exponent of coordinate 0 in [-54] (likelier on D')",
+              "counts": {"D": 0, "D'": 80, "held_out_per_side": 1500}, "samples": 2000}
+    row = _row(entry="gauss_sum", function="toylib.gauss_sum", claimed_delta=1e-5, relation="add-remove",
+               ideal={"verdict": str(Verdict.NO_VIOLATION), "epsilon_lower_bound": 0.1},
+               implementation={"verdict": "violation", "epsilon_lower_bound": 2.3, "attack": "float-lsb",
+                               "floating_point": None, "search_epsilon_lower_bound": 0.2, "float_pass": passed},
+               dataset=[1.0, 0.0], neighbor=[0.0], parameters={"epsilon": 1.0, "delta": 1e-5}, seed=7)
+    (script, python, paths), = writer.generate([row], str(catalogue), [], tmp_path / "w")
+    text = script.read_text()
+    assert "float_pass=True" in text and "float pass: lowest set bit exponent" in text
+    env = writer._worker_env(paths)
+    env["PYTHONPATH"] += f":{ROOT}"
+    done = subprocess.run([python, str(script)], capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "float pass: violation" in done.stdout and "-54" in done.stdout
+
+
 def test_compiled_source_is_printed_as_the_note_quotes_it_and_not_inspected():
     # OpenDP's noise is Rust compiled into its wheel: inspect cannot read it, so the note quotes the tag's lines.
     writer = _writer()

@@ -2,7 +2,7 @@
 
 Claim: (1, 1e-05)-DP under add-remove; parameters {"epsilon": 1.0, "delta": 1e-05, "sensitivity": 1.0}.
 Pair found: D = [1.0, 0.0], D' = [0.0].
-Survey verdicts: ideal no violation found (epsilon >= 0.083); implementation violation (epsilon >= 2.323, attack
+Survey verdicts: ideal no violation found (epsilon >= 0.083); implementation violation (epsilon >= 2.558, attack
     float-lattice).
 Reproduce the row: dpaudit survey experiments/library_survey/catalogue.yaml --library diffprivlib==0.6.3 --entry
     mechanisms.GaussianAnalytic --seed 2026 --out survey-reproduce
@@ -15,7 +15,7 @@ Source lines responsible (diffprivlib 0.6.3, as installed):
     117: return value + standard_normal * self._scale
 
 Docs: No warning about floating point.
-Later surveyed versions: 0.6.6: still flagged; implementation violation (2.32).
+Later surveyed versions: 0.6.6: still flagged; implementation violation (2.56).
 
 Runs in the survey's environment of this version (~/.cache/dpaudit/envs/9f0d9f5ec87c2229):
     python experiments/library_survey/witness.py --run 'diffprivlib-0.6.3-mechanisms.GaussianAnalytic.py'

@@ -2,7 +2,7 @@
 
 Claim: (1, 0)-DP under add-remove; parameters {"epsilon": 1.0, "delta": 0.0, "sensitivity": 1.0}.
 Pair found: D = [1.0, 0.0], D' = [0.0].
-Survey verdicts: ideal no violation found (epsilon >= 0.895); implementation violation (epsilon >= 3.524, attack
+Survey verdicts: ideal no violation found (epsilon >= 0.895); implementation violation (epsilon >= 3.989, attack
     float-lattice).
 Reproduce the row: dpaudit survey experiments/library_survey/catalogue.yaml --library diffprivlib==0.6.3 --entry
     mechanisms.Laplace --seed 2026 --out survey-reproduce
@@ -19,7 +19,7 @@ Source lines responsible (diffprivlib 0.6.3, as installed):
 Docs: The Laplace docstring says its four-uniform sampler (Holohan and Braghin 2021) prevents reconstruction
     attacks due to limited floating-point precision; it does not touch the rounding of value - noise, which is
     what leaks. The Snapping mechanism's docstring documents the safe choice (clean in the survey).
-Later surveyed versions: 0.6.6: still flagged; implementation violation (3.52).
+Later surveyed versions: 0.6.6: still flagged; implementation violation (3.99).
 
 Runs in the survey's environment of this version (~/.cache/dpaudit/envs/9f0d9f5ec87c2229):
     python experiments/library_survey/witness.py --run 'diffprivlib-0.6.3-mechanisms.Laplace.py'

@@ -4,7 +4,7 @@
 Claim: (1, 0)-DP under add-remove; parameters {"epsilon": 1.0, "delta": 0.0, "sensitivity": 1.0, "lower": 0.0,
     "upper": 2.0}.
 Pair found: D = [1.0, 0.5], D' = [0.5].
-Survey verdicts: ideal no violation found (epsilon >= 0.415); implementation violation (epsilon >= 3.469, attack
+Survey verdicts: ideal no violation found (epsilon >= 0.415); implementation violation (epsilon >= 3.654, attack
     float-binade-lsb).
 Reproduce the row: dpaudit survey experiments/library_survey/catalogue.yaml --library diffprivlib==0.6.3 --entry
     mechanisms.LaplaceBoundedDomain --seed 2026 --out survey-reproduce
@@ -18,7 +18,7 @@ Source lines responsible (diffprivlib 0.6.3, as installed):
     415: noisy = value + self._scale * self._laplace_sampler(*np.array(unif).reshape(4, -1))
 
 Docs: As mechanisms.Laplace: the sampler's docstring claims protection against floating-point attacks.
-Later surveyed versions: 0.6.6: still flagged; implementation violation (3.47).
+Later surveyed versions: 0.6.6: still flagged; implementation violation (3.65).
 
 Runs in the survey's environment of this version (~/.cache/dpaudit/envs/9f0d9f5ec87c2229):
     python experiments/library_survey/witness.py --run 'diffprivlib-0.6.3-mechanisms.LaplaceBoundedDomain.py'

@@ -3,7 +3,7 @@
 
 Claim: (1, 0.1)-DP under add-remove; parameters {"epsilon": 1.0, "delta": 0.1, "sensitivity": 1.0}.
 Pair found: D = [1.0, 0.0], D' = [0.0].
-Survey verdicts: ideal no violation found (epsilon >= 0.801); implementation violation (epsilon >= 2.861, attack
+Survey verdicts: ideal no violation found (epsilon >= 0.801); implementation violation (epsilon >= 3.522, attack
     float-lattice).
 Reproduce the row: dpaudit survey experiments/library_survey/catalogue.yaml --library diffprivlib==0.6.3 --entry
     mechanisms.LaplaceBoundedNoise --seed 2026 --out survey-reproduce
@@ -18,7 +18,7 @@ Source lines responsible (diffprivlib 0.6.3, as installed):
     498: return value + noisy[idx]
 
 Docs: As mechanisms.Laplace: the sampler's docstring claims protection against floating-point attacks.
-Later surveyed versions: 0.6.6: still flagged; implementation violation (2.86).
+Later surveyed versions: 0.6.6: still flagged; implementation violation (3.52).
 
 Runs in the survey's environment of this version (~/.cache/dpaudit/envs/9f0d9f5ec87c2229):
     python experiments/library_survey/witness.py --run 'diffprivlib-0.6.3-mechanisms.LaplaceBoundedNoise.py'

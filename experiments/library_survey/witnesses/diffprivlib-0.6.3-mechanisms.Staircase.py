@@ -2,7 +2,7 @@
 
 Claim: (1, 0)-DP under add-remove; parameters {"epsilon": 1.0, "sensitivity": 1.0}.
 Pair found: D = [1.0, 0.0], D' = [0.0].
-Survey verdicts: ideal no violation found (epsilon >= 0.809); implementation violation (epsilon >= 3.871, attack
+Survey verdicts: ideal no violation found (epsilon >= 0.809); implementation violation (epsilon >= 4.497, attack
     float-lattice).
 Reproduce the row: dpaudit survey experiments/library_survey/catalogue.yaml --library diffprivlib==0.6.3 --entry
     mechanisms.Staircase --seed 2026 --out survey-reproduce
@@ -15,7 +15,7 @@ Source lines responsible (diffprivlib 0.6.3, as installed):
     105: return value + sign * ((1 - binary_rv) * ((geometric_rv + self.gamma * unif_rv) * self.sensitivity) +
 
 Docs: No warning about floating point.
-Later surveyed versions: 0.6.6: still flagged; implementation violation (3.87).
+Later surveyed versions: 0.6.6: still flagged; implementation violation (4.5).
 
 Runs in the survey's environment of this version (~/.cache/dpaudit/envs/9f0d9f5ec87c2229):
     python experiments/library_survey/witness.py --run 'diffprivlib-0.6.3-mechanisms.Staircase.py'

@@ -2,7 +2,7 @@
 
 Claim: (1, 0)-DP under replace-one; parameters {"epsilon": 1.0, "bounds": [-1, 1]}.
 Pair found: D = [-1.0, -1.0, -1.0], D' = [1.0, -1.0, -1.0].
-Survey verdicts: ideal no violation found (epsilon >= 0.803); implementation violation (epsilon >= 3.898, attack
+Survey verdicts: ideal no violation found (epsilon >= 0.803); implementation violation (epsilon >= 4.488, attack
     float-lsb).
 Reproduce the row: dpaudit survey experiments/library_survey/catalogue.yaml --library diffprivlib==0.6.3 --entry
     'tools.mean[straddle]' --seed 2026 --out survey-reproduce
@@ -18,7 +18,7 @@ Source lines responsible (diffprivlib 0.6.3, as installed):
     149: return value - scale * standard_laplace
 
 Docs: As mechanisms.Laplace.
-Later surveyed versions: 0.6.6: still flagged; implementation violation (3.9).
+Later surveyed versions: 0.6.6: still flagged; implementation violation (4.49).
 
 Runs in the survey's environment of this version (~/.cache/dpaudit/envs/9f0d9f5ec87c2229):
     python experiments/library_survey/witness.py --run 'diffprivlib-0.6.3-tools.mean_straddle.py'

@@ -2,7 +2,7 @@
 
 Claim: (1, 0)-DP under replace-one; parameters {"epsilon": 1.0, "bounds": [0, 1]}.
 Pair found: D = [0.0, 0.0, 0.0], D' = [0.5, 0.0, 0.0].
-Survey verdicts: ideal no violation found (epsilon >= 0.099); implementation violation (epsilon >= 4.013, attack
+Survey verdicts: ideal no violation found (epsilon >= 0.099); implementation violation (epsilon >= 4.680, attack
     float-lsb).
 Reproduce the row: dpaudit survey experiments/library_survey/catalogue.yaml --library diffprivlib==0.6.3 --entry
     'tools.median[inside]' --seed 2026 --out survey-reproduce
@@ -16,7 +16,7 @@ Source lines responsible (diffprivlib 0.6.3, as installed):
     141: output = random_state.random() * (array[idx+1] - array[idx]) + array[idx]
 
 Docs: No warning about floating point.
-Later surveyed versions: 0.6.6: still flagged; implementation violation (4.01).
+Later surveyed versions: 0.6.6: still flagged; implementation violation (4.68).
 
 Runs in the survey's environment of this version (~/.cache/dpaudit/envs/9f0d9f5ec87c2229):
     python experiments/library_survey/witness.py --run 'diffprivlib-0.6.3-tools.median_inside.py'

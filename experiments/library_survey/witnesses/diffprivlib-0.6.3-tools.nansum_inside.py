@@ -2,8 +2,8 @@
 
 Claim: (1, 0)-DP under add-remove; parameters {"epsilon": 1.0, "bounds": [0, 1]}.
 Pair found: D = [1.0, 1.0, 1.0], D' = [1.0, 1.0].
-Survey verdicts: ideal violation (epsilon >= 5.028); implementation violation (epsilon >= 4.956, attack
-    threshold).
+Survey verdicts: ideal violation (epsilon >= 5.028); implementation violation (epsilon >= 5.170, attack float-
+    lsb).
 Reproduce the row: dpaudit survey experiments/library_survey/catalogue.yaml --library diffprivlib==0.6.3 --entry
     'tools.nansum[inside]' --seed 2026 --out survey-reproduce
 

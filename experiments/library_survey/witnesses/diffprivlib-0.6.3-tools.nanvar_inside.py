@@ -2,7 +2,7 @@
 
 Claim: (1, 0)-DP under replace-one; parameters {"epsilon": 1.0, "bounds": [0, 1]}.
 Pair found: D = [0.0, 0.0, 0.0], D' = [1.0, 0.0, 0.0].
-Survey verdicts: ideal no violation found (epsilon >= 0.572); implementation violation (epsilon >= 3.705, attack
+Survey verdicts: ideal no violation found (epsilon >= 0.572); implementation violation (epsilon >= 4.015, attack
     float-binade-lsb).
 Reproduce the row: dpaudit survey experiments/library_survey/catalogue.yaml --library diffprivlib==0.6.3 --entry
     'tools.nanvar[inside]' --seed 2026 --out survey-reproduce
@@ -18,7 +18,7 @@ Source lines responsible (diffprivlib 0.6.3, as installed):
     415: noisy = value + self._scale * self._laplace_sampler(*np.array(unif).reshape(4, -1))
 
 Docs: As mechanisms.Laplace.
-Later surveyed versions: 0.6.6: still flagged; implementation violation (3.7).
+Later surveyed versions: 0.6.6: still flagged; implementation violation (4.01).
 
 Runs in the survey's environment of this version (~/.cache/dpaudit/envs/9f0d9f5ec87c2229):
     python experiments/library_survey/witness.py --run 'diffprivlib-0.6.3-tools.nanvar_inside.py'

@@ -2,7 +2,7 @@
 
 Claim: (1, 1e-05)-DP under add-remove; parameters {"epsilon": 1.0, "delta": 1e-05, "sensitivity": 1.0}.
 Pair found: D = [1.0, 0.0], D' = [0.0].
-Survey verdicts: ideal no violation found (epsilon >= 0.083); implementation violation (epsilon >= 2.323, attack
+Survey verdicts: ideal no violation found (epsilon >= 0.083); implementation violation (epsilon >= 2.558, attack
     float-lattice).
 Reproduce the row: dpaudit survey experiments/library_survey/catalogue.yaml --library diffprivlib==0.6.6 --entry
     mechanisms.GaussianAnalytic --seed 2026 --out survey-reproduce

@@ -3,7 +3,7 @@
 
 Claim: (1, 0.1)-DP under add-remove; parameters {"epsilon": 1.0, "delta": 0.1, "sensitivity": 1.0}.
 Pair found: D = [1.0, 0.0], D' = [0.0].
-Survey verdicts: ideal no violation found (epsilon >= 0.801); implementation violation (epsilon >= 2.861, attack
+Survey verdicts: ideal no violation found (epsilon >= 0.801); implementation violation (epsilon >= 3.522, attack
     float-lattice).
 Reproduce the row: dpaudit survey experiments/library_survey/catalogue.yaml --library diffprivlib==0.6.6 --entry
     mechanisms.LaplaceBoundedNoise --seed 2026 --out survey-reproduce

@@ -2,7 +2,7 @@
 
 Claim: (1, 0)-DP under add-remove; parameters {"epsilon": 1.0, "sensitivity": 1.0}.
 Pair found: D = [1.0, 0.0], D' = [0.0].
-Survey verdicts: ideal no violation found (epsilon >= 0.809); implementation violation (epsilon >= 3.871, attack
+Survey verdicts: ideal no violation found (epsilon >= 0.809); implementation violation (epsilon >= 4.497, attack
     float-lattice).
 Reproduce the row: dpaudit survey experiments/library_survey/catalogue.yaml --library diffprivlib==0.6.6 --entry
     mechanisms.Staircase --seed 2026 --out survey-reproduce

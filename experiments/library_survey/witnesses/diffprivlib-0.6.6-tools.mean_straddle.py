@@ -2,7 +2,7 @@
 
 Claim: (1, 0)-DP under replace-one; parameters {"epsilon": 1.0, "bounds": [-1, 1]}.
 Pair found: D = [-1.0, -1.0, -1.0], D' = [1.0, -1.0, -1.0].
-Survey verdicts: ideal no violation found (epsilon >= 0.803); implementation violation (epsilon >= 3.898, attack
+Survey verdicts: ideal no violation found (epsilon >= 0.803); implementation violation (epsilon >= 4.488, attack
     float-lsb).
 Reproduce the row: dpaudit survey experiments/library_survey/catalogue.yaml --library diffprivlib==0.6.6 --entry
     'tools.mean[straddle]' --seed 2026 --out survey-reproduce

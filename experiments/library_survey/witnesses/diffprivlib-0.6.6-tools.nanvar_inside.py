@@ -2,7 +2,7 @@
 
 Claim: (1, 0)-DP under replace-one; parameters {"epsilon": 1.0, "bounds": [0, 1]}.
 Pair found: D = [0.0, 0.0, 0.0], D' = [1.0, 0.0, 0.0].
-Survey verdicts: ideal no violation found (epsilon >= 0.572); implementation violation (epsilon >= 3.705, attack
+Survey verdicts: ideal no violation found (epsilon >= 0.572); implementation violation (epsilon >= 4.015, attack
     float-binade-lsb).
 Reproduce the row: dpaudit survey experiments/library_survey/catalogue.yaml --library diffprivlib==0.6.6 --entry
     'tools.nanvar[inside]' --seed 2026 --out survey-reproduce

@@ -2,7 +2,7 @@
 
 Claim: (1, 0)-DP under replace-one; parameters {"epsilon": 1.0, "bounds": [0, 1], "quant": 0.25}.
 Pair found: D = [0.0, 0.0, 0.0], D' = [0.5, 0.0, 0.0].
-Survey verdicts: ideal no violation found (epsilon >= 0.091); implementation violation (epsilon >= 3.963, attack
+Survey verdicts: ideal no violation found (epsilon >= 0.091); implementation violation (epsilon >= 4.643, attack
     float-lsb).
 Reproduce the row: dpaudit survey experiments/library_survey/catalogue.yaml --library diffprivlib==0.6.6 --entry
     tools.quantile --seed 2026 --out survey-reproduce

@@ -2,8 +2,8 @@
 
 Claim: (1, 0)-DP under add-remove; parameters {"epsilon": 1.0, "bounds": [2, 3]}.
 Pair found: D = [2.0, 2.0, 2.0], D' = [2.0, 2.0].
-Survey verdicts: ideal violation (epsilon >= 5.153); implementation violation (epsilon >= 5.156, attack
-    threshold).
+Survey verdicts: ideal violation (epsilon >= 5.153); implementation violation (epsilon >= 5.195, attack float-
+    lsb).
 Reproduce the row: dpaudit survey experiments/library_survey/catalogue.yaml --library diffprivlib==0.6.6 --entry
     'tools.sum.offset-bounds[add-remove]' --seed 2026 --out survey-reproduce
 

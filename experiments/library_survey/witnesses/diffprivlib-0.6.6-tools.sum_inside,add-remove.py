@@ -2,8 +2,8 @@
 
 Claim: (1, 0)-DP under add-remove; parameters {"epsilon": 1.0, "bounds": [0, 1]}.
 Pair found: D = [1.0, 1.0, 1.0], D' = [1.0, 1.0].
-Survey verdicts: ideal violation (epsilon >= 4.945); implementation violation (epsilon >= 4.994, attack
-    threshold).
+Survey verdicts: ideal violation (epsilon >= 4.945); implementation violation (epsilon >= 5.198, attack float-
+    lsb).
 Reproduce the row: dpaudit survey experiments/library_survey/catalogue.yaml --library diffprivlib==0.6.6 --entry
     'tools.sum[inside,add-remove]' --seed 2026 --out survey-reproduce
 

@@ -2,7 +2,7 @@
 
 Claim: (1, 0)-DP under replace-one; parameters {"epsilon": 1.0, "bounds": [0, 1]}.
 Pair found: D = [0.0, 0.0, 0.0], D' = [1.0, 0.0, 0.0].
-Survey verdicts: ideal no violation found (epsilon >= 0.541); implementation violation (epsilon >= 3.558, attack
+Survey verdicts: ideal no violation found (epsilon >= 0.541); implementation violation (epsilon >= 4.133, attack
     float-lattice).
 Reproduce the row: dpaudit survey experiments/library_survey/catalogue.yaml --library diffprivlib==0.6.6 --entry
     'tools.var[inside]' --seed 2026 --out survey-reproduce

@@ -2,7 +2,7 @@
 
 Claim: (1, 0)-DP under replace-one; parameters {"epsilon": 1.0, "bounds": [-1, 1]}.
 Pair found: D = [-1.0, -1.0, -1.0], D' = [1.0, -1.0, -1.0].
-Survey verdicts: ideal no violation found (epsilon >= 0.400); implementation violation (epsilon >= 3.660, attack
+Survey verdicts: ideal no violation found (epsilon >= 0.400); implementation violation (epsilon >= 4.040, attack
     float-lattice).
 Reproduce the row: dpaudit survey experiments/library_survey/catalogue.yaml --library diffprivlib==0.6.6 --entry
     'tools.var[straddle]' --seed 2026 --out survey-reproduce

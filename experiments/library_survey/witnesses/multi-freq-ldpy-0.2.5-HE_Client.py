@@ -2,7 +2,7 @@
 
 Claim: (1, 0)-DP under replace-one; parameters {"k": 4, "epsilon": 1.0}.
 Pair found: D = [0.0], D' = [2.0].
-Survey verdicts: ideal no violation found (epsilon >= 0.735); implementation violation (epsilon >= 2.872, attack
+Survey verdicts: ideal no violation found (epsilon >= 0.735); implementation violation (epsilon >= 4.814, attack
     float-lattice).
 Reproduce the row: dpaudit survey experiments/library_survey/catalogue.yaml --library multi-freq-ldpy==0.2.5
     --entry HE_Client --seed 2026 --out survey-reproduce

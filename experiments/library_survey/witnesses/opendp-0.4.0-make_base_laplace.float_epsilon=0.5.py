@@ -1,9 +1,9 @@
 """Witness: opendp 0.4.0, opendp.meas.make_base_laplace (survey entry make_base_laplace.float[epsilon=0.5]).
 
 Claim: (0.5, 0)-DP under add-remove; parameters {"epsilon": 0.5, "sensitivity": 1.0, "domain": "float"}.
-Pair found: D = [1.0, 1.0], D' = [1.0].
-Survey verdicts: ideal no violation found (epsilon >= 0.336); implementation violation (epsilon >= 2.789, attack
-    float-lsb).
+Pair found: D = [1.0, 0.0], D' = [0.0].
+Survey verdicts: ideal no violation found (epsilon >= 0.296); implementation violation (epsilon >= 3.709, attack
+    float-lattice).
 Reproduce the row: dpaudit survey experiments/library_survey/catalogue.yaml --library opendp==0.4.0 --entry
     'make_base_laplace.float[epsilon=0.5]' --seed 2026 --out survey-reproduce
 
@@ -31,7 +31,7 @@ Docs: Documented: make_base_laplace needs enable_features("floating-point"), and
     satisfied" (Mironov 2012). The same docs' Floating-Point section also says that noise at arbitrary scale is
     made "through a combination of preprocessing and postprocessing that preserves the properties of
     differential privacy", which the rounding of shift / scale + noise does not.
-Later surveyed versions: 0.5.0: not flagged (fixed, or not found); implementation no violation found (0.282).
+Later surveyed versions: 0.5.0: not flagged (fixed, or not found); implementation no violation found (0.257).
 
 Runs in the survey's environment of this version (~/.cache/dpaudit/envs/0aea82c2d416d1c4):
     python experiments/library_survey/witness.py --run 'opendp-0.4.0-make_base_laplace.float_epsilon=0.5.py'
@@ -45,8 +45,8 @@ import numpy as np
 from dpaudit.survey.witness import certify, draw, show_leak
 from dpaudit.survey.worker import build_target
 
-D = [1.0, 1.0]
-D_PRIME = [1.0]
+D = [1.0, 0.0]
+D_PRIME = [0.0]
 
 
 # 1. The library called once on each side, as a user would.
@@ -56,7 +56,7 @@ D_PRIME = [1.0]
 RELEASE = build_target({'function': 'opendp.meas.make_base_laplace', 'call': {'target': 'opendp.laplace'}, 'params': {'epsilon': 0.5, 'sensitivity': 1.0, 'domain': 'float'}})
 rng = np.random.default_rng(2582125487)
 x0, x1 = draw(RELEASE, D, 20000, rng), draw(RELEASE, D_PRIME, 20000, rng)
-show_leak(x0, x1, 'float-lsb')
+show_leak(x0, x1, 'float-lattice')
 
 # 3. The audit that certifies it (the code as it runs).
 sys.exit(certify(RELEASE, D, D_PRIME, epsilon=0.5, delta=0.0, max_samples=3000,

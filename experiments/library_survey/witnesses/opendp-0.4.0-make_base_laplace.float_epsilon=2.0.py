@@ -2,7 +2,7 @@
 
 Claim: (2, 0)-DP under add-remove; parameters {"epsilon": 2.0, "sensitivity": 1.0, "domain": "float"}.
 Pair found: D = [1.0, 1.0], D' = [1.0].
-Survey verdicts: ideal no violation found (epsilon >= 1.714); implementation violation (epsilon >= 3.488, attack
+Survey verdicts: ideal no violation found (epsilon >= 1.809); implementation violation (epsilon >= 4.244, attack
     float-lsb).
 Reproduce the row: dpaudit survey experiments/library_survey/catalogue.yaml --library opendp==0.4.0 --entry
     'make_base_laplace.float[epsilon=2.0]' --seed 2026 --out survey-reproduce
@@ -31,7 +31,7 @@ Docs: Documented: make_base_laplace needs enable_features("floating-point"), and
     satisfied" (Mironov 2012). The same docs' Floating-Point section also says that noise at arbitrary scale is
     made "through a combination of preprocessing and postprocessing that preserves the properties of
     differential privacy", which the rounding of shift / scale + noise does not.
-Later surveyed versions: 0.5.0: not flagged (fixed, or not found); implementation no violation found (1.7).
+Later surveyed versions: 0.5.0: not flagged (fixed, or not found); implementation no violation found (1.56).
 
 Runs in the survey's environment of this version (~/.cache/dpaudit/envs/0aea82c2d416d1c4):
     python experiments/library_survey/witness.py --run 'opendp-0.4.0-make_base_laplace.float_epsilon=2.0.py'

@@ -2,9 +2,9 @@
     make_bounded_sum.make_base_laplace[straddle]).
 
 Claim: (1, 0)-DP under add-remove; parameters {"epsilon": 1.0, "lower": -1.0, "upper": 1.0}.
-Pair found: D = [-1.0, 1.0, 1.0], D' = [1.0, 1.0].
-Survey verdicts: ideal no violation found (epsilon >= 0.776); implementation violation (epsilon >= 3.075, attack
-    float-lsb).
+Pair found: D = [1.0, -1.0, 1.0], D' = [-1.0, 1.0].
+Survey verdicts: ideal no violation found (epsilon >= 0.886); implementation violation (epsilon >= 4.345, attack
+    float-lattice).
 Reproduce the row: dpaudit survey experiments/library_survey/catalogue.yaml --library opendp==0.4.0 --entry
     'make_bounded_sum.make_base_laplace[straddle]' --seed 2026 --out survey-reproduce
 
@@ -32,7 +32,7 @@ Docs: Documented: make_base_laplace needs enable_features("floating-point"), and
     satisfied" (Mironov 2012). The same docs' Floating-Point section also says that noise at arbitrary scale is
     made "through a combination of preprocessing and postprocessing that preserves the properties of
     differential privacy", which the rounding of shift / scale + noise does not.
-Later surveyed versions: 0.5.0: not flagged (fixed, or not found); implementation no violation found (0.324).
+Later surveyed versions: 0.5.0: not flagged (fixed, or not found); implementation no violation found (0.318).
 
 Runs in the survey's environment of this version (~/.cache/dpaudit/envs/0aea82c2d416d1c4):
     python experiments/library_survey/witness.py --run 'opendp-0.4.0-make_bounded_sum.make_base_laplace_straddle.py'
@@ -46,8 +46,8 @@ import numpy as np
 from dpaudit.survey.witness import certify, draw, show_leak
 from dpaudit.survey.worker import build_target
 
-D = [-1.0, 1.0, 1.0]
-D_PRIME = [1.0, 1.0]
+D = [1.0, -1.0, 1.0]
+D_PRIME = [-1.0, 1.0]
 
 
 # 1. The library called once on each side, as a user would.
@@ -57,7 +57,7 @@ D_PRIME = [1.0, 1.0]
 RELEASE = build_target({'function': 'opendp.trans.make_bounded_sum', 'call': {'target': 'dpaudit.adapters.opendp_aggregates:sum_laplace'}, 'params': {'epsilon': 1.0, 'lower': -1.0, 'upper': 1.0}})
 rng = np.random.default_rng(2592725646)
 x0, x1 = draw(RELEASE, D, 20000, rng), draw(RELEASE, D_PRIME, 20000, rng)
-show_leak(x0, x1, 'float-lsb')
+show_leak(x0, x1, 'float-lattice')
 
 # 3. The audit that certifies it (the code as it runs).
 sys.exit(certify(RELEASE, D, D_PRIME, epsilon=1.0, delta=0.0, max_samples=3000,

@@ -3,7 +3,7 @@
 
 Claim: (1, 0)-DP under replace-one; parameters {"epsilon": 1.0}.
 Pair found: D = [0.0], D' = [1.0].
-Survey verdicts: ideal violation (epsilon >= 2.116); implementation violation (epsilon >= 2.038, attack
+Survey verdicts: ideal violation (epsilon >= 2.015); implementation violation (epsilon >= 2.199, attack
     threshold).
 Reproduce the row: dpaudit survey experiments/library_survey/catalogue.yaml --library opendp==0.4.0 --entry
     make_randomized_response_bool.meas --seed 2026 --out survey-reproduce
@@ -24,7 +24,7 @@ Source lines responsible (opendp 0.4.0, as installed):
     48: prob.inf_div(&Q::one().neg_inf_sub(&prob)?)?.inf_ln()?),
 
 Docs: No warning: the docstring calls prob the probability of returning the correct answer.
-Later surveyed versions: 0.5.0: not flagged (fixed, or not found); ideal no violation found (0.8).
+Later surveyed versions: 0.5.0: not flagged (fixed, or not found); ideal no violation found (0.919).
 
 Runs in the survey's environment of this version (~/.cache/dpaudit/envs/0aea82c2d416d1c4):
     python experiments/library_survey/witness.py --run 'opendp-0.4.0-make_randomized_response_bool.meas.py'

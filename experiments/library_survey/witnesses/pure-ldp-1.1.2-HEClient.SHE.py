@@ -2,7 +2,7 @@
 
 Claim: (1, 0)-DP under replace-one; parameters {"epsilon": 1.0, "d": 4}.
 Pair found: D = [1.0], D' = [3.0].
-Survey verdicts: ideal no violation found (epsilon >= 0.766); implementation violation (epsilon >= 2.879, attack
+Survey verdicts: ideal no violation found (epsilon >= 0.766); implementation violation (epsilon >= 4.989, attack
     float-lattice).
 Reproduce the row: dpaudit survey experiments/library_survey/catalogue.yaml --library pure-ldp==1.1.2 --entry
     HEClient.SHE --seed 2026 --out survey-reproduce
@@ -18,7 +18,7 @@ Source lines responsible (pure-ldp 1.1.2, as installed):
     29: noisy_vec = oh_vec + noise
 
 Docs: No warning about floating point.
-Later surveyed versions: 1.2.0: still flagged; implementation violation (2.88).
+Later surveyed versions: 1.2.0: still flagged; implementation violation (4.99).
 
 Runs in the survey's environment of this version (~/.cache/dpaudit/envs/aaec40e95588248f):
     python experiments/library_survey/witness.py --run 'pure-ldp-1.1.2-HEClient.SHE.py'

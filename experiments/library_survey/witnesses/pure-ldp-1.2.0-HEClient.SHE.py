@@ -2,7 +2,7 @@
 
 Claim: (1, 0)-DP under replace-one; parameters {"epsilon": 1.0, "d": 4}.
 Pair found: D = [1.0], D' = [3.0].
-Survey verdicts: ideal no violation found (epsilon >= 0.766); implementation violation (epsilon >= 2.879, attack
+Survey verdicts: ideal no violation found (epsilon >= 0.766); implementation violation (epsilon >= 4.989, attack
     float-lattice).
 Reproduce the row: dpaudit survey experiments/library_survey/catalogue.yaml --library pure-ldp==1.2.0 --entry
     HEClient.SHE --seed 2026 --out survey-reproduce
