@@ -5,7 +5,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "search"))
 
+import pytest  # noqa: E402
 import user_domain_targets as U  # noqa: E402
+from scipy import stats  # noqa: E402
 
 import dpaudit  # noqa: E402
 
@@ -33,7 +35,7 @@ def test_grey_box_auto_screens_and_audits_black_box_when_the_noise_cannot_be_rec
     def seeds_only(data, size=None, rng=None):  # the rng only seeds the generator that draws the noise
         return float(np.clip(np.sum(data), 0, 1)) + np.random.default_rng(int(rng.integers(2**62))).laplace(size=size)
 
-    kw = dict(epsilon=1.0, size=2, low=0.0, high=1.0, seed=2, ideal=True, max_samples=4_000, max_candidates=6)
+    kw = dict(epsilon=1.0, size=2, low=0.0, high=1.0, seed=2, ideal=True, max_samples=50_000, max_candidates=6)
     with pytest.raises(GreyBoxError, match="draws only seeds"):
         dpaudit.search(seeds_only, grey_box=True, **kw)
     auto = dpaudit.search(seeds_only, grey_box="auto", **kw)
@@ -58,3 +60,32 @@ def test_grey_box_screening_stops_trying_when_no_trace_is_exact():
     assert 0 < g["grey_box_calls"] <= GREY_TRIALS * 200  # three traces and a probe per tried pair
     assert any(n.startswith(f"grey-box screening stopped after {GREY_TRIALS} pairs") for n in grey.notes)
     assert (grey.dataset, grey.neighbor, grey.verdict) == (black.dataset, black.neighbor, black.verdict)
+
+
+STOP_SEEDS = 200
+STOP_CONFIDENCE = 0.95
+#: Violations a sound search allows over STOP_SEEDS runs: the binomial(STOP_SEEDS, 1 - confidence) quantile at 1 - 1e-3.
+STOP_ALLOWANCE = int(stats.binom.ppf(1 - 1e-3, STOP_SEEDS, 1 - STOP_CONFIDENCE))
+
+
+@pytest.mark.soundness
+def test_searches_that_stop_grey_box_screening_stay_sound_over_200_seeds():
+    """Over 200 seeded grey-box searches of report-noisy-max (correct, epsilon 1; 50,000 releases per side), the
+    stop rule fires in every run and at most STOP_ALLOWANCE of them (21) end in a violation.
+
+    Each verdict holds at 95% whatever the screening did, so the violations are at most Binomial(200, 0.05): this
+    fails with probability <= 1e-3 for a sound search.  The fast seeded version is
+    test_grey_box_screening_stops_trying_when_no_trace_is_exact.
+    """
+    from dpaudit.mechanisms import get_mechanism
+    from dpaudit.pair_search_steps import GREY_TRIALS
+
+    mech = get_mechanism("report_noisy_max_laplace", epsilon=1.0, n_candidates=5, answers=True)
+    stopped = violations = 0
+    for seed in range(4600, 4600 + STOP_SEEDS):
+        r = dpaudit.search(mech, grey_box=True, traces=20, epsilon=1.0, seed=seed, ideal=True, samples=50_000,
+                           max_candidates=12, confidence=STOP_CONFIDENCE, **dict(mech.input_domain()))
+        stopped += any(n.startswith(f"grey-box screening stopped after {GREY_TRIALS} pairs") for n in r.notes)
+        violations += r.verdict == "violation"
+    assert stopped == STOP_SEEDS, f"the stop rule fired in {stopped} of {STOP_SEEDS} searches"
+    assert violations <= STOP_ALLOWANCE, f"{violations} of {STOP_SEEDS} verdicts are violations (allowed {STOP_ALLOWANCE})"
