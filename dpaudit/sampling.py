@@ -18,7 +18,7 @@ the audit with an error naming it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -131,12 +131,15 @@ class _CountJob:
     deadline: float | None = None
     #: Per scorer, thresholds counted only in chunks that ask for them (or None): see :meth:`Sampler.count_events`.
     extra: tuple | None = None
+    #: Per scorer, (both threshold sets as one sorted array, where each of the two sits in it): a chunk that
+    #: counts both sorts or scans its scores once.  Derived from ``thresholds`` and ``extra``.
+    merged: tuple = field(init=False, repr=False, compare=False)
 
-    def merged(self, j: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Scorer ``j``'s thresholds and extra thresholds as one sorted array, and where each of the two sits
-        in it: a chunk that counts both sorts or scans its scores once."""
-        both = np.union1d(self.thresholds[j], self.extra[j])
-        return both, np.searchsorted(both, self.thresholds[j]), np.searchsorted(both, self.extra[j])
+    def __post_init__(self):
+        merged = () if self.extra is None else tuple(
+            (both, np.searchsorted(both, t), np.searchsorted(both, e))
+            for t, e, both in ((t, e, np.union1d(t, e)) for t, e in zip(self.thresholds, self.extra)))
+        object.__setattr__(self, "merged", merged)
 
 
 def _count_chunk(job: _CountJob, data, n: int, key: tuple, cut: int | None = None, with_extra: bool = False):
@@ -151,25 +154,26 @@ def _count_chunk(job: _CountJob, data, n: int, key: tuple, cut: int | None = Non
     if tuple(x.shape[1:]) != tuple(job.shape):
         raise TargetError(f"target {job.target.name!r} changed its output shape from {tuple(job.shape)} to "
                           f"{tuple(x.shape[1:])} on the {SIDES[key[0]]}")
-    if cut is None and not with_extra:
-        # A scorer that counts its level sets directly (a step function of one coordinate) is not scored.
-        direct = [getattr(scorer, "count_at_least", lambda x, t: None)(x, t)
-                  for scorer, t in zip(job.scorers, job.thresholds)]
-        if all(c is not None for c in direct):
-            return direct, None, None
-    scores = [scorer.score(x) for scorer in job.scorers]
+    # A scorer that counts its level sets directly (a step function of one coordinate) is not scored, unless
+    # the chunk also counts a Poisson prefix or the extra thresholds (both read the scores).
+    direct = [scorer.count_at_least(x, t) if cut is None and not with_extra and hasattr(scorer, "count_at_least")
+              else None for scorer, t in zip(job.scorers, job.thresholds)]
+    scores = [None if d is not None else scorer.score(x) for scorer, d in zip(job.scorers, direct)]
     # The chunk that holds the end of a Poisson-sized prefix also counts that prefix (before any sort).
     prefix = None if cut is None else [count_at_least(np.asarray(sc)[:cut], t)
                                        for sc, t in zip(scores, job.thresholds)]
     full, extra = [], [] if with_extra else None
     for i, sc in enumerate(scores):
+        if direct[i] is not None:
+            full.append(direct[i])
+            continue
         # A score array may be sorted in place unless a later one shares its memory: the releases are
         # dropped after counting, and a scorer that returns the releases themselves needs no copy.
-        overwrite = not any(np.may_share_memory(sc, o) for o in scores[i + 1:])
+        overwrite = not any(o is not None and np.may_share_memory(sc, o) for o in scores[i + 1:])
         if not with_extra:
             full.append(count_at_least(sc, job.thresholds[i], overwrite=overwrite))
             continue
-        both, at_main, at_extra = job.merged(i)
+        both, at_main, at_extra = job.merged[i]
         counts = count_at_least(sc, both, overwrite=overwrite)
         full.append(counts[at_main])
         extra.append(counts[at_extra])

@@ -28,9 +28,9 @@ def poisson_sizes(entropy: int, test_phase: tuple, n_test: int) -> tuple[int, in
     return int(n0), int(n1)
 
 
-def count_held_out(sampler, tests, *, n_test, test_phase, entropy, previous=None, previous_poisson=None,
-                   previous_described=None) -> HeldOut:
-    """Held-out counts of every event of ``tests`` (added to the ``previous`` round's counts of the same events).
+def count_held_out(sampler, tests, *, n_test, test_phase, entropy, previous=None) -> HeldOut:
+    """Held-out counts of every event of ``tests``, added to those of the ``previous`` round (its ``counts``,
+    ``poisson_counts`` and ``described_counts``) when it counted the same events.
 
     The certified events are counted on all ``n_test`` releases per side; the
     events the report only describes (profile, ROC, GDP) on each side's first
@@ -49,8 +49,10 @@ def count_held_out(sampler, tests, *, n_test, test_phase, entropy, previous=None
     extra = 0 if sizes is None else max(0, max(sizes) - n_test)
     got = sampler.count_events(test_phase, n_test, scorers, certified, prefix=sizes, extra=described,
                                extra_limit=DESCRIBED_HELD_OUT)
-    return HeldOut(counts=_added(previous, got.counts), poisson=_added(previous_poisson, got.prefix),
-                   described=_added(previous_described, got.extra), drawn_beyond=extra)
+    before = (None, None, None) if previous is None else (
+        previous.counts, previous.poisson_counts, previous.described_counts)
+    return HeldOut(counts=_added(before[0], got.counts), poisson=_added(before[1], got.prefix),
+                   described=_added(before[2], got.extra), drawn_beyond=extra)
 
 
 @dataclass(frozen=True)

@@ -149,9 +149,7 @@ class AuditRun:
             previous = self.rounds[-1]
         tests = [self.test] + ([self.float_test] if self.float_test is not None else [])
         held = count_held_out(self.sampler, tests, n_test=step.n_test, test_phase=step.test_phase, entropy=ctx.entropy,
-                              **({} if previous is None else dict(previous=previous.counts,
-                                                                  previous_poisson=previous.poisson_counts,
-                                                                  previous_described=previous.described_counts)))
+                              previous=previous)
         self.drawn += step.n_calibration + step.n_test + held.drawn_beyond
         rd = certify_round(r, self.drawn, len(self.pool[0]), self.test, self.float_test, held.counts, held.poisson,
                            described=held.described, delta=self.delta, confidence=self.confidence, cert=ctx.cert)

@@ -179,8 +179,8 @@ class MixedScore:
 
         out = []
         for t in np.asarray(thresholds, dtype=float).ravel():
-            keep = np.r_[False, scores >= t, False].astype(np.int8)
-            starts, stops = np.flatnonzero(np.diff(keep) == 1), np.flatnonzero(np.diff(keep) == -1)
+            edge = np.diff(np.r_[False, scores >= t, False].astype(np.int8))  # +1 where a run starts, -1 after it
+            starts, stops = np.flatnonzero(edge == 1), np.flatnonzero(edge == -1)
             out.append(sum(rows_from(a) - rows_from(b) for a, b in zip(starts, stops)))
         return np.array(out, dtype=np.int64).reshape(np.shape(thresholds))
 
