@@ -26,6 +26,14 @@ def _ceiling_module():
     return module
 
 
+def _exact_laws_module():
+    """experiments/dp_sniper/exact_laws.py, which ceiling.py puts on the path and imports."""
+    import sys
+
+    _ceiling_module()
+    return sys.modules["exact_laws"]
+
+
 @pytest.mark.parametrize("name, threshold", [("sparse_vector", 0.5), ("svt_lyu_alg4", 1.0)])
 def test_exact_svt_probabilities_match_the_releases(name, threshold):
     ceiling = _ceiling_module()
@@ -173,3 +181,77 @@ def test_exact_svt_pattern_probabilities_match_the_releases():
         out = np.asarray(mech(data, size=n, rng=seed))
         code = (out == 1) @ (1 << np.arange(4))  # bit k of the pattern: query k above
         assert stats.chisquare(np.bincount(code, minlength=16), p * n).pvalue > ALPHA
+
+
+def _pattern_counts(out: np.ndarray, law: dict) -> tuple[np.ndarray, np.ndarray]:
+    """(observed, expected share) per pattern of ``law``; a release outside the law fails the test."""
+    keys = list(law)
+    index = {k: i for i, k in enumerate(keys)}
+    rows, counts = np.unique(out.astype(int), axis=0, return_counts=True)
+    observed = np.zeros(len(keys))
+    for row, count in zip(rows, counts):
+        assert tuple(row) in index, f"release {tuple(row)} has probability 0 in the exact law"
+        observed[index[tuple(row)]] = count
+    return observed, np.array([law[k] for k in keys])
+
+
+@pytest.mark.parametrize("name, params", [
+    ("sparse_vector", dict(epsilon=0.5, c=2, threshold=1.0, n_queries=6)),  # cutoff 2: 22 patterns
+    ("svt_lyu_alg4", dict(epsilon=0.5, c=3, threshold=1.0, n_queries=6)),  # cutoff 3: 42 patterns
+    ("svt_lyu_alg5", dict(epsilon=0.1, threshold=1.0, n_queries=10)),  # no query noise: closed form
+    ("svt_lyu_alg5", dict(epsilon=0.5, threshold=0.3, n_queries=6)),
+])
+def test_svt_pattern_law_matches_the_releases(name, params):
+    """Every status pattern of a one-threshold sparse vector (any cutoff, or none) against 200,000 releases
+    per side: chi-square over the patterns expected 20 or more times, the rest pooled (alpha 1e-3)."""
+    svt_pattern_law = _exact_laws_module().svt_pattern_law
+    mech = get_mechanism(name, answers=True, **params)
+    n = 200_000
+    for data, seed in zip(mech.neighbouring_pair(), (11, 12)):
+        law = svt_pattern_law(mech, data, n_grid=100_001)
+        assert sum(law.values()) == pytest.approx(1.0)
+        observed, p = _pattern_counts(np.asarray(mech(data, size=n, rng=seed)), law)
+        big = p * n >= 20
+        if not big.all():
+            observed, p = np.r_[observed[big], observed[~big].sum()], np.r_[p[big], p[~big].sum()]
+        assert stats.chisquare(observed, p * n).pvalue > ALPHA
+
+
+def test_svt5_law_is_the_threshold_noise_mass_between_the_answers():
+    """Algorithm 5 on DP-Sniper's pair: D = [2]*5 + [0]*5 has query k above iff rho <= q_k - 1, so all above
+    with P(rho <= -1), the first half with P(-1 < rho <= 1); D' = [1]*10 all above or all below, never half."""
+    svt_pattern_law = _exact_laws_module().svt_pattern_law
+    mech = get_mechanism("svt_lyu_alg5", epsilon=0.1, c=1, threshold=1.0, n_queries=10, answers=True)
+    d, d2 = mech.neighbouring_pair()
+    cdf = stats.laplace(scale=mech.rho_scale).cdf
+    law, law2 = svt_pattern_law(mech, d), svt_pattern_law(mech, d2)
+    half = (1,) * 5 + (0,) * 5
+    assert law == pytest.approx({(1,) * 10: cdf(-1), half: cdf(1) - cdf(-1), (0,) * 10: 1 - cdf(1)})
+    assert law2 == pytest.approx({(1,) * 10: 0.5, (0,) * 10: 0.5})
+
+
+def test_the_svt_laws_refuse_the_variants_they_do_not_describe():
+    ceiling = _ceiling_module()
+    for name, c in (("svt_lyu_alg2", 2), ("svt_lyu_alg3", 1)):  # a threshold redrawn per above; released values
+        mech = get_mechanism(name, epsilon=0.1, c=c, threshold=1.0, n_queries=10, answers=True)
+        assert ceiling.exact_svt_pattern_probabilities(mech, *mech.neighbouring_pair()) is None
+    mech = get_mechanism("svt_lyu_alg2", epsilon=0.1, c=1, threshold=1.0, n_queries=10, answers=True)
+    assert ceiling.exact_svt_pattern_probabilities(mech, *mech.neighbouring_pair()) is not None  # c = 1: one rho
+
+
+@pytest.mark.parametrize("name, params", [
+    ("truncated_geometric", dict(epsilon=0.1, n=5, k=3)),
+    ("report_noisy_max_laplace", dict(epsilon=0.1, n_candidates=5, answers=True)),
+    ("report_noisy_max_exponential", dict(epsilon=0.1, n_candidates=5, answers=True)),
+])
+def test_exact_index_probabilities_match_the_releases(name, params):
+    """The truncated geometric's pmf and noisy max's index law against 500,000 releases per side (alpha 1e-3)."""
+    ceiling = _ceiling_module()
+    mech = get_mechanism(name, **params)
+    d, d2 = mech.neighbouring_pair()
+    p0, p1 = ceiling.exact_index_probabilities(mech, d, d2)
+    assert p0.sum() == pytest.approx(1.0) and p1.sum() == pytest.approx(1.0)
+    n = 500_000
+    for data, p, seed in ((d, p0, 13), (d2, p1, 14)):
+        counts = np.bincount(np.asarray(mech(data, size=n, rng=seed)).ravel(), minlength=len(p))
+        assert stats.chisquare(counts, p * n).pvalue > ALPHA

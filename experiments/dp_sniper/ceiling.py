@@ -3,25 +3,24 @@
     python experiments/dp_sniper/ceiling.py                         # every discrete row, 9e6 and 1.9e7 held out
     python experiments/dp_sniper/ceiling.py --rows SVT1 SVT2 --estimate 1e7
 
-For a row whose releases take few distinct values (the sparse-vector rows,
-report-noisy-max's index, the truncated geometric), the probability of each
-outcome on D and on D' is estimated from ``--estimate`` releases per side.
-Every event "outcome among the k most likely under D relative to D'" (the best
-events of each size, Neyman-Pearson) is then scored as the audit scores its
-held-out counts, at counts equal to their expectations: one-sided
-Clopper-Pearson bounds on both rates, each at half the failure probability,
-``ln(TPR_lo / FPR_hi)``, or the Poisson test of the ratio on a Poisson-sized
-held-out set (whichever certifies more, as the audit chooses; ``--certificate``
-shows one alone).  The best of them is the most an audit that certifies this
-way can report at that held-out size, whatever its distinguisher: a ceiling for
-the audit's bound (up to the estimation noise of the probabilities, about
-0.002 at 10^7 releases per side), to set beside DP-Sniper's published bound,
-which used 2 x 10^8 held-out releases.  For the sparse-vector rows with cutoff 1 the
-probabilities are exact (an integral over the threshold noise), not estimated; so are RAPPOR's
-(a product over the bits whose filters differ) and those of a scalar release whose mechanism
-gives its CDF (report-noisy-max's released value, in 200,000 fine bins).  Where the mechanism gives
-an exact log likelihood ratio (the Laplace rows, SVT34Parallel, numerical sparse vector), fresh
-releases are binned by it and only the bins' masses are estimated.
+For a row whose releases take few distinct values, the probability of each outcome on D and on
+D' is computed exactly where the mechanism's law is known (``exact_laws.py``: the sparse-vector
+variants' status patterns at any cutoff, an integral over the threshold noise; Algorithm 3's first
+above answer and its value in fine cells; the truncated geometric's pmf; report noisy max's index),
+for RAPPOR (a product over the bits whose filters differ) and for a scalar release whose mechanism
+gives its CDF (report-noisy-max's released value, in 200,000 fine bins).  Every event "outcome among
+the k most likely under D relative to D'" (the best events of each size, Neyman-Pearson) is then
+scored as the audit scores its held-out counts, at counts equal to their expectations: one-sided
+Clopper-Pearson bounds on both rates, each at half the failure probability, ``ln(TPR_lo / FPR_hi)``,
+or the Poisson test of the ratio on a Poisson-sized held-out set (whichever certifies more, as the
+audit chooses; ``--certificate`` shows one alone).  The best of them is the most an audit that
+certifies this way can report at that held-out size, whatever its distinguisher: a ceiling for the
+audit's bound, to set beside DP-Sniper's published bound, which used 2 x 10^8 held-out releases.
+Where the mechanism gives an exact log likelihood ratio instead (the Laplace rows, SVT34Parallel,
+numerical sparse vector), fresh releases are binned by it and only the bins' masses are estimated
+(``--estimate`` releases per side), in their exact ratio order.  A discrete row with neither is
+estimated from ``--estimate`` releases per side and re-sorted by the estimates, which lifts its
+ceiling by their noise (no row of the table is left so).
 
 The held-out sizes default to those of fixed-size audits of 10^7 and 2 x 10^7
 releases per side (the calibration pool of 10^6 per side is not counted).
@@ -30,12 +29,18 @@ releases per side (the calibration pool of 10^6 per side is not counted).
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 import numpy as np
 import yaml
 
 HERE = Path(__file__).resolve().parent
+if str(HERE) not in sys.path:  # the exact laws live beside this script, which runs without a package
+    sys.path.insert(0, str(HERE))
+from exact_laws import (exact_discrete_probabilities, exact_index_probabilities,  # noqa: E402, F401
+                        exact_svt_pattern_probabilities, exact_svt_probabilities, exact_svt_value_probabilities)
+
 # The trapezoid rule under its numpy 2 name, or its numpy 1 name (np.trapz, the same function) on numpy 1.26.
 _trapezoid = getattr(np, "trapezoid", None) or np.trapz
 
@@ -66,104 +71,6 @@ def outcome_probabilities(mech, d, d2, n: int, seed: int) -> tuple[np.ndarray, n
     p0 = np.array([probs[0].get(k, 0.0) for k in keys])
     p1 = np.array([probs[1].get(k, 0.0) for k in keys])
     return p0, p1
-
-
-def exact_svt_probabilities(mech, d, d2) -> tuple[np.ndarray, np.ndarray] | None:
-    """Exact outcome probabilities of a sparse-vector variant with cutoff 1 (the position of the first
-    "above", or none), by integrating over the threshold noise; None for other mechanisms.
-
-    With c = 1 the release is fixed by the first query whose noisy answer clears the noisy threshold
-    T + rho, so P(first above at i) = E_rho[prod_{j<i} F_j(T + rho) (1 - F_i(T + rho))], F_j the
-    Laplace CDF of query j's noisy answer.  Monte Carlo estimates of the rare early positions
-    (probabilities near 0.006) moved this ceiling by +-0.006 for SVT1; the integral does not.
-    """
-    needed = ("rho_scale", "nu_scale", "threshold", "_prepare")
-    if getattr(mech, "c", None) != 1 or not all(hasattr(mech, a) for a in needed):
-        return None
-    if getattr(mech, "_releases_values", True) or not getattr(mech, "_has_cutoff", False) or mech.nu_scale <= 0:
-        return None
-    from scipy.stats import laplace
-
-    b_rho, b_nu = mech.rho_scale, mech.nu_scale
-    r = np.linspace(-60 * b_rho, 60 * b_rho, 400_001)
-    w = laplace.pdf(r, scale=b_rho)
-    w /= _trapezoid(w, r)
-    out = []
-    for data in (d, d2):
-        q = np.asarray(mech._prepare(data), dtype=float)
-        cdf = laplace.cdf((mech.threshold + r[None, :] - q[:, None]) / b_nu)  # P(query j below), per rho
-        below_before = np.vstack([np.ones_like(r), np.cumprod(cdf, axis=0)])  # prod over j < i
-        first = below_before[:-1] * (1.0 - cdf)
-        probs = np.r_[[_trapezoid(w * f, r) for f in first], _trapezoid(w * below_before[-1], r)]
-        out.append(probs / probs.sum())
-    return out[0], out[1]
-
-
-def exact_svt_pattern_probabilities(mech, d, d2, n_grid: int = 40_001) -> tuple[np.ndarray, np.ndarray] | None:
-    """Exact probabilities of every status pattern of a sparse-vector variant without a cutoff (Algorithm 6),
-    or None for other mechanisms.
-
-    Given the threshold noise rho the queries answer independently, so P(pattern) = E_rho[prod_k
-    (1 - F_k(T + rho) if k is above else F_k(T + rho))]: 2^m products on one grid of rho.  Estimated
-    from 10^7 releases the 1,024 patterns' rare ones read as large ratios and lifted the ceiling.
-    """
-    needed = ("rho_scale", "nu_scale", "threshold", "_prepare")
-    if not all(hasattr(mech, a) for a in needed) or getattr(mech, "_has_cutoff", True):
-        return None
-    if getattr(mech, "_releases_values", True) or mech.nu_scale <= 0 or mech.n_queries > 12:
-        return None
-    from scipy.stats import laplace
-
-    half = 40 * max(mech.rho_scale, mech.nu_scale)
-    r = np.linspace(-half, half, n_grid)
-    w = laplace.pdf(r, scale=mech.rho_scale)
-    out = []
-    for data in (d, d2):
-        q = np.asarray(mech._prepare(data), dtype=float)
-        below = laplace.cdf((mech.threshold + r[None, :] - q[:, None]) / mech.nu_scale)
-        probs = np.ones((1, len(r)))
-        for k in range(len(q)):  # pattern bit k: 0 below, 1 above
-            probs = np.concatenate([probs * below[k], probs * (1.0 - below[k])])
-        p = _trapezoid(probs * w, r, axis=1)
-        out.append(p / p.sum())
-    return out[0], out[1]
-
-
-def exact_svt_value_probabilities(mech, d, d2, n_grid: int = 400_001, cells: int = 4000):
-    """Exact outcome probabilities of a sparse-vector variant with cutoff 1 that releases the noisy
-    value of its above answer (Lyu et al.'s Algorithm 3): the position i of the first above and the
-    value v = q_i + nu_i in fine cells, or none above; None for other mechanisms.
-
-    P(i, v) = f_nu(v - q_i) * integral over rho <= v - T of f_rho(rho) prod_{j<i} F_nu(T + rho - q_j),
-    on one grid of rho (and v = T + rho), summed into ``cells`` cells of v per position.
-    """
-    needed = ("rho_scale", "nu_scale", "threshold", "_prepare")
-    if getattr(mech, "c", None) != 1 or not all(hasattr(mech, a) for a in needed):
-        return None
-    if not getattr(mech, "_releases_values", False) or not getattr(mech, "_has_cutoff", False):
-        return None
-    from scipy.integrate import cumulative_trapezoid
-    from scipy.stats import laplace
-
-    b_rho, b_nu = mech.rho_scale, mech.nu_scale
-    half = 40 * max(b_rho, b_nu)
-    r = np.linspace(-half, half, n_grid)
-    step = r[1] - r[0]
-    w = laplace.pdf(r, scale=b_rho)
-    out = []
-    for data in (d, d2):
-        q = np.asarray(mech._prepare(data), dtype=float)
-        cdf = laplace.cdf((mech.threshold + r[None, :] - q[:, None]) / b_nu)
-        below_before = np.vstack([np.ones_like(r), np.cumprod(cdf, axis=0)])
-        probs = []
-        for i in range(len(q)):
-            h = cumulative_trapezoid(w * below_before[i], r, initial=0.0)  # rho <= r, earlier queries below
-            dens = laplace.pdf(mech.threshold + r - q[i], scale=b_nu) * h * step  # v = T + r
-            probs.append(np.add.reduceat(dens, np.linspace(0, len(r), cells, endpoint=False).astype(int)))
-        probs.append([_trapezoid(w * below_before[-1], r)])
-        p = np.concatenate(probs)
-        out.append(p / p.sum())
-    return out[0], out[1]
 
 
 def exact_bit_probabilities(mech, d, d2) -> tuple[np.ndarray, np.ndarray] | None:
@@ -459,8 +366,7 @@ def main(argv=None) -> None:
             continue
         mech = get_mechanism(entry["mechanism"], **entry["params"])
         d, d2 = mech.neighbouring_pair()
-        probs = (exact_svt_probabilities(mech, d, d2) or exact_svt_value_probabilities(mech, d, d2)
-                 or exact_svt_pattern_probabilities(mech, d, d2)
+        probs = (exact_discrete_probabilities(mech, d, d2)
                  or exact_bit_probabilities(mech, d, d2)
                  or exact_cdf_probabilities(mech, d, d2))
         ordered = False
