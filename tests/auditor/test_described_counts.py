@@ -81,3 +81,6 @@ def test_a_step_score_counts_its_level_sets_as_its_scores_do(case):
         return
     assert len(levels) > 5  # a real step function, several bins
     assert np.array_equal(direct, count_at_least(scores, thresholds))
+    # Few thresholds at a time count by one comparison per edge, many by a count per bin: both agree.
+    for few in (thresholds[:1], thresholds[3:5], thresholds[-2:], thresholds[::7]):
+        assert np.array_equal(s.count_at_least(held, few), count_at_least(scores, few))
