@@ -34,9 +34,9 @@ from .base import as_2d
 
 __all__ = ["MixedScore", "PatternCellsScore"]
 
-#: Most edges :meth:`MixedScore.count_at_least` compares a coordinate with one at a time; past them one bin index
-#: and a count per bin costs less (a pass per edge against a pass over the bins: docs/decisions/scoring-cost.md).
-FEW_EDGES = 8
+#: Most edges :meth:`MixedScore.count_at_least` compares a coordinate with one at a time; past them one sort of the
+#: coordinate costs less (docs/decisions/scoring-cost.md).
+FEW_EDGES = 12
 
 
 def pattern_blocks(groups, codes0, codes1, radix, *, z):
@@ -162,9 +162,8 @@ class MixedScore:
 
         Then each threshold's rows are those whose bin scores at least it, runs of bins, each run's count a
         difference of two counts "coordinate >= edge": one comparison pass per edge a run starts or stops at,
-        or, when the thresholds need more than :data:`FEW_EDGES` edges, one bin index of the coordinate and
-        its bins' counts.  The counts equal those of :meth:`score`'s values (the bins' scores are summed in
-        the same order).
+        or, when the thresholds need more than :data:`FEW_EDGES` edges, one sort of the coordinate.  The counts
+        equal those of :meth:`score`'s values (the bins' scores are summed in the same order).
         """
         runs = self._runs(thresholds)
         if runs is None:
@@ -173,12 +172,13 @@ class MixedScore:
         n, col = _column_reader(x)
         needed = sorted({b for r in runs for a, c in r for b in (a, c)} - {0, len(edges) + 1})
         if len(needed) > FEW_EDGES:
-            per_bin = np.bincount(bin_index(edges, col(j), narrow=True), minlength=len(edges) + 1)
-            at = dict(enumerate(np.cumsum(per_bin[::-1])[::-1].tolist()))  # rows in bins >= b
+            v = col(j)  # this call's own copy: sorted in place
+            v.sort()
+            numbers = len(v) if v.dtype.kind != "f" else int(np.searchsorted(v, np.inf, side="right"))  # not NaN
+            at = dict(zip(needed, (numbers - np.searchsorted(v, edges[np.asarray(needed) - 1], side="left")).tolist()))
         else:
             at = {b: int(np.count_nonzero(col(j) >= edges[b - 1])) for b in needed}  # bin b: edges[b - 1] <= value
-            at[0] = n
-        at[len(edges) + 1] = 0
+        at[0], at[len(edges) + 1] = n, 0
         out = [sum(at[a] - at[c] for a, c in r) for r in runs]
         return np.array(out, dtype=np.int64).reshape(np.shape(thresholds))
 
