@@ -177,7 +177,9 @@ class MixedScore:
             numbers = len(v) if v.dtype.kind != "f" else int(np.searchsorted(v, np.inf, side="right"))  # not NaN
             at = dict(zip(needed, (numbers - np.searchsorted(v, edges[np.asarray(needed) - 1], side="left")).tolist()))
         else:
-            at = {b: int(np.count_nonzero(col(j) >= edges[b - 1])) for b in needed}  # bin b: edges[b - 1] <= value
+            # One edge: one pass over the coordinate in place costs less than its copy and a pass over that.
+            read = col if len(needed) > 1 else (lambda j: as_2d(np.asarray(x))[:, j])
+            at = {b: int(np.count_nonzero(read(j) >= edges[b - 1])) for b in needed}  # bin b: edges[b - 1] <= value
         at[0], at[len(edges) + 1] = n, 0
         out = [sum(at[a] - at[c] for a, c in r) for r in runs]
         return np.array(out, dtype=np.int64).reshape(np.shape(thresholds))
