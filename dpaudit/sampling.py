@@ -115,6 +115,40 @@ def _chunk(target, data, n, entropy, key, timeout, inner_jobs, deadline=None) ->
     return np.concatenate(_chunk_parts(target, data, n, entropy, key, timeout, inner_jobs, deadline), axis=0)
 
 
+def _joined(chunk_list: list, target, side: int) -> np.ndarray:
+    """One side's chunks as one array (no copy for a single chunk), their shapes checked against each other."""
+    shapes = {tuple(c.shape[1:]) for c in chunk_list}
+    if len(shapes) != 1:
+        raise TargetError(f"target {target.name!r} changed its output shape between calls on the "
+                          f"{SIDES[side]}: {sorted(shapes)}")
+    return np.concatenate(chunk_list) if len(chunk_list) > 1 else chunk_list[0]
+
+
+def _fill(tasks: list, k: int, n: int, target, *, progress, desc: str) -> list[np.ndarray]:
+    """The releases of ``tasks`` (``k`` chunks per side, ``n`` releases) drawn in this process, each chunk
+    copied once, into its side's array, before the next call: what the target returned may be a buffer it
+    reuses.  The array takes the type ``np.concatenate`` of the chunks would (:func:`_joined`'s result)."""
+    out: list = [None, None]
+    seen: list = [set(), set()]
+
+    def call(index: int) -> None:
+        side, start = index // k, (index % k) * tasks[0][2]
+        parts = _chunk_parts(*tasks[index])
+        x = parts[0] if len(parts) == 1 else np.concatenate(parts, axis=0)
+        seen[side].add(tuple(x.shape[1:]))
+        if len(seen[side]) > 1:
+            raise TargetError(f"target {target.name!r} changed its output shape between calls on the "
+                              f"{SIDES[side]}: {sorted(seen[side])}")
+        if out[side] is None:
+            out[side] = np.empty((n,) + x.shape[1:], dtype=x.dtype)
+        elif np.result_type(out[side], x) != out[side].dtype:
+            out[side] = out[side].astype(np.result_type(out[side], x))
+        out[side][start:start + len(x)] = x
+
+    run_ordered(call, [(i,) for i in range(len(tasks))], progress=progress, desc=desc)
+    return out
+
+
 @dataclass(frozen=True)
 class _CountJob:
     """What every held-out chunk of one :meth:`Sampler.count_events` shares: the target, the seed, the scorers and
@@ -154,30 +188,36 @@ def _count_chunk(job: _CountJob, data, n: int, key: tuple, cut: int | None = Non
     if tuple(x.shape[1:]) != tuple(job.shape):
         raise TargetError(f"target {job.target.name!r} changed its output shape from {tuple(job.shape)} to "
                           f"{tuple(x.shape[1:])} on the {SIDES[key[0]]}")
-    # A scorer that counts its level sets directly (a step function of one coordinate) is not scored, unless
-    # the chunk also counts a Poisson prefix or the extra thresholds (both read the scores).
-    direct = [scorer.count_at_least(x, t) if cut is None and not with_extra and hasattr(scorer, "count_at_least")
-              else None for scorer, t in zip(job.scorers, job.thresholds)]
+    # A scorer that counts its level sets directly (a step function of one coordinate) is not scored.
+    wanted = [job.merged[i][0] if with_extra else t for i, t in enumerate(job.thresholds)]
+    direct = [_direct(scorer, x, t) for scorer, t in zip(job.scorers, wanted)]
     scores = [None if d is not None else scorer.score(x) for scorer, d in zip(job.scorers, direct)]
     # The chunk that holds the end of a Poisson-sized prefix also counts that prefix (before any sort).
-    prefix = None if cut is None else [count_at_least(np.asarray(sc)[:cut], t)
-                                       for sc, t in zip(scores, job.thresholds)]
+    prefix = None if cut is None else [count_at_least(np.asarray(sc)[:cut], t) if sc is not None
+                                       else _direct(scorer, x[:cut], t)
+                                       for sc, scorer, t in zip(scores, job.scorers, job.thresholds)]
     full, extra = [], [] if with_extra else None
     for i, sc in enumerate(scores):
-        if direct[i] is not None:
-            full.append(direct[i])
-            continue
-        # A score array may be sorted in place unless a later one shares its memory: the releases are
-        # dropped after counting, and a scorer that returns the releases themselves needs no copy.
-        overwrite = not any(o is not None and np.may_share_memory(sc, o) for o in scores[i + 1:])
+        if sc is None:
+            counts = direct[i]
+        else:
+            # A score array may be sorted in place unless a later one shares its memory: the releases are
+            # dropped after counting, and a scorer that returns the releases themselves needs no copy.
+            overwrite = not any(o is not None and np.may_share_memory(sc, o) for o in scores[i + 1:])
+            counts = count_at_least(sc, wanted[i], overwrite=overwrite)
         if not with_extra:
-            full.append(count_at_least(sc, job.thresholds[i], overwrite=overwrite))
+            full.append(counts)
             continue
-        both, at_main, at_extra = job.merged[i]
-        counts = count_at_least(sc, both, overwrite=overwrite)
+        _, at_main, at_extra = job.merged[i]
         full.append(counts[at_main])
         extra.append(counts[at_extra])
     return full, prefix, extra
+
+
+def _direct(scorer, x, thresholds):
+    """The scorer's own counts of rows scoring >= each threshold (``count_at_least``), or None when it has none."""
+    count = getattr(scorer, "count_at_least", None)
+    return None if count is None else count(x, thresholds)
 
 
 def probe_releases(target, data, entropy: int, *, timeout: float | None = None) -> np.ndarray:
@@ -301,17 +341,11 @@ class Sampler:
         chunks = self._chunks(n)
         tasks = [(self.target, self.pair[side], m, self.entropy, (side, *phase, i), self.timeout, self.inner_jobs,
                   self.deadline) for side in (0, 1) for i, m in chunks]
-        parts = self.executor.map(_chunk, tasks, local=self.in_process or self.serial,
-                                  progress=self.progress, desc=self.stage + desc)
-        k = len(chunks)
-        out = []
-        for side in (0, 1):
-            chunk_list = parts[side * k:(side + 1) * k]
-            shapes = {tuple(c.shape[1:]) for c in chunk_list}
-            if len(shapes) != 1:
-                raise TargetError(f"target {self.target.name!r} changed its output shape between calls on the "
-                                  f"{SIDES[side]}: {sorted(shapes)}")
-            out.append(np.concatenate(chunk_list) if k > 1 else chunk_list[0])
+        if self.in_process or self.serial:
+            out = _fill(tasks, len(chunks), n, self.target, progress=self.progress, desc=self.stage + desc)
+        else:
+            parts = self.executor.map(_chunk, tasks, progress=self.progress, desc=self.stage + desc)
+            out = [_joined(parts[side * len(chunks):(side + 1) * len(chunks)], self.target, side) for side in (0, 1)]
         shape = out[0].shape[1:]
         if out[1].shape[1:] != shape:
             raise TargetError(f"target {self.target.name!r} returns shape {shape} on the dataset but "

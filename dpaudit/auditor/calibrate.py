@@ -19,6 +19,7 @@ from ..stats.curves import CurveCertificate
 from ..stats.estimators import roc_thresholds
 from ..stats.selection import ThresholdEvent, calibration_counts, calibration_rates, selection_halves
 from .distinguishers import auto_choices, float_choices, make_distinguisher
+from .distinguishers._features import shared_columns
 
 __all__ = ["ChosenTest", "choose_test", "calibrate", "held_out_total", "FIT_COST",
            "SELECTION_TRUST", "TRUST_FROM", "RARE_TRUST", "RARE_EVENT_NOTE", "TAIL_RATIO"]
@@ -133,7 +134,9 @@ def choose_test(names, pool, *, cert=None, delta=None, confidence, full: bool, n
         event = cert.choose(rates)
         return name, scorer, event, cert.value(rates, event), rates, cal, s1
 
-    results = _fit_in_threads(candidate, names, threads) if threads > 1 and len(names) > 1 else _fit_in_turn(candidate, names)
+    with shared_columns():
+        results = (_fit_in_threads(candidate, names, threads) if threads > 1 and len(names) > 1
+                   else _fit_in_turn(candidate, names))
     best = None
     for result in results:
         if best is None or result[3] > best[3]:

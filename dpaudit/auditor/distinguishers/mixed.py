@@ -34,6 +34,10 @@ from .base import as_2d
 
 __all__ = ["MixedScore", "PatternCellsScore"]
 
+#: Most edges :meth:`MixedScore.count_at_least` compares a coordinate with one at a time; past them one sort of the
+#: coordinate costs less (docs/decisions/scoring-cost.md).
+FEW_EDGES = 12
+
 
 def pattern_blocks(groups, codes0, codes1, radix, *, z):
     """Per group of coordinates, ``(coordinates, radix, KeyIndex, log ratio per pattern)`` from both sides' codes.
@@ -157,32 +161,51 @@ class MixedScore:
         function of one coordinate (constant patterns, one numeric coordinate without special values).
 
         Then each threshold's rows are those whose bin scores at least it, runs of bins, each run's count a
-        difference of two counts "coordinate >= edge": one comparison pass per edge, not a bin index per row.
-        The counts equal those of :meth:`score`'s values (the bins' scores are summed in the same order).
+        difference of two counts "coordinate >= edge": one comparison pass per edge a run starts or stops at,
+        or, when the thresholds need more than :data:`FEW_EDGES` edges, one sort of the coordinate.  The counts
+        equal those of :meth:`score`'s values (the bins' scores are summed in the same order).
         """
+        runs = self._runs(thresholds)
+        if runs is None:
+            return None
+        j, edges, _ = self.numeric[0]
+        n, col = _column_reader(x)
+        needed = sorted({b for r in runs for a, c in r for b in (a, c)} - {0, len(edges) + 1})
+        if len(needed) > FEW_EDGES:
+            v = col(j)  # this call's own copy: sorted in place
+            v.sort()
+            numbers = len(v) if v.dtype.kind != "f" else int(np.searchsorted(v, np.inf, side="right"))  # not NaN
+            at = dict(zip(needed, (numbers - np.searchsorted(v, edges[np.asarray(needed) - 1], side="left")).tolist()))
+        else:
+            # One edge: one pass over the coordinate in place costs less than its copy and a pass over that.
+            read = col if len(needed) > 1 else (lambda j: as_2d(np.asarray(x))[:, j])
+            at = {b: int(np.count_nonzero(read(j) >= edges[b - 1])) for b in needed}  # bin b: edges[b - 1] <= value
+        at[0], at[len(edges) + 1] = n, 0
+        out = [sum(at[a] - at[c] for a, c in r) for r in runs]
+        return np.array(out, dtype=np.int64).reshape(np.shape(thresholds))
+
+    def _runs(self, thresholds) -> list | None:
+        """Per threshold, the runs ``(first bin, bin after the last)`` of bins scoring at least it; None unless
+        the score is a step function of one coordinate.  Kept per threshold set: a held-out audit asks for the
+        same thresholds in every chunk."""
         if len(self.numeric) != 1 or len(self.specials[self.numeric[0][0]]):
             return None
         if any(len(lr) > 1 for _, _, _, lr in self.blocks):
             return None
-        j, edges, lr = self.numeric[0]
-        acc = np.zeros(1)
-        for _, _, _, lr_b in self.blocks:
-            acc += float(lr_b[0]) if len(lr_b) else 0.0
-        scores = acc + lr  # bin b's score, as score() adds it up
-        n, col = _column_reader(x)
-        at = {0: n, len(lr): 0}  # rows in bins >= b: bin b holds edges[b - 1] <= value < edges[b]
-
-        def rows_from(b):
-            if b not in at:
-                at[b] = int(np.count_nonzero(col(j) >= edges[b - 1]))
-            return at[b]
-
-        out = []
-        for t in np.asarray(thresholds, dtype=float).ravel():
-            edge = np.diff(np.r_[False, scores >= t, False].astype(np.int8))  # +1 where a run starts, -1 after it
-            starts, stops = np.flatnonzero(edge == 1), np.flatnonzero(edge == -1)
-            out.append(sum(rows_from(a) - rows_from(b) for a, b in zip(starts, stops)))
-        return np.array(out, dtype=np.int64).reshape(np.shape(thresholds))
+        t = np.asarray(thresholds, dtype=float).ravel()
+        cache = self.__dict__.setdefault("_run_cache", {})
+        key = t.tobytes()
+        if key not in cache:
+            acc = np.zeros(1)
+            for _, _, _, lr_b in self.blocks:
+                acc += float(lr_b[0]) if len(lr_b) else 0.0
+            scores = acc + self.numeric[0][2]  # bin b's score, as score() adds it up
+            runs = []
+            for s in t:
+                edge = np.diff(np.r_[False, scores >= s, False].astype(np.int8))  # +1 where a run starts, -1 after
+                runs.append(list(zip(np.flatnonzero(edge == 1).tolist(), np.flatnonzero(edge == -1).tolist())))
+            cache[key] = runs
+        return cache[key]
 
     def _code(self, col: np.ndarray, j: int) -> np.ndarray:
         """One coordinate's code: 0 for a number, i + 1 for its i-th special value."""

@@ -66,18 +66,19 @@ class NaiveBayesScore:
         self.max_levels = max_levels
 
     def fit(self, x0, x1):
-        from ._features import bin_index, columns, few_levels
+        from ._features import bin_index, columns, few_levels, quantiles
 
-        a, b = columns(x0).T, columns(x1).T  # column views of contiguous copies
-        pooled = np.concatenate([a, b])
+        ca, cb = columns(x0), columns(x1)
+        a, b = ca.T, cb.T  # column views of contiguous copies
+        pooled = np.concatenate([ca, cb], axis=1)  # (k, n0 + n1): each coordinate's values contiguous
         self.edges, self.log_ratio = [], []
-        for j in range(pooled.shape[1]):
-            levels = few_levels(pooled[:, j], self.max_levels)
+        for j in range(pooled.shape[0]):
+            levels = few_levels(pooled[j], self.max_levels)
             if levels is not None:
                 # Bin i holds values in [edge_i, edge_{i+1}): midpoints separate the levels.
                 edges = (levels[1:] + levels[:-1]) / 2
             else:
-                edges = np.unique(np.quantile(pooled[:, j], np.linspace(0, 1, self.n_bins + 1)[1:-1]))
+                edges = np.unique(quantiles(pooled[j], np.linspace(0, 1, self.n_bins + 1)[1:-1]))
             m = len(edges) + 1
             c0 = np.bincount(bin_index(edges, a[:, j]), minlength=m)
             c1 = np.bincount(bin_index(edges, b[:, j]), minlength=m)
@@ -418,7 +419,7 @@ class DensityRatioSumScore:
         return self
 
     def _fit_one(self, a, b):
-        from ._features import bin_index, few_levels
+        from ._features import bin_index, few_levels, quantiles
 
         pooled = np.concatenate([a, b])
         levels = few_levels(pooled, self.max_levels)
@@ -432,9 +433,9 @@ class DensityRatioSumScore:
         n = len(pooled)
         tails = np.array([t for t in self.tails if t * n >= self.min_count])
         q = np.unique(np.concatenate([np.linspace(0, 1, self.n_bins + 1)[1:-1], tails, 1.0 - tails]))
-        edges = np.unique(np.quantile(pooled, q))
+        edges = np.unique(quantiles(pooled, q))
         m = len(edges) + 1
-        i0, i1 = np.searchsorted(edges, a, side="right"), np.searchsorted(edges, b, side="right")
+        i0, i1 = bin_index(edges, a), bin_index(edges, b)
         c0 = np.bincount(i0, minlength=m).astype(float)
         c1 = np.bincount(i1, minlength=m).astype(float)
         centre = (np.bincount(i0, weights=a, minlength=m) + np.bincount(i1, weights=b, minlength=m)) / np.maximum(
@@ -503,16 +504,17 @@ def same_law_groups(a: np.ndarray, b: np.ndarray, *, alpha: float = 1e-3, n_bins
     """
     from scipy.special import chdtrc  # the chi-square survival function (scipy.stats costs a second to import)
 
+    from ._features import bin_index, quantiles
+
     k = a.shape[0]
     if k < 2:
         return [list(range(k))]
     a, b = a[:, :probe], b[:, :probe]
     sides = []
     for x in (a, b):
-        edges = np.unique(np.quantile(x[:, : max(1, probe // k)].ravel(), np.linspace(0, 1, n_bins + 1)[1:-1]))
+        edges = np.unique(quantiles(x[:, : max(1, probe // k)], np.linspace(0, 1, n_bins + 1)[1:-1]))
         m = len(edges) + 1
-        idx = np.searchsorted(edges, x, side="right")
-        sides.append(np.stack([np.bincount(row, minlength=m) for row in idx]).astype(float))
+        sides.append(np.stack([np.bincount(bin_index(edges, row, narrow=True), minlength=m) for row in x]).astype(float))
 
     def same(i, j):
         for h in sides:
