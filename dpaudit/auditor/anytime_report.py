@@ -18,6 +18,7 @@ import numpy as np
 from .._version import __version__
 from ..exceptions import ParameterValueError, TimeBudgetSpent
 from ..stats import posterior_interval
+from ..stats.anytime import certify_stream
 from ..stats.bayes import format_confidence, format_percent
 from ..stats.verdict import verdict_of
 from .anytime import DEFAULT_BATCH, DistinguisherWitnesses, ScalarWitnesses, StreamInterrupted, curve_points, run_stream
@@ -61,12 +62,12 @@ def anytime_audit(sampler, tgt, *, claim, claim_given, confidence, entropy, max_
         if on_round is not None:
             from .._progress import RoundProgress
 
-            f = _reported_family(res.audit)
+            result, _ = _certified(res, claim, confidence)
             on_round(RoundProgress(round=res.looks, rounds_planned=0, samples=res.pairs,
-                                   epsilon_lower_bound=float(res.audit.bounds()[0, f]),
-                                   claimed_epsilon=float(epsilons[f]),
+                                   epsilon_lower_bound=result.epsilon_lower_bound,
+                                   claimed_epsilon=result.claimed_epsilon,
                                    elapsed_seconds=time.perf_counter() - t_start,
-                                   claimed_delta=float(deltas[f]) if claim.is_curve else None))
+                                   claimed_delta=result.region.delta if claim.is_curve else None))
 
     settings = dict(claim=claim, claim_given=claim_given, confidence=confidence, entropy=entropy,
                     max_samples=max_samples, time_budget=time_budget, attack=attack, t_start=t_start, kind=kind,
@@ -86,11 +87,11 @@ def anytime_audit(sampler, tgt, *, claim, claim_given, confidence, entropy, max_
     return build_anytime_report(tgt, res, **settings)
 
 
-def _reported_family(aud) -> int:
-    """The point with the largest margin on a violation; otherwise the one whose e-value came closest to its
-    threshold (every bound may be 0, and a margin would then pick the curve's smallest epsilon)."""
-    margins = aud.bounds()[0] - aud.epsilons
-    return int(np.argmax(margins)) if np.any(margins > 0) else int(np.argmax(aud.max_claim_log_e[0]))
+def _certified(res, claim, confidence: float):
+    """The stream's certificate result now, and the family (tested point) it reports."""
+    result = certify_stream(res.audit, claim, confidence=confidence)
+    at = np.flatnonzero((res.audit.deltas == result.region.delta) & (res.audit.epsilons == result.claimed_epsilon))
+    return result, int(at[0])
 
 
 def _event_counts(res, f: int, attack: str) -> EventPart:
@@ -142,9 +143,9 @@ def build_anytime_report(tgt, res, *, claim, claim_given, confidence, entropy, m
                          t_start, kind, shape, batch, interrupted=False) -> AuditReport:
     """The :class:`AuditReport` of a stream (one run) at its reported point of the claim."""
     aud = res.audit
-    f = _reported_family(aud)
-    bound, claimed_eps, claimed_delta = float(aud.bounds()[0, f]), float(aud.epsilons[f]), float(aud.deltas[f])
-    violation = bound > claimed_eps
+    result, f = _certified(res, claim, confidence)
+    bound, claimed_eps, claimed_delta = result.epsilon_lower_bound, result.claimed_epsilon, result.region.delta
+    violation = result.violation
     post = posterior_interval(min(bound, 700.0), delta=claimed_delta)
     claim_post = posterior_interval(claimed_eps, delta=claimed_delta)
     at = f" at delta = {claimed_delta:g}" if claim.is_curve else ""
@@ -155,15 +156,13 @@ def build_anytime_report(tgt, res, *, claim, claim_given, confidence, entropy, m
     traj = res.trajectory
     trajectory = {"samples": list(traj.get("samples", [])),
                   "epsilon_lower_bound": [float(b[0, f]) for b in traj.get("epsilon_lower_bound", [])]}
-    curve_violation = None if not (violation and claim.is_curve) else {
-        "delta": claimed_delta, "epsilon_lower_bound": bound, "claimed_epsilon": claimed_eps,
-        "margin": bound - claimed_eps, "confidence": confidence}
+    curve_violation = result.region.curve_violation() if claim.is_curve else None
     return AuditReport(
-        verdict=verdict_of(violation),
+        verdict=verdict_of(result.violation),
         claimed=ClaimPart(
             claimed_epsilon=claimed_eps, claimed_delta=claimed_delta, curve_violation=curve_violation,
             claim=None if claim_given is None else (claim_given if isinstance(claim_given, str) else claim.spec)),
-        certified=CertifiedBound(epsilon_lower_bound=bound, confidence=confidence, ceiling=aud.ceiling(),
+        certified=CertifiedBound(epsilon_lower_bound=bound, confidence=confidence, ceiling=result.ceiling,
                                  estimator="e-process", certificate="e-process", distribution_epsilon_lower_bound=bound),
         sampling=SamplingPart(
             samples=int(res.pairs), seed=entropy, n_calibration=0, n_test=int(aud.bet_pairs[0, f]),

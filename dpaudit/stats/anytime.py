@@ -45,6 +45,8 @@ import numpy as np
 
 from .._validation import check_confidence, check_delta, check_epsilon
 from ..exceptions import ParameterValueError
+from .certificate import Certificate, CertificateResult
+from .curves import CurveTest
 
 __all__ = [
     "DEFAULT_MULTIPLIERS",
@@ -55,6 +57,9 @@ __all__ = [
     "choose_bets",
     "kelly_fractions",
     "AnytimeAudit",
+    "EProcessBounds",
+    "EProcess",
+    "certify_stream",
 ]
 
 #: The betting fraction of each mixed e-process, as multiples of the fraction the past suggests (Kelly's).
@@ -370,3 +375,45 @@ class AnytimeAudit:
             return 0.0
         ratio = MAX_FRACTION * max(self.multipliers) / np.expm1(need)
         return float(max(np.log(ratio), 0.0))
+
+
+@dataclass(frozen=True)
+class EProcessBounds:
+    """One stream's evidence at a look: each tested point ``(epsilons[j], deltas[j])`` of the claim with the
+    epsilon its e-processes certify there, all valid at once and at every look (Ville's inequality), and the
+    most the releases seen could certify (``ceiling``).  Points in increasing delta."""
+
+    epsilons: tuple
+    deltas: tuple
+    certified: tuple
+    ceiling: float
+
+    @classmethod
+    def of(cls, audit: "AnytimeAudit", run: int = 0) -> "EProcessBounds":
+        """Run ``run`` of ``audit`` now."""
+        order = np.argsort(audit.deltas, kind="stable")
+        bounds = audit.bounds()[run]
+        return cls(tuple(audit.epsilons[order].tolist()), tuple(audit.deltas[order].tolist()),
+                   tuple(bounds[order].tolist()), float(audit.ceiling()))
+
+
+class EProcess(Certificate):
+    """The anytime audit's certificate: the confidence sequence's bounds at the claim's tested points, read as a
+    certified curve on those points, so that its verdict, reported point and margin follow :class:`CurveTest`."""
+
+    name = "e-process"
+    description = "e-processes at the claim's points (stopping=anytime); valid at every look"
+    evidence = EProcessBounds
+
+    def _certify(self, evidence, claim, *, confidence, delta):
+        region = CurveTest(claim.spec, confidence, np.asarray(evidence.deltas, dtype=float),
+                           np.asarray(evidence.certified, dtype=float), np.asarray(evidence.epsilons, dtype=float),
+                           reference_delta=delta)
+        at = float(region.certified_at(delta))
+        return CertificateResult(self.name, confidence, evidence, region, max(evidence.ceiling, at), delta, at)
+
+
+def certify_stream(audit: "AnytimeAudit", claim, *, confidence: float, run: int = 0):
+    """The :class:`~dpaudit.stats.certificate.CertificateResult` of run ``run`` of ``audit`` against ``claim``: the
+    verdict, the reported point and the margin of an anytime audit, by the rules every certificate follows."""
+    return EProcess().certify(EProcessBounds.of(audit, run), claim, confidence=confidence)
