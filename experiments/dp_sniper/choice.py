@@ -30,7 +30,8 @@ below the ceiling there is the limit, a score near it with a poor chosen event
 is limited by the selection.  ``--draws N`` simulates N Poisson held-out sets of
 the chosen event(s) at their estimated probabilities, certified as the audit
 certifies them, and prints the mean bound and how often it reaches 98% of the
-row's ceiling (the YAML's ``ceiling_1e7`` at 9 x 10^6 held out).
+row's ceiling (the YAML's ``ceiling_1e7`` at 9 x 10^6 held out).  ``--rank-trusted`` also ranks the
+candidates by their value on the selection counts trusted twice (marked ``<- trusted``).
 """
 
 from __future__ import annotations
@@ -226,6 +227,23 @@ def value_test(test, valuer, scores, n_test: int, confidence: float):
     return val, max(event_value(*ev[0], n_test, half, ev[1]), event_value(*alt[0], n_test, half, alt[1])), ev, alt
 
 
+def trusted_value(name, pool, confidence: float) -> float:
+    """A candidate's value on its selection counts trusted ``SELECTION_TRUST`` times, at the event chosen so: the
+    objective that chooses the winner's event on large held-out sets, as a ranking of the candidates."""
+    from dpaudit.auditor import calibrate
+    from dpaudit.claims import PointClaim
+    from dpaudit.stats.curves import CurveCertificate
+    from dpaudit.stats.selection import calibration_counts, calibration_rates, selection_halves
+
+    fit, sel = selection_halves(pool)
+    _, s0, s1 = calibrate._selection_scores(name, pool, fit, sel)
+    cal = calibration_counts(s0, s1)
+    trust = calibrate.SELECTION_TRUST
+    rates = calibration_rates(cal, n_test0=trust * cal[2], n_test1=trust * cal[4], confidence=confidence, nested=True)
+    cert = CurveCertificate(PointClaim(1.0, 0.0))
+    return cert.value(rates, cert.choose(rates))
+
+
 def _drawn(b: np.ndarray, ceiling) -> str:
     text = f"mean {b.mean():.4f} sd {b.std():.4f}"
     return text + (f" P(>=98%) {np.mean(b >= 0.98 * ceiling):.2f}" if ceiling else "")
@@ -265,16 +283,21 @@ def run_row(label, e, args, names_extra) -> None:
             scores = valuer.scores(test.scorer)
             val, with_alt, ev, alt = value_test(test, valuer, scores, n_test, args.confidence)
             own = best_run(*valuer.binned(*scores), n_test, args.confidence) if args.own_best else None
-            results[name] = (test.value, val, with_alt, own, fit_s, test, ev, alt)
+            trusted = trusted_value(name, pool, args.confidence) if args.rank_trusted else None
+            results[name] = (test.value, val, with_alt, own, fit_s, test, ev, alt, trusted)
         fitted = [n for n in names if n != "exact"]
         chosen = max(fitted, key=lambda n: (results[n][0], -fitted.index(n)))
+        by_trust = max(fitted, key=lambda n: (results[n][8], -fitted.index(n))) if args.rank_trusted else None
         for name in names:
-            sel, val, with_alt, own, s, test, ev, alt = results[name]
+            sel, val, with_alt, own, s, test, ev, alt, trusted = results[name]
             mark = " <- auto" if name == chosen and not args.only else ""
+            mark += " <- trusted" if name == by_trust else ""
             line = (f"{label} seed {seed} {name:>20}: selection {sel:.4f}  expected held-out {val:.4f}"
                     f"  with rarer {with_alt:.4f}")
             if own is not None:
                 line += f"  own best {own[0]:.4f}"
+            if trusted is not None:
+                line += f"  trusted {trusted:.4f}"
             if args.draws and (name == chosen or name == "exact"):
                 certs = [test.certificate] + ([test.alt_certificate or test.certificate] if alt else [])
                 b = held_out_draws(ev, alt, n_test, args.confidence, certs, args.draws, np.random.default_rng(seed))
@@ -298,6 +321,8 @@ def main(argv=None) -> None:
     ap.add_argument("--only", nargs="*", default=None, help="only these distinguishers (no auto row)")
     ap.add_argument("--oracle", action="store_true", help="also the exact log likelihood ratio as a score")
     ap.add_argument("--own-best", action="store_true", help="also each score's best event (a perfect selection)")
+    ap.add_argument("--rank-trusted", action="store_true",
+                    help="also rank the candidates by their value with the selection counts trusted twice")
     ap.add_argument("--draws", type=int, default=0, help="simulated held-out sets of auto's (and exact's) events")
     ap.add_argument("--confidence", type=float, default=0.9)
     args = ap.parse_args(argv)
