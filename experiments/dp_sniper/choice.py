@@ -2,18 +2,36 @@
 
     python experiments/dp_sniper/choice.py --rows SVT3 --seeds 0 1 2
     python experiments/dp_sniper/choice.py --rows SVT3 SVT34Parallel --calibration 4e6 --held-out 6e6
+    python experiments/dp_sniper/choice.py --rows LaplaceParallel --seeds 0 1 2 --oracle --own-best --draws 4000
 
 For each seed it draws the calibration pool (``--calibration`` releases per
 side, split in halves as the audit splits it), fits every distinguisher
 ``auto`` would try (and ``--attacks``), chooses each one's event on the
 selection half exactly as the audit does for ``--held-out`` held-out releases
 per side, and values the chosen event at expected counts on that held-out
-size (``ceiling.best_event_bound`` of the event and its complement).  The
-event's probabilities are exact where ``ceiling.py`` has them on a grid of
-releases (SVT3: the position and value of the first above answer), else
-estimated on ``--fresh`` fresh releases per side.  The row ``auto`` is the
-distinguisher ``auto`` chooses.  Only calibration data choose anything here,
-so the numbers are what an audit of that size would certify on average.
+size (``ceiling.best_event_bound`` of the event and its complement).  When the
+audit would also certify a rarer event nested in it (``alt_event``), both are
+valued at half the failure probability and the better is shown beside it.
+The event's probabilities are exact where ``ceiling.py`` has them on a grid of
+releases (SVT3: the position and value of the first above answer); where
+``ceiling.py`` has the row's exact log likelihood ratio they are estimated on
+``--fresh`` fresh releases per side, each side's count averaged with the other
+side's count weighted by the exact ratio (so an event's ratio is nearly exact
+and only its mass is estimated); else counted on the fresh releases.  The row
+``auto`` is the distinguisher ``auto`` chooses.  Only calibration data choose
+anything here, so the numbers are what an audit of that size would certify on
+average.
+
+``--oracle`` adds the candidate ``exact``: the exact log likelihood ratio as the
+score, nothing fitted (what no distinguisher can beat), chosen on the selection
+half like the others.  ``--own-best`` also values the best event of each score's
+own order (what a perfect selection would find with that score): a score far
+below the ceiling there is the limit, a score near it with a poor chosen event
+is limited by the selection.  ``--draws N`` simulates N Poisson held-out sets of
+the chosen event(s) at their estimated probabilities, certified as the audit
+certifies them, and prints the mean bound and how often it reaches 98% of the
+row's ceiling (the YAML's ``ceiling_1e7`` at 9 x 10^6 held out).  ``--rank-trusted`` also ranks the
+candidates by their value on the selection counts trusted twice (marked ``<- trusted``).
 """
 
 from __future__ import annotations
@@ -51,10 +69,245 @@ def svt3_grid(mech, d, d2, cells: int = 4000):
     return np.vstack(rows), probs[0], probs[1]
 
 
-def event_value(p0: float, p1: float, n_test: int, confidence: float) -> float:
+def event_value(p0: float, p1: float, n_test: int, confidence: float, complement=None) -> float:
+    """What the event with P_D = ``p0``, P_D' = ``p1`` certifies at expected counts (its complement's masses
+    ``complement`` when estimated apart: ``1 - p`` loses a rare complement to the estimate's noise)."""
     from ceiling import best_event_bound
 
-    return best_event_bound(np.array([p0, 1 - p0]), np.array([p1, 1 - p1]), n_test, confidence)
+    q0, q1 = complement if complement is not None else (1 - p0, 1 - p1)
+    return best_event_bound(np.array([p0, q0]), np.array([p1, q1]), n_test, confidence)
+
+
+def exact_log_ratio(mech, d, d2):
+    """The row's exact log likelihood ratio from ``ceiling.py``, or None (sparse vector with cutoff 1 and statuses
+    only: the log ratio of the position of the first above answer, exact)."""
+    from ceiling import exact_svt_probabilities, laplace_log_ratio, numerical_svt_log_ratio, svt34_log_ratio
+
+    llr = laplace_log_ratio(mech, d, d2) or svt34_log_ratio(mech, d, d2) or numerical_svt_log_ratio(mech, d, d2)
+    probs = None if llr is not None else exact_svt_probabilities(mech, d, d2)
+    if probs is None:
+        return llr
+    table = np.log(probs[0]) - np.log(probs[1])  # positions 0..m-1, then none above
+
+    def svt_llr(x):
+        above = np.asarray(x).reshape(len(x), -1) == 1
+        return table[np.where(above.any(axis=1), np.argmax(above, axis=1), above.shape[1])]
+
+    return svt_llr
+
+
+class ExactScore:
+    """The oracle candidate: a known log likelihood ratio as the score, nothing fitted."""
+
+    name = "exact"
+
+    def __init__(self, llr):
+        self.llr = llr
+
+    def fit(self, x0, x1):
+        return self
+
+    def score(self, x):
+        return self.llr(x)
+
+
+class Valuer:
+    """P(event | D) and P(event | D') of events given as hit masks on fixed releases (a grid or fresh draws)."""
+
+    def __init__(self, releases, p=None, llr=None):
+        self.releases, self.p = releases, p
+        self.r = None if llr is None or p is not None else (llr(releases[0]), llr(releases[1]))
+
+    def scores(self, scorer):
+        if self.p is not None:
+            return scorer.score(self.releases), None
+        return scorer.score(self.releases[0]), scorer.score(self.releases[1])
+
+    def masses(self, h0, h1=None):
+        """(P_D, P_D') of the event whose hits are ``h0`` (on D's releases, or the grid) and ``h1`` (on D''s)."""
+        h0 = np.asarray(h0, bool)
+        h1 = None if h1 is None else np.asarray(h1, bool)
+        if self.p is not None:
+            return float(self.p[0][h0].sum()), float(self.p[1][h0].sum())
+        if self.r is None:
+            return float(np.mean(h0)), float(np.mean(h1))
+        r0, r1 = self.r
+        return (0.5 * (np.mean(h0) + np.mean(h1 * np.exp(r1))), 0.5 * (np.mean(h1) + np.mean(h0 * np.exp(-r0))))
+
+    def binned(self, s0, s1, bins: int = 4000):
+        """Masses of quantile bins of a score, in increasing score order (atoms kept whole)."""
+        pooled = s0 if s1 is None else np.concatenate([s0, s1])
+        edges = np.unique(np.quantile(pooled, np.linspace(0, 1, bins + 1)[1:-1]))
+        i0 = np.searchsorted(edges, s0, side="right")
+        m = len(edges) + 1
+        if self.p is not None:
+            return np.bincount(i0, self.p[0], m), np.bincount(i0, self.p[1], m)
+        i1 = np.searchsorted(edges, s1, side="right")
+        c0, c1 = np.bincount(i0, minlength=m) / len(s0), np.bincount(i1, minlength=m) / len(s1)
+        if self.r is None:
+            return c0, c1
+        r0, r1 = self.r
+        w1 = np.bincount(i1, np.exp(r1), m) / len(s1)
+        w0 = np.bincount(i0, np.exp(-r0), m) / len(s0)
+        return 0.5 * (c0 + w1), 0.5 * (c1 + w0)
+
+
+def held_out_draws(ev, alt, n_test: int, confidence: float, certs, draws: int, rng) -> np.ndarray:
+    """Bounds certified on ``draws`` Poisson held-out sets: the event ``ev`` (its masses and its complement's) and a
+    nested ``alt`` (each then at half the failure probability, the better kept), each by its certificate
+    (``certs``: the chosen test's), its counts drawn region by region (disjoint regions' Poisson counts are
+    independent)."""
+    from dpaudit.stats.bounds import poisson_held_out_mean, poisson_log_ratio
+    from dpaudit.stats.certificate import POISSON_SHARE
+    from dpaudit.stats.clopper_pearson import cp_lower, cp_upper
+
+    lam = poisson_held_out_mean(n_test)
+    fail = 1.0 - confidence if alt is None else (1.0 - confidence) / 2
+    (e0, e1), comp = ev
+    regions = [(e0, e1), comp] if alt is None else [alt[0], (e0 - alt[0][0], e1 - alt[0][1]), comp]
+    counts = [(rng.poisson(lam * max(p0, 0.0), draws), rng.poisson(lam * max(p1, 0.0), draws)) for p0, p1 in regions]
+    n0, n1 = sum(c[0] for c in counts), sum(c[1] for c in counts)
+    in_ev = (n0 - counts[-1][0], n1 - counts[-1][1])
+    sets = [in_ev] if alt is None else [in_ev, counts[0]]
+    out = np.zeros(draws)
+    for (c0, c1), cert in zip(sets, certs):
+        if getattr(cert, "inequality", None) is not None:
+            a, b = (c0, c1) if cert.inequality == "event" else (n1 - c1, n0 - c0)
+            val = poisson_log_ratio(a, b, fail * POISSON_SHARE)
+        else:
+            lo, hi = cp_lower(c0, n0, fail / 2), cp_upper(c1, n1, fail / 2)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                val = np.maximum(np.log(lo) - np.log(hi), np.log1p(-hi) - np.log1p(-lo))
+            val = np.where(np.isfinite(val), np.maximum(val, 0.0), 0.0)
+        out = np.maximum(out, val)
+    return out
+
+
+def best_run(p0: np.ndarray, p1: np.ndarray, n_test: int, confidence: float):
+    """The best event among the top and bottom runs of bins in score order, by ``event_value``: (value, masses of
+    the event and of its complement, the certificate that values it: intervals or the Poisson test)."""
+    from dpaudit.stats.certificate import ClopperPearson, PoissonConditional
+
+    from ceiling import best_event_bound
+
+    best = (-1.0, None, None, None)
+    total = (p0.sum(), p1.sum())
+    for top in (True, False):  # the event "guess D": a top run; or a bottom run as the complement of a top one
+        order = np.arange(len(p0))[::-1] if top else np.arange(len(p0))
+        c0, c1 = np.cumsum(p0[order]), np.cumsum(p1[order])
+        step = max(1, len(c0) // 2000)
+        for k in range(0, len(c0) - 1, step):
+            run, rest = (c0[k], c1[k]), (max(total[0] - c0[k], 0.0), max(total[1] - c1[k], 0.0))
+            ev, comp = (run, rest) if top else (rest, run)
+            for cert in ("intervals", "poisson"):
+                v = best_event_bound(np.array([ev[0], comp[0]]), np.array([ev[1], comp[1]]), n_test, confidence,
+                                     certificate=cert)
+                if v > best[0]:
+                    ratio_ev, ratio_comp = ev[0] / max(ev[1], 1e-300), comp[1] / max(comp[0], 1e-300)
+                    inequality = "event" if ratio_ev >= ratio_comp else "complement"
+                    best = (v, ev, comp, ClopperPearson() if cert == "intervals" else PoissonConditional(inequality))
+    return best
+
+
+def value_test(test, valuer, scores, n_test: int, confidence: float):
+    """(the chosen event's value, with the rarer event if any; the event's masses and its complement's, the
+    rarer's or None)."""
+    s0, s1 = scores
+
+    def masses(event):
+        h0, h1 = event.guess_d(s0), None if s1 is None else event.guess_d(s1)
+        return valuer.masses(h0, h1), valuer.masses(~h0, None if h1 is None else ~h1)
+
+    ev = masses(test.event)
+    val = event_value(*ev[0], n_test, confidence, ev[1])
+    if test.alt_event is None:
+        return val, val, ev, None
+    alt = masses(test.alt_event)
+    half = 1.0 - (1.0 - confidence) / 2
+    return val, max(event_value(*ev[0], n_test, half, ev[1]), event_value(*alt[0], n_test, half, alt[1])), ev, alt
+
+
+def trusted_value(name, pool, confidence: float) -> float:
+    """A candidate's value on its selection counts trusted ``SELECTION_TRUST`` times, at the event chosen so: the
+    objective that chooses the winner's event on large held-out sets, as a ranking of the candidates."""
+    from dpaudit.auditor import calibrate
+    from dpaudit.claims import PointClaim
+    from dpaudit.stats.curves import CurveCertificate
+    from dpaudit.stats.selection import calibration_counts, calibration_rates, selection_halves
+
+    fit, sel = selection_halves(pool)
+    _, s0, s1 = calibrate._selection_scores(name, pool, fit, sel)
+    cal = calibration_counts(s0, s1)
+    trust = calibrate.SELECTION_TRUST
+    rates = calibration_rates(cal, n_test0=trust * cal[2], n_test1=trust * cal[4], confidence=confidence, nested=True)
+    cert = CurveCertificate(PointClaim(1.0, 0.0))
+    return cert.value(rates, cert.choose(rates))
+
+
+def _drawn(b: np.ndarray, ceiling) -> str:
+    text = f"mean {b.mean():.4f} sd {b.std():.4f}"
+    return text + (f" P(>=98%) {np.mean(b >= 0.98 * ceiling):.2f}" if ceiling else "")
+
+
+def run_row(label, e, args, names_extra) -> None:
+    from dpaudit.auditor.distinguishers import ATTACKS, auto_choices, output_kind, register_attack
+    from dpaudit.auditor.pipeline import choose_test
+    from dpaudit.mechanisms import get_mechanism
+
+    mech = get_mechanism(e["mechanism"], **e["params"])
+    d, d2 = mech.neighbouring_pair()
+    n_cal, n_test = int(args.calibration), int(args.held_out)
+    grid = svt3_grid(mech, d, d2) if e["mechanism"] == "svt_lyu_alg3" else None
+    llr = exact_log_ratio(mech, d, d2)
+    if args.oracle and llr is not None:
+        register_attack("exact", lambda: ExactScore(llr), outputs="vector", description="the exact log ratio")
+    ceiling = e["reference"].get("ceiling_1e7") if n_test == 9_000_000 else None
+    for seed in args.seeds:
+        rng = np.random.default_rng([seed, 50])
+        pool = (np.asarray(mech(d, size=n_cal, rng=rng), float), np.asarray(mech(d2, size=n_cal, rng=rng), float))
+        if grid is None:
+            n_f = int(args.fresh)
+            fresh = (np.asarray(mech(d, size=n_f, rng=rng), float), np.asarray(mech(d2, size=n_f, rng=rng), float))
+            valuer = Valuer(fresh, llr=llr)
+        else:
+            valuer = Valuer(grid[0], p=grid[1:])
+        names = list(auto_choices(output_kind(np.concatenate([pool[0][:10_000], pool[1][:10_000]])), pool[0][: n_cal // 2])) + names_extra
+        names = list(dict.fromkeys(args.only or names))
+        if args.oracle and llr is not None:
+            names.append("exact")
+        results = {}
+        for name in names:
+            t = time.perf_counter()
+            test = choose_test((name,), pool, confidence=args.confidence, full=False, n_test=n_test, delta=0.0)
+            fit_s = time.perf_counter() - t
+            scores = valuer.scores(test.scorer)
+            val, with_alt, ev, alt = value_test(test, valuer, scores, n_test, args.confidence)
+            own = best_run(*valuer.binned(*scores), n_test, args.confidence) if args.own_best else None
+            trusted = trusted_value(name, pool, args.confidence) if args.rank_trusted else None
+            results[name] = (test.value, val, with_alt, own, fit_s, test, ev, alt, trusted)
+        fitted = [n for n in names if n != "exact"]
+        chosen = max(fitted, key=lambda n: (results[n][0], -fitted.index(n)))
+        by_trust = max(fitted, key=lambda n: (results[n][8], -fitted.index(n))) if args.rank_trusted else None
+        for name in names:
+            sel, val, with_alt, own, s, test, ev, alt, trusted = results[name]
+            mark = " <- auto" if name == chosen and not args.only else ""
+            mark += " <- trusted" if name == by_trust else ""
+            line = (f"{label} seed {seed} {name:>20}: selection {sel:.4f}  expected held-out {val:.4f}"
+                    f"  with rarer {with_alt:.4f}")
+            if own is not None:
+                line += f"  own best {own[0]:.4f}"
+            if trusted is not None:
+                line += f"  trusted {trusted:.4f}"
+            if args.draws and (name == chosen or name == "exact"):
+                certs = [test.certificate] + ([test.alt_certificate or test.certificate] if alt else [])
+                b = held_out_draws(ev, alt, n_test, args.confidence, certs, args.draws, np.random.default_rng(seed))
+                line += "  drawn " + _drawn(b, ceiling)
+                if own is not None and name == "exact":  # the ceiling's own event, known in advance
+                    b = held_out_draws((own[1], own[2]), None, n_test, args.confidence, [own[3]], args.draws,
+                                       np.random.default_rng(seed))
+                    line += "  its best event drawn " + _drawn(b, ceiling)
+            print(line + f"  fit+choose {s:.1f} s{mark}", flush=True)
+    ATTACKS.pop("exact", None)
 
 
 def main(argv=None) -> None:
@@ -66,50 +319,21 @@ def main(argv=None) -> None:
     ap.add_argument("--fresh", type=float, default=2e6, help="fresh releases per side to value an event")
     ap.add_argument("--attacks", nargs="*", default=[], help="distinguishers tried beside auto's")
     ap.add_argument("--only", nargs="*", default=None, help="only these distinguishers (no auto row)")
+    ap.add_argument("--oracle", action="store_true", help="also the exact log likelihood ratio as a score")
+    ap.add_argument("--own-best", action="store_true", help="also each score's best event (a perfect selection)")
+    ap.add_argument("--rank-trusted", action="store_true",
+                    help="also rank the candidates by their value with the selection counts trusted twice")
+    ap.add_argument("--draws", type=int, default=0, help="simulated held-out sets of auto's (and exact's) events")
     ap.add_argument("--confidence", type=float, default=0.9)
     args = ap.parse_args(argv)
 
     import sys
 
     sys.path.insert(0, str(HERE))
-    from dpaudit.auditor.distinguishers import auto_choices
-    from dpaudit.auditor.pipeline import choose_test
-    from dpaudit.mechanisms import get_mechanism
-
     config = yaml.safe_load((HERE / "dp_sniper.yaml").read_text())
     entries = {e["label"]: e for e in config["mechanisms"]}
-    n_cal, n_test = int(args.calibration), int(args.held_out)
     for label in args.rows:
-        e = entries[label]
-        mech = get_mechanism(e["mechanism"], **e["params"])
-        d, d2 = mech.neighbouring_pair()
-        grid = svt3_grid(mech, d, d2) if e["mechanism"] == "svt_lyu_alg3" else None
-        for seed in args.seeds:
-            rng = np.random.default_rng([seed, 50])
-            pool = (np.asarray(mech(d, size=n_cal, rng=rng), float), np.asarray(mech(d2, size=n_cal, rng=rng), float))
-            if grid is None:
-                n_f = int(args.fresh)
-                fresh = (np.asarray(mech(d, size=n_f, rng=rng), float), np.asarray(mech(d2, size=n_f, rng=rng), float))
-            names = list(auto_choices("vector", pool[0][: n_cal // 2])) + [a for a in args.attacks]
-            names = list(dict.fromkeys(args.only or names))
-            results = {}
-            for name in names:
-                t = time.perf_counter()
-                test = choose_test((name,), pool, confidence=args.confidence, full=False, n_test=n_test, delta=0.0)
-                fit_s = time.perf_counter() - t
-                if grid is None:
-                    p0 = float(np.mean(test.event.guess_d(test.scorer.score(fresh[0]))))
-                    p1 = float(np.mean(test.event.guess_d(test.scorer.score(fresh[1]))))
-                else:
-                    hit = test.event.guess_d(test.scorer.score(grid[0]))
-                    p0, p1 = float(grid[1][hit].sum()), float(grid[2][hit].sum())
-                results[name] = (test.value, event_value(p0, p1, n_test, args.confidence), fit_s)
-            chosen = max(names, key=lambda n: (results[n][0], -names.index(n)))
-            for name in names:
-                sel, val, s = results[name]
-                mark = " <- auto" if name == chosen and not args.only else ""
-                print(f"{label} seed {seed} {name:>20}: selection {sel:.4f}  expected held-out {val:.4f}  "
-                      f"fit+choose {s:.1f} s{mark}", flush=True)
+        run_row(label, entries[label], args, list(args.attacks))
 
 
 if __name__ == "__main__":
