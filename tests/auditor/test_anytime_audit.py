@@ -80,6 +80,27 @@ def test_score_stream_from_an_iterator_stops_on_the_violation():
     r = dpaudit.audit_scores(pairs(), claim="gdp:mu=0.5", seed=1)
     assert r.verdict == "violation" and r.stopping == "anytime" and r.samples < 2000
     assert r.samples_in == r.samples_out == r.samples
+    # The curve's violation is reported as every certificate reports one: its witness and the whole grid's margin.
+    v = r.curve_violation
+    assert v["epsilon_lower_bound"] == r.epsilon_lower_bound > v["claimed_epsilon"] == r.claimed_epsilon
+    assert v["delta"] == r.claimed_delta and v["margin"] >= r.epsilon_lower_bound - r.claimed_epsilon > 0
+    assert v["points_tested"] >= 2 and v["certified_delta"] >= v["delta"]
+
+
+def test_the_e_process_certificate_decides_by_the_curve_rules():
+    from dpaudit.stats.anytime import EProcess, EProcessBounds
+
+    claim = "gdp:mu=1"
+    held = EProcessBounds(epsilons=(2.0, 1.0, 0.0), deltas=(1e-6, 1e-3, 0.2), certified=(1.5, 0.5, 0.0), ceiling=3.0)
+    r = EProcess().certify(held, claim, confidence=0.9)
+    assert not r.violation and r.margin == 0.0 and r.ceiling == 3.0 and r.method == "e-process"
+    assert r.witness == (1.5, 1e-6)  # no violation: the closest approach (largest certified / claimed)
+    crossed = EProcessBounds(epsilons=(2.0, 1.0, 0.0), deltas=(1e-6, 1e-3, 0.2), certified=(1.5, 1.2, 0.0),
+                             ceiling=3.0)
+    r = EProcess().certify(crossed, claim, confidence=0.9)
+    assert r.violation and r.witness == (1.2, 1e-3) and abs(r.margin - 0.2) < 1e-12
+    with pytest.raises(dpaudit.exceptions.ParameterTypeError, match="EProcessBounds"):
+        EProcess().certify(object(), claim, confidence=0.9)
 
 
 def test_score_arrays_as_a_stream_and_bad_input():
