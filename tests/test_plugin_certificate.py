@@ -170,13 +170,16 @@ def test_the_certificates_guide_runs(monkeypatch):
 
     text = (Path(__file__).resolve().parents[1] / "docs" / "certificates.md").read_text(encoding="utf-8")
     blocks = re.findall(r"^```python\n(.*?)^```", text, re.S | re.M)
-    assert len(blocks) == 2
+    assert len(blocks) == 3
     try:
+        modules = []
         for i, code in enumerate(blocks):
             module = types.ModuleType(f"docs_certificates_{i}")
             monkeypatch.setitem(sys.modules, module.__name__, module)
             exec(compile(code, f"docs/certificates.md block {i}", "exec"), module.__dict__)
-        assert module.parse_claim("step:0.6").epsilon(1e-3) == 0.3
+            modules.append(module)
+        assert modules[1].parse_claim("step:0.6").epsilon(1e-3) == 0.3
+        assert modules[2].r.violation and modules[2].r.witness == (1.2, 1e-3)  # the anytime audits' certificate
     finally:
         CERTIFICATES.pop("hoeffding", None)
         CLAIM_PARSERS.pop("step", None)
