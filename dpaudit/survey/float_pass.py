@@ -7,7 +7,7 @@ and the held-out counts certify little.  This pass reads the same features as th
 (:mod:`dpaudit.auditor.distinguishers.floating`: the exponent of each release's lowest set bit, alone or with
 its binade) and ranks their events by the bound they would give at the held-out size, projected from the
 calibration releases' proportions; then it counts the chosen event on fresh releases and certifies it with
-Clopper-Pearson intervals (:func:`dpaudit.stats.epsilon_lower_bound`).  The held-out releases are drawn after
+Clopper-Pearson certificate, whose result decides the verdict as every audit's does.  The held-out releases are drawn after
 the choice and independently of it, so the bound holds at its confidence whatever the choice was.
 
 :func:`releases_are_float` decides, on releases of its own, whether a row's releases are floating point
@@ -25,7 +25,9 @@ import numpy as np
 from .._rng import RNGLike, as_seed_sequence
 from ..auditor.distinguishers.floating import binade, float_choices, lowest_set_bit_exponent
 from ..sampling import draw_releases
-from ..stats import cp_lower, cp_upper, epsilon_lower_bound, log_ratio_bound
+from ..attacks._result import certify_counts
+from ..claims import PointClaim
+from ..stats import cp_lower, cp_upper, log_ratio_bound
 from ..stats.verdict import verdict_of
 
 __all__ = ["FloatEvent", "FEATURES", "PROBE", "CALIBRATION_SHARE", "MAX_CODES", "MIN_COUNT", "DEN_PRIOR", "releases_are_float",
@@ -147,8 +149,9 @@ def float_pass(target: Any, dataset: Any, neighbor: Any, *, epsilon: float, delt
     k0 = event.count(draw_releases(target, dataset, n_test, rng=s_test0))
     k1 = event.count(draw_releases(target, neighbor, n_test, rng=s_test1))
     k_num, k_den = (k0, k1) if event.on_d else (k1, k0)
-    bound = epsilon_lower_bound(k_num, n_test - k_num, k_den, n_test - k_den, delta=delta, confidence=confidence)
+    bound, verdict = certify_counts(k_num, n_test - k_num, k_den, n_test - k_den, PointClaim(epsilon, delta),
+                                    confidence=confidence)
     value = float(bound.epsilon_lower_bound)
-    out.update(verdict=verdict_of(value > epsilon).value, epsilon_lower_bound=value, attack=event.feature,
+    out.update(verdict=verdict.value, epsilon_lower_bound=value, attack=event.feature,
                event=event.describe(), counts={"D": k0, "D'": k1, "held_out_per_side": n_test})
     return out
