@@ -98,11 +98,10 @@ class OneRun(Certificate):
                  "epsilon_lower_bound": one_run_epsilon_bound(m, k, counts[k], delta=d, confidence=level)}
                 for k, d, e in _tests(claim, delta, grid)]
         fdp_rows = _fdp_tests(claim, m, evidence.top, fdp_share) if claim.is_curve else []
-        best = _reported(rows + [t["pair"] for t in fdp_rows if t["pair"]])
-        # The test's own claimed epsilon: an f-DP test reads the claim's grid, where the curve is exact.
-        region = CurveTest(claim.spec, confidence, np.array([best["delta"]]),
-                           np.array([max(best["epsilon_lower_bound"], 0.0)]), np.array([best["claimed_epsilon"]]),
-                           reference_delta=float(claim.reference[1]))
+        regions = [(t, _region(t, claim, confidence)) for t in rows + [t["pair"] for t in fdp_rows if t["pair"]]]
+        # Ranked as the audit ranks its tests and rounds: by the margin over the claim, else by the share of it
+        # certified (CurveTest.as_bound_against); ties by the larger bound.
+        best, region = max(regions, key=lambda tr: (tr[1].as_bound_against(1.0), tr[0]["epsilon_lower_bound"]))
         details = {"tests": rows, "fdp_tests": fdp_rows, "reported": best, "guesses": best["guesses"],
                    "correct": best["correct"],
                    "curve_rejected": any(t["rejected"] for t in fdp_rows) if claim.is_curve else None,
@@ -133,16 +132,11 @@ def _tests(claim, delta, grid):
     return [(k, d, e) for k in grid for d, e in claimed.items()]
 
 
-def _reported(points):
-    """The test closest to the claim, ranked as the audit ranks its tests (each a one-point region): the largest
-    margin when one is crossed, else the largest share of the claim certified; ties by the larger bound."""
-    def rank(t):
-        claimed = t["claimed_epsilon"]
-        margin = t["epsilon_lower_bound"] - claimed
-        share = t["epsilon_lower_bound"] / claimed if claimed > 0 else 0.0
-        return (margin > 0, margin if margin > 0 else share, t["epsilon_lower_bound"])
-
-    return max(points, key=rank)
+def _region(test: dict, claim, confidence: float) -> CurveTest:
+    """One test as a one-point certified curve at its delta, against its own claimed epsilon (an f-DP test reads
+    the claim's grid, where the curve is exact)."""
+    return CurveTest(claim.spec, confidence, np.array([test["delta"]]), np.array([max(test["epsilon_lower_bound"], 0.0)]),
+                     np.array([test["claimed_epsilon"]]), reference_delta=float(claim.reference[1]))
 
 
 def _ceiling(m, best, level, fdp_level):
