@@ -3,6 +3,7 @@
     python experiments/dp_sniper/choice.py --rows SVT3 --seeds 0 1 2
     python experiments/dp_sniper/choice.py --rows SVT3 SVT34Parallel --calibration 4e6 --held-out 6e6
     python experiments/dp_sniper/choice.py --rows LaplaceParallel --seeds 0 1 2 --oracle --own-best --draws 4000
+    python experiments/dp_sniper/choice.py --rows SVT34Parallel --oracle --only exact --events 1 2 3 4 --spread 4 --draws 4000
 
 For each seed it draws the calibration pool (``--calibration`` releases per
 side, split in halves as the audit splits it), fits every distinguisher
@@ -32,6 +33,13 @@ the chosen event(s) at their estimated probabilities, certified as the audit
 certifies them, and prints the mean bound and how often it reaches 98% of the
 row's ceiling (the YAML's ``ceiling_1e7`` at 9 x 10^6 held out).  ``--rank-trusted`` also ranks the
 candidates by their value on the selection counts trusted twice (marked ``<- trusted``).
+
+``--events K ...`` (with ``--draws``) certifies, for each K, the chosen event of ``auto``'s choice (and of
+``exact``) with up to K - 1 events nested in it, each at failure probability alpha / K (Bonferroni), the best
+kept: chosen on the ``--trust-ladder`` (the j-th at the j-th trust; 2, 8 is the audit's rule) and, with
+``--spread R``, spread over the top of the score's order (regions of 1/R, 1/R^2, ... of the chosen region's
+selection releases; ``l+spread R``: the audit's two events, then spread ones).  K = 2 on the ladder 2, 8 is
+what the audit certifies today.
 """
 
 from __future__ import annotations
@@ -238,49 +246,57 @@ def trusted_value(name, pool, confidence: float) -> float:
 MIN_SPREAD = 50
 
 
-def nested_events(test, cal, confidence: float, k: int, *, ladder=(2, 8, 32, 128), spread=None) -> list:
+def nested_events(test, cal, confidence: float, k: int, *, ladder=(2, 8, 32, 128), spread=None,
+                  after_ladder: bool = False) -> list:
     """The chosen event and up to ``k - 1`` events nested in it, each to be certified at failure ``alpha / len``.
 
     Ladder (``spread`` None): the j-th rarer event is the best nested one with the selection counts trusted
     ``ladder[j]`` times (``CurveCertificate.choose_rarer``), kept when, read at that trust, it beats the chosen event
     at failure ``alpha / k`` (the audit's rule at ``k = 2``, ladder 2, 8).  Spread (``spread = r``): the nested
     events whose region holds about ``1 / r``, ``1 / r^2``, ... of the chosen region's selection releases (at least
-    ``MIN_SPREAD`` of them).  Calibration data only, so the Bonferroni split keeps each bound valid.
+    ``MIN_SPREAD`` of them); ``after_ladder``: the ladder's first two events (the audit's), then spread ones up to
+    ``k``.  Calibration data only, so the Bonferroni split keeps each bound valid.
     """
     from dpaudit.auditor import calibrate
     from dpaudit.claims import PointClaim
     from dpaudit.stats.curves import CurveCertificate
-    from dpaudit.stats.selection import ThresholdEvent
 
     cert = CurveCertificate(PointClaim(1.0, 0.0))
     base, events = test.event, [test.event]
     chosen_on = calibrate._trusted(cal, calibrate.SELECTION_TRUST, confidence)
-    if spread is None:
+    if spread is None or after_ladder:
         each = 1.0 - (1.0 - confidence) / k
-        for trust in ladder[1:k]:
+        for trust in ladder[1:k if spread is None else min(k, 2)]:
             trusted = calibrate._trusted(cal, trust, confidence)
             rare = cert.choose_rarer(trusted, base, chosen_on=chosen_on)
             if (rare is not None and rare not in events
                     and cert.value(calibrate._trusted(cal, trust, each), rare) > cert.value(trusted, base)):
                 events.append(rare)
-        return events
-    family = cert._family(chosen_on, base)
+    if spread is not None:
+        for event in spread_events(base, cal, cert._family(chosen_on, base), chosen_on._index(base), spread, k):
+            if len(events) < k and event not in events:
+                events.append(event)
+    return events
+
+
+def spread_events(base, cal, family: int, i: int, spread: float, k: int) -> list:
+    """The events nested in ``base`` (candidate ``i`` of ``cal``, certified through inequality ``family``) whose
+    regions hold about ``1 / spread``, ``1 / spread^2``, ... up to the power ``k - 1`` of its selection releases."""
+    from dpaudit.stats.selection import ThresholdEvent
+
     cand, ge0, n0, ge1, n1 = cal
     region = ge0 + ge1 if family in (0, 3) else (n0 + n1) - (ge0 + ge1)
-    i = chosen_on._index(base)
     idx = np.arange(len(cand))
     inside = (idx > i) if family in (0, 3) else (idx < i)
+    ok = inside & (region >= MIN_SPREAD) & (region < region[i])
+    out = []
     for j in range(1, k):
-        ok = inside & (region >= MIN_SPREAD) & (region < region[i])
         if not ok.any():
             break
         target = region[i] / float(spread) ** j
         best = idx[ok][np.argmin(np.abs(np.log(region[ok] / target)))]
-        event = ThresholdEvent(float(cand[best]), reverse=base.reverse)
-        if event not in events:
-            events.append(event)
-    return events
-
+        out.append(ThresholdEvent(float(cand[best]), reverse=base.reverse))
+    return out
 
 
 def nested_cells(events, valuer, scores):
@@ -359,14 +375,16 @@ def study_events(label, seed, name, test, pool, valuer, args, ceiling) -> None:
         print(f"{label} seed {seed} {name}: the ladder 2, 8 differs from the audit's rarer event", flush=True)
     scores = valuer.scores(test.scorer)
     n_test = int(args.held_out)
-    rules = [("ladder", None)] + ([(f"spread {args.spread:g}", args.spread)] if args.spread else [])
+    rules = [("ladder", None, False)] + [(f"spread {r:g}", r, False) for r in args.spread]
+    rules += [(f"l+spread {r:g}", r, True) for r in args.spread]
     for k in args.events:
-        for rule, spread in rules:
-            events = nested_events(test, cal, args.confidence, k, ladder=tuple(args.trust_ladder), spread=spread)
+        for rule, spread, after in rules:
+            events = nested_events(test, cal, args.confidence, k, ladder=tuple(args.trust_ladder), spread=spread,
+                                   after_ladder=after)
             certs = [calibrate._variant(ClopperPearson(), rates, e, cert.value(rates, e), poisson=True)
                      for e in events]
             cells, masks = nested_cells(events, valuer, scores)
-            line = (f"{label} seed {seed} {name:>20}: K={k} {rule:>10} events {len(events)}"
+            line = (f"{label} seed {seed} {name:>20}: K={k} {rule:>12} events {len(events)}"
                     f"  expected {nested_value(cells, masks, n_test, args.confidence):.4f}")
             if args.draws:
                 b = nested_draws(cells, masks, certs, n_test, args.confidence, args.draws,
@@ -463,8 +481,9 @@ def main(argv=None) -> None:
                     help="certify K nested events of auto's (and exact's) chosen event, for each K given")
     ap.add_argument("--trust-ladder", type=float, nargs="+", default=[2, 8, 32, 128],
                     help="the trust each of the K events is chosen at (the first: the audit's SELECTION_TRUST)")
-    ap.add_argument("--spread", type=float, default=0.0,
-                    help="also the K events whose regions hold 1/R, 1/R^2, ... of the chosen region's releases")
+    ap.add_argument("--spread", type=float, nargs="*", default=[],
+                    help="also the K events whose regions hold 1/R, 1/R^2, ... of the chosen region's releases, "
+                         "and the audit's two events followed by such events (l+spread), for each R")
     ap.add_argument("--confidence", type=float, default=0.9)
     args = ap.parse_args(argv)
     if any(k < 1 or k > len(args.trust_ladder) for k in args.events):
