@@ -399,6 +399,18 @@ def _drawn(b: np.ndarray, ceiling) -> str:
     return text + (f" P(>=98%) {np.mean(b >= 0.98 * ceiling):.2f}" if ceiling else "")
 
 
+def draw_seed(mech, pair, seed: int, n_cal: int, n_fresh: int, grid, llr):
+    """(the calibration pool of ``seed``, the valuer of its events: ``grid`` when given, else ``n_fresh`` fresh
+    releases per side drawn after the pool, weighted by ``llr`` when given)."""
+    rng = np.random.default_rng([seed, 50])
+    d, d2 = pair
+    pool = (np.asarray(mech(d, size=n_cal, rng=rng), float), np.asarray(mech(d2, size=n_cal, rng=rng), float))
+    if grid is not None:
+        return pool, Valuer(grid[0], p=grid[1:])
+    fresh = (np.asarray(mech(d, size=n_fresh, rng=rng), float), np.asarray(mech(d2, size=n_fresh, rng=rng), float))
+    return pool, Valuer(fresh, llr=llr)
+
+
 def run_row(label, e, args, names_extra) -> None:
     from dpaudit.auditor.distinguishers import ATTACKS, auto_choices, output_kind, register_attack
     from dpaudit.auditor.pipeline import choose_test
@@ -413,14 +425,7 @@ def run_row(label, e, args, names_extra) -> None:
         register_attack("exact", lambda: ExactScore(llr), outputs="vector", description="the exact log ratio")
     ceiling = e["reference"].get("ceiling_1e7") if n_test == 9_000_000 else None
     for seed in args.seeds:
-        rng = np.random.default_rng([seed, 50])
-        pool = (np.asarray(mech(d, size=n_cal, rng=rng), float), np.asarray(mech(d2, size=n_cal, rng=rng), float))
-        if grid is None:
-            n_f = int(args.fresh)
-            fresh = (np.asarray(mech(d, size=n_f, rng=rng), float), np.asarray(mech(d2, size=n_f, rng=rng), float))
-            valuer = Valuer(fresh, llr=llr)
-        else:
-            valuer = Valuer(grid[0], p=grid[1:])
+        pool, valuer = draw_seed(mech, (d, d2), seed, n_cal, int(args.fresh), grid, llr)
         names = list(auto_choices(output_kind(np.concatenate([pool[0][:10_000], pool[1][:10_000]])), pool[0][: n_cal // 2])) + names_extra
         names = list(args.only or names)
         if args.oracle and llr is not None:
