@@ -71,3 +71,80 @@ def test_simulated_held_out_sets_centre_on_the_value_at_expected_counts(choice):
         b = choice.held_out_draws(ev, None, 10**6, 0.9, [cert], 2000, np.random.default_rng(1))
         assert abs(b.mean() - expected) < 5 * b.std() / np.sqrt(len(b)) + 1e-3
         assert b.std() > 0
+
+
+def _gaussian_test(choice, seed, n=100_000):
+    """A score whose log ratio grows into its tails (a mean shift of 0.08), chosen as the audit chooses for 4 x 10^6
+    held-out releases: (the chosen test, its selection counts)."""
+    from dpaudit.auditor import calibrate
+    from dpaudit.auditor.distinguishers import ATTACKS, register_attack
+    from dpaudit.stats.selection import calibration_counts, selection_halves
+
+    register_attack("exact", lambda: choice.ExactScore(lambda x: np.asarray(x).reshape(len(x), -1)[:, 0]),
+                    outputs="vector", description="the first coordinate")
+    try:
+        rng = np.random.default_rng(seed)
+        pool = (rng.normal(0.08, 1, (n, 1)), rng.normal(0, 1, (n, 1)))
+        test = calibrate.choose_test(("exact",), pool, confidence=0.9, full=False, n_test=4 * 10**6, delta=0.0)
+        _, s0, s1 = calibrate._selection_scores("exact", pool, *selection_halves(pool))
+    finally:
+        ATTACKS.pop("exact", None)
+    return test, calibration_counts(s0, s1)
+
+
+def test_the_ladder_2_8_is_the_audits_rarer_event(choice):
+    """Two events on the trust ladder 2, 8 are the audit's chosen event and its rarer one (or the chosen alone)."""
+    alts = 0
+    for seed in (0, 2, 3):
+        test, cal = _gaussian_test(choice, seed)
+        events = choice.nested_events(test, cal, 0.9, 2, ladder=(2, 8))
+        assert events == [test.event] + ([] if test.alt_event is None else [test.alt_event])
+        alts += test.alt_event is not None
+    assert alts >= 1
+
+
+def test_spread_events_are_nested_and_about_r_times_rarer(choice):
+    """Spread events lie inside the chosen one, on its side, each region holding about a quarter of the previous
+    one's selection releases (the nearest candidate threshold, in log)."""
+    test, cal = _gaussian_test(choice, 0)
+    events = choice.nested_events(test, cal, 0.9, 4, spread=4)
+    assert len(events) == 4 and events[0] == test.event
+    cand, ge0, n0, ge1, n1 = cal
+    counts = [ge0[np.searchsorted(cand, e.threshold)] + ge1[np.searchsorted(cand, e.threshold)] for e in events]
+    assert all(not e.reverse for e in events)
+    ratios = np.array(counts[:-1]) / np.array(counts[1:])
+    assert np.all(ratios > 2) and np.all(ratios < 8), ratios
+
+
+def test_nested_events_certify_nothing_on_a_null_pair_more_often_than_alpha(choice):
+    """Four nested events of equal masses under both sides, each by the Poisson test at a quarter of alpha = 0.2:
+    the best of them certifies a positive epsilon in at most alpha of 4,000 held-out sets (5 standard errors), and
+    each event is certified at alpha / 4 (four copies of one event certify what it alone does at alpha / 4)."""
+    from dpaudit.stats.certificate import PoissonConditional
+
+    m = np.array([0.97, 0.01, 0.01, 0.005, 0.005])
+    lows = np.arange(5)
+    masks = [lows >= j for j in (1, 2, 3, 4)]
+    certs = [PoissonConditional("event")] * 4
+    b = choice.nested_draws((m, m), masks, certs, 10**6, 0.8, 4000, np.random.default_rng(3))
+    assert np.mean(b > 0) < 0.2 + 5 * np.sqrt(0.2 * 0.8 / 4000)
+    copies = choice.nested_draws((m, m), [masks[1]] * 4, certs, 10**6, 0.8, 500, np.random.default_rng(4))
+    alone = choice.nested_draws((m, m), [masks[1]], certs[:1], 10**6, 0.95, 500, np.random.default_rng(4))
+    np.testing.assert_allclose(copies, alone, rtol=1e-9, atol=1e-12)
+    assert np.mean(alone > 0) > 0
+
+
+def test_two_nested_events_draw_as_the_audits_pair(choice):
+    """The best of two nested events drawn cell by cell centres where held_out_draws puts the audit's pair."""
+    from dpaudit.stats.certificate import ClopperPearson
+
+    alt, rest, comp = (0.002, 0.0015), (0.018, 0.0165), (0.98, 0.982)
+    cells = (np.array([comp[0], rest[0], alt[0]]), np.array([comp[1], rest[1], alt[1]]))
+    masks = [np.array([False, True, True]), np.array([False, False, True])]
+    ev = ((alt[0] + rest[0], alt[1] + rest[1]), comp)
+    certs = [ClopperPearson(), ClopperPearson()]
+    a = choice.nested_draws(cells, masks, certs, 10**6, 0.9, 2000, np.random.default_rng(4))
+    b = choice.held_out_draws(ev, (alt, None), 10**6, 0.9, certs, 2000, np.random.default_rng(5))
+    assert abs(a.mean() - b.mean()) < 5 * np.hypot(a.std(), b.std()) / np.sqrt(2000)
+    assert choice.nested_value(cells, masks, 10**6, 0.9) == pytest.approx(
+        max(choice.event_value(*ev[0], 10**6, 0.95, comp), choice.event_value(*alt, 10**6, 0.95, (1 - alt[0], 1 - alt[1]))))

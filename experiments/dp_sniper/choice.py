@@ -3,6 +3,7 @@
     python experiments/dp_sniper/choice.py --rows SVT3 --seeds 0 1 2
     python experiments/dp_sniper/choice.py --rows SVT3 SVT34Parallel --calibration 4e6 --held-out 6e6
     python experiments/dp_sniper/choice.py --rows LaplaceParallel --seeds 0 1 2 --oracle --own-best --draws 4000
+    python experiments/dp_sniper/choice.py --rows SVT34Parallel --oracle --only exact --events 1 2 3 4 --spread 4 --draws 4000
 
 For each seed it draws the calibration pool (``--calibration`` releases per
 side, split in halves as the audit splits it), fits every distinguisher
@@ -32,6 +33,13 @@ the chosen event(s) at their estimated probabilities, certified as the audit
 certifies them, and prints the mean bound and how often it reaches 98% of the
 row's ceiling (the YAML's ``ceiling_1e7`` at 9 x 10^6 held out).  ``--rank-trusted`` also ranks the
 candidates by their value on the selection counts trusted twice (marked ``<- trusted``).
+
+``--events K ...`` (with ``--draws``) certifies, for each K, the chosen event of ``auto``'s choice (and of
+``exact``) with up to K - 1 events nested in it, each at failure probability alpha / K (Bonferroni), the best
+kept: chosen on the ``--trust-ladder`` (the j-th at the j-th trust; 2, 8 is the audit's rule) and, with
+``--spread R``, spread over the top of the score's order (regions of 1/R, 1/R^2, ... of the chosen region's
+selection releases; ``l+spread R``: the audit's two events, then spread ones).  K = 2 on the ladder 2, 8 is
+what the audit certifies today.
 """
 
 from __future__ import annotations
@@ -157,9 +165,7 @@ def held_out_draws(ev, alt, n_test: int, confidence: float, certs, draws: int, r
     nested ``alt`` (each then at half the failure probability, the better kept), each by its certificate
     (``certs``: the chosen test's), its counts drawn region by region (disjoint regions' Poisson counts are
     independent)."""
-    from dpaudit.stats.bounds import poisson_held_out_mean, poisson_log_ratio
-    from dpaudit.stats.certificate import POISSON_SHARE
-    from dpaudit.stats.clopper_pearson import cp_lower, cp_upper
+    from dpaudit.stats.bounds import poisson_held_out_mean
 
     lam = poisson_held_out_mean(n_test)
     fail = 1.0 - confidence if alt is None else (1.0 - confidence) / 2
@@ -171,15 +177,7 @@ def held_out_draws(ev, alt, n_test: int, confidence: float, certs, draws: int, r
     sets = [in_ev] if alt is None else [in_ev, counts[0]]
     out = np.zeros(draws)
     for (c0, c1), cert in zip(sets, certs):
-        if getattr(cert, "inequality", None) is not None:
-            a, b = (c0, c1) if cert.inequality == "event" else (n1 - c1, n0 - c0)
-            val = poisson_log_ratio(a, b, fail * POISSON_SHARE)
-        else:
-            lo, hi = cp_lower(c0, n0, fail / 2), cp_upper(c1, n1, fail / 2)
-            with np.errstate(divide="ignore", invalid="ignore"):
-                val = np.maximum(np.log(lo) - np.log(hi), np.log1p(-hi) - np.log1p(-lo))
-            val = np.where(np.isfinite(val), np.maximum(val, 0.0), 0.0)
-        out = np.maximum(out, val)
+        out = np.maximum(out, certified(c0, c1, n0, n1, cert, fail))
     return out
 
 
@@ -244,9 +242,173 @@ def trusted_value(name, pool, confidence: float) -> float:
     return cert.value(rates, cert.choose(rates))
 
 
+#: The fewest selection releases (both sides) a spread event's region may hold.
+MIN_SPREAD = 50
+
+
+def nested_events(test, cal, confidence: float, k: int, *, ladder=(2, 8, 32, 128), spread=None,
+                  after_ladder: bool = False) -> list:
+    """The chosen event and up to ``k - 1`` events nested in it, each to be certified at failure ``alpha / len``.
+
+    Ladder (``spread`` None): the j-th rarer event is the best nested one with the selection counts trusted
+    ``ladder[j]`` times (``CurveCertificate.choose_rarer``), kept when, read at that trust, it beats the chosen event
+    at failure ``alpha / k`` (the audit's rule at ``k = 2``, ladder 2, 8).  Spread (``spread = r``): the nested
+    events whose region holds about ``1 / r``, ``1 / r^2``, ... of the chosen region's selection releases (at least
+    ``MIN_SPREAD`` of them); ``after_ladder``: the ladder's first two events (the audit's), then spread ones up to
+    ``k``.  Calibration data only, so the Bonferroni split keeps each bound valid.
+    """
+    from dpaudit.auditor import calibrate
+    from dpaudit.claims import PointClaim
+    from dpaudit.stats.curves import CurveCertificate
+
+    cert = CurveCertificate(PointClaim(1.0, 0.0))
+    base, events = test.event, [test.event]
+    chosen_on = calibrate._trusted(cal, calibrate.SELECTION_TRUST, confidence)
+    if spread is None or after_ladder:
+        each = 1.0 - (1.0 - confidence) / k
+        for trust in ladder[1:k if spread is None else min(k, 2)]:
+            trusted = calibrate._trusted(cal, trust, confidence)
+            rare = cert.choose_rarer(trusted, base, chosen_on=chosen_on)
+            if (rare is not None and rare not in events
+                    and cert.value(calibrate._trusted(cal, trust, each), rare) > cert.value(trusted, base)):
+                events.append(rare)
+    if spread is not None:
+        for event in spread_events(base, cal, cert._family(chosen_on, base), chosen_on._index(base), spread, k):
+            if len(events) < k and event not in events:
+                events.append(event)
+    return events
+
+
+def spread_events(base, cal, family: int, i: int, spread: float, k: int) -> list:
+    """The events nested in ``base`` (candidate ``i`` of ``cal``, certified through inequality ``family``) whose
+    regions hold about ``1 / spread``, ``1 / spread^2``, ... up to the power ``k - 1`` of its selection releases."""
+    from dpaudit.stats.selection import ThresholdEvent
+
+    cand, ge0, n0, ge1, n1 = cal
+    region = ge0 + ge1 if family in (0, 3) else (n0 + n1) - (ge0 + ge1)
+    idx = np.arange(len(cand))
+    inside = (idx > i) if family in (0, 3) else (idx < i)
+    ok = inside & (region >= MIN_SPREAD) & (region < region[i])
+    out = []
+    for j in range(1, k):
+        if not ok.any():
+            break
+        target = region[i] / float(spread) ** j
+        best = idx[ok][np.argmin(np.abs(np.log(region[ok] / target)))]
+        out.append(ThresholdEvent(float(cand[best]), reverse=base.reverse))
+    return out
+
+
+def nested_cells(events, valuer, scores):
+    """(cells' masses under D and D' as two arrays, each event's cells as boolean masks): the score line cut at the
+    events' thresholds (all events of one score on one side: ``score >= t``, or ``< t`` when ``reverse``)."""
+    s0, s1 = scores
+    cuts = np.unique([e.threshold for e in events])
+    edges = np.concatenate([[-np.inf], cuts, [np.inf]])
+    m0, m1 = [], []
+    for lo, hi in zip(edges[:-1], edges[1:]):
+        h0 = (s0 >= lo) & (s0 < hi)
+        h1 = None if s1 is None else (s1 >= lo) & (s1 < hi)
+        a, b = valuer.masses(h0, h1)
+        m0.append(a)
+        m1.append(b)
+    m0, m1 = np.array(m0), np.array(m1)
+    lows = edges[:-1]
+    masks = [(lows < e.threshold) if e.reverse else (lows >= e.threshold) for e in events]
+    return (m0, m1), masks
+
+
+def nested_value(cells, masks, n_test: int, confidence: float) -> float:
+    """The best of the events at expected held-out counts, each at failure ``alpha / len(masks)``."""
+    (m0, m1), each = cells, 1.0 - (1.0 - confidence) / len(masks)
+    return max(event_value(m0[h].sum(), m1[h].sum(), n_test, each, (m0[~h].sum(), m1[~h].sum())) for h in masks)
+
+
+def nested_draws(cells, masks, certs, n_test: int, confidence: float, draws: int, rng) -> np.ndarray:
+    """Bounds certified on ``draws`` Poisson held-out sets: each event by its certificate at failure
+    ``alpha / len(masks)``, the best kept (each cell's counts drawn apart: disjoint cells' Poisson counts are
+    independent)."""
+    from dpaudit.stats.bounds import poisson_held_out_mean
+
+    lam = poisson_held_out_mean(n_test)
+    (m0, m1), fail = cells, (1.0 - confidence) / len(masks)
+    c0 = rng.poisson(lam * np.maximum(m0, 0.0)[:, None], (len(m0), draws))
+    c1 = rng.poisson(lam * np.maximum(m1, 0.0)[:, None], (len(m1), draws))
+    n0, n1 = c0.sum(axis=0), c1.sum(axis=0)
+    out = np.zeros(draws)
+    for h, cert in zip(masks, certs):
+        out = np.maximum(out, certified(c0[h].sum(axis=0), c1[h].sum(axis=0), n0, n1, cert, fail))
+    return out
+
+
+def certified(c0, c1, n0, n1, cert, fail: float) -> np.ndarray:
+    """The bound ``cert`` certifies from the event's counts ``c0``, ``c1`` among ``n0``, ``n1`` at failure ``fail``."""
+    from dpaudit.stats.bounds import poisson_log_ratio
+    from dpaudit.stats.certificate import POISSON_SHARE
+    from dpaudit.stats.clopper_pearson import cp_lower, cp_upper
+
+    if getattr(cert, "inequality", None) is not None:
+        a, b = (c0, c1) if cert.inequality == "event" else (n1 - c1, n0 - c0)
+        return poisson_log_ratio(a, b, fail * POISSON_SHARE)
+    lo, hi = cp_lower(c0, n0, fail / 2), cp_upper(c1, n1, fail / 2)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        val = np.maximum(np.log(lo) - np.log(hi), np.log1p(-hi) - np.log1p(-lo))
+    return np.where(np.isfinite(val), np.maximum(val, 0.0), 0.0)
+
+
+def study_events(label, seed, name, test, pool, valuer, args, ceiling) -> None:
+    """Print, for each ``k`` of ``--events``, the best of ``k`` nested events of ``name``'s chosen event (ladder, and
+    spread when ``--spread``) at expected held-out counts and on ``--draws`` simulated held-out sets."""
+    from dpaudit.auditor import calibrate
+    from dpaudit.claims import PointClaim
+    from dpaudit.stats.certificate import ClopperPearson
+    from dpaudit.stats.curves import CurveCertificate
+    from dpaudit.stats.selection import calibration_counts, calibration_rates, selection_halves
+
+    fit, sel = selection_halves(pool)
+    _, s0, s1 = calibrate._selection_scores(name, pool, fit, sel)
+    cal = calibration_counts(s0, s1)
+    rates = calibration_rates(cal, n_test0=cal[2], n_test1=cal[4], confidence=args.confidence, nested=True)
+    cert = CurveCertificate(PointClaim(1.0, 0.0))
+    today = nested_events(test, cal, args.confidence, 2, ladder=(2, 8))
+    if today[1:] != ([] if test.alt_event is None else [test.alt_event]):
+        print(f"{label} seed {seed} {name}: the ladder 2, 8 differs from the audit's rarer event", flush=True)
+    scores = valuer.scores(test.scorer)
+    n_test = int(args.held_out)
+    rules = [("ladder", None, False)] + [(f"spread {r:g}", r, False) for r in args.spread]
+    rules += [(f"l+spread {r:g}", r, True) for r in args.spread]
+    for k in args.events:
+        for rule, spread, after in rules:
+            events = nested_events(test, cal, args.confidence, k, ladder=tuple(args.trust_ladder), spread=spread,
+                                   after_ladder=after)
+            certs = [calibrate._variant(ClopperPearson(), rates, e, cert.value(rates, e), poisson=True)
+                     for e in events]
+            cells, masks = nested_cells(events, valuer, scores)
+            line = (f"{label} seed {seed} {name:>20}: K={k} {rule:>12} events {len(events)}"
+                    f"  expected {nested_value(cells, masks, n_test, args.confidence):.4f}")
+            if args.draws:
+                b = nested_draws(cells, masks, certs, n_test, args.confidence, args.draws,
+                                 np.random.default_rng([seed, k]))
+                line += "  drawn " + _drawn(b, ceiling)
+                line += f" share {b.mean() / ceiling:.3f}" if ceiling else ""
+            print(line, flush=True)
+
+
 def _drawn(b: np.ndarray, ceiling) -> str:
     text = f"mean {b.mean():.4f} sd {b.std():.4f}"
     return text + (f" P(>=98%) {np.mean(b >= 0.98 * ceiling):.2f}" if ceiling else "")
+
+
+def draw_seed(mech, pair, seed: int, n_cal: int, n_fresh: int, grid, llr):
+    """(the calibration pool of ``seed``, the valuer of its events: ``grid`` when given, else ``n_fresh`` fresh
+    releases per side drawn after the pool, weighted by ``llr`` when given)."""
+    rng = np.random.default_rng([seed, 50])
+    d, d2 = pair
+    pool = (np.asarray(mech(d, size=n_cal, rng=rng), float), np.asarray(mech(d2, size=n_cal, rng=rng), float))
+    if grid is not None:
+        return pool, Valuer(grid[0], p=grid[1:])
+    fresh = (np.asarray(mech(d, size=n_fresh, rng=rng), float), np.asarray(mech(d2, size=n_fresh, rng=rng), float))
+    return pool, Valuer(fresh, llr=llr)
 
 
 def run_row(label, e, args, names_extra) -> None:
@@ -263,18 +425,12 @@ def run_row(label, e, args, names_extra) -> None:
         register_attack("exact", lambda: ExactScore(llr), outputs="vector", description="the exact log ratio")
     ceiling = e["reference"].get("ceiling_1e7") if n_test == 9_000_000 else None
     for seed in args.seeds:
-        rng = np.random.default_rng([seed, 50])
-        pool = (np.asarray(mech(d, size=n_cal, rng=rng), float), np.asarray(mech(d2, size=n_cal, rng=rng), float))
-        if grid is None:
-            n_f = int(args.fresh)
-            fresh = (np.asarray(mech(d, size=n_f, rng=rng), float), np.asarray(mech(d2, size=n_f, rng=rng), float))
-            valuer = Valuer(fresh, llr=llr)
-        else:
-            valuer = Valuer(grid[0], p=grid[1:])
+        pool, valuer = draw_seed(mech, (d, d2), seed, n_cal, int(args.fresh), grid, llr)
         names = list(auto_choices(output_kind(np.concatenate([pool[0][:10_000], pool[1][:10_000]])), pool[0][: n_cal // 2])) + names_extra
-        names = list(dict.fromkeys(args.only or names))
+        names = list(args.only or names)
         if args.oracle and llr is not None:
             names.append("exact")
+        names = list(dict.fromkeys(names))
         results = {}
         for name in names:
             t = time.perf_counter()
@@ -285,7 +441,7 @@ def run_row(label, e, args, names_extra) -> None:
             own = best_run(*valuer.binned(*scores), n_test, args.confidence) if args.own_best else None
             trusted = trusted_value(name, pool, args.confidence) if args.rank_trusted else None
             results[name] = (test.value, val, with_alt, own, fit_s, test, ev, alt, trusted)
-        fitted = [n for n in names if n != "exact"]
+        fitted = [n for n in names if n != "exact"] or names
         chosen = max(fitted, key=lambda n: (results[n][0], -fitted.index(n)))
         by_trust = max(fitted, key=lambda n: (results[n][8], -fitted.index(n))) if args.rank_trusted else None
         for name in names:
@@ -307,6 +463,8 @@ def run_row(label, e, args, names_extra) -> None:
                                        np.random.default_rng(seed))
                     line += "  its best event drawn " + _drawn(b, ceiling)
             print(line + f"  fit+choose {s:.1f} s{mark}", flush=True)
+        for name in dict.fromkeys([chosen, "exact"] if "exact" in names else [chosen]) if args.events else ():
+            study_events(label, seed, name, results[name][5], pool, valuer, args, ceiling)
     ATTACKS.pop("exact", None)
 
 
@@ -324,8 +482,17 @@ def main(argv=None) -> None:
     ap.add_argument("--rank-trusted", action="store_true",
                     help="also rank the candidates by their value with the selection counts trusted twice")
     ap.add_argument("--draws", type=int, default=0, help="simulated held-out sets of auto's (and exact's) events")
+    ap.add_argument("--events", type=int, nargs="*", default=[],
+                    help="certify K nested events of auto's (and exact's) chosen event, for each K given")
+    ap.add_argument("--trust-ladder", type=float, nargs="+", default=[2, 8, 32, 128],
+                    help="the trust each of the K events is chosen at (the first: the audit's SELECTION_TRUST)")
+    ap.add_argument("--spread", type=float, nargs="*", default=[],
+                    help="also the K events whose regions hold 1/R, 1/R^2, ... of the chosen region's releases, "
+                         "and the audit's two events followed by such events (l+spread), for each R")
     ap.add_argument("--confidence", type=float, default=0.9)
     args = ap.parse_args(argv)
+    if any(k < 1 or k > len(args.trust_ladder) for k in args.events):
+        ap.error(f"--events: each K must be between 1 and the ladder's length {len(args.trust_ladder)}")
 
     import sys
 
