@@ -119,9 +119,13 @@ def _joined(chunk_list: list, target, side: int) -> np.ndarray:
     """One side's chunks as one array (no copy for a single chunk), their shapes checked against each other."""
     shapes = {tuple(c.shape[1:]) for c in chunk_list}
     if len(shapes) != 1:
-        raise TargetError(f"target {target.name!r} changed its output shape between calls on the "
-                          f"{SIDES[side]}: {sorted(shapes)}")
+        raise _shape_changed(target, side, shapes)
     return np.concatenate(chunk_list) if len(chunk_list) > 1 else chunk_list[0]
+
+
+def _shape_changed(target, side: int, shapes) -> TargetError:
+    return TargetError(f"target {target.name!r} changed its output shape between calls on the {SIDES[side]}: "
+                       f"{sorted(shapes)}")
 
 
 def _fill(tasks: list, k: int, n: int, target, *, progress, desc: str) -> list[np.ndarray]:
@@ -129,16 +133,13 @@ def _fill(tasks: list, k: int, n: int, target, *, progress, desc: str) -> list[n
     copied once, into its side's array, before the next call: what the target returned may be a buffer it
     reuses.  The array takes the type ``np.concatenate`` of the chunks would (:func:`_joined`'s result)."""
     out: list = [None, None]
-    seen: list = [set(), set()]
 
     def call(index: int) -> None:
         side, start = index // k, (index % k) * tasks[0][2]
         parts = _chunk_parts(*tasks[index])
         x = parts[0] if len(parts) == 1 else np.concatenate(parts, axis=0)
-        seen[side].add(tuple(x.shape[1:]))
-        if len(seen[side]) > 1:
-            raise TargetError(f"target {target.name!r} changed its output shape between calls on the "
-                              f"{SIDES[side]}: {sorted(seen[side])}")
+        if out[side] is not None and out[side].shape[1:] != x.shape[1:]:
+            raise _shape_changed(target, side, {out[side].shape[1:], x.shape[1:]})
         if out[side] is None:
             out[side] = np.empty((n,) + x.shape[1:], dtype=x.dtype)
         elif np.result_type(out[side], x) != out[side].dtype:

@@ -165,29 +165,29 @@ class MixedScore:
         or, when the thresholds need more than :data:`FEW_EDGES` edges, one sort of the coordinate.  The counts
         equal those of :meth:`score`'s values (the bins' scores are summed in the same order).
         """
-        runs = self._runs(thresholds)
-        if runs is None:
+        plan = self._runs(thresholds)
+        if plan is None:
             return None
+        runs, needed = plan
         j, edges, _ = self.numeric[0]
-        n, col = _column_reader(x)
-        needed = sorted({b for r in runs for a, c in r for b in (a, c)} - {0, len(edges) + 1})
+        x2 = as_2d(np.asarray(x))
         if len(needed) > FEW_EDGES:
-            v = col(j)  # this call's own copy: sorted in place
+            v = columns(x2[:, j:j + 1], exact=True)[0]  # our own copy: sorted in place
             v.sort()
             numbers = len(v) if v.dtype.kind != "f" else int(np.searchsorted(v, np.inf, side="right"))  # not NaN
             at = dict(zip(needed, (numbers - np.searchsorted(v, edges[np.asarray(needed) - 1], side="left")).tolist()))
         else:
             # One edge: one pass over the coordinate in place costs less than its copy and a pass over that.
-            read = col if len(needed) > 1 else (lambda j: as_2d(np.asarray(x))[:, j])
-            at = {b: int(np.count_nonzero(read(j) >= edges[b - 1])) for b in needed}  # bin b: edges[b - 1] <= value
-        at[0], at[len(edges) + 1] = n, 0
+            col = x2[:, j] if len(needed) == 1 else columns(x2[:, j:j + 1], exact=True)[0]
+            at = {b: int(np.count_nonzero(col >= edges[b - 1])) for b in needed}  # bin b: edges[b - 1] <= value
+        at[0], at[len(edges) + 1] = len(x2), 0
         out = [sum(at[a] - at[c] for a, c in r) for r in runs]
         return np.array(out, dtype=np.int64).reshape(np.shape(thresholds))
 
-    def _runs(self, thresholds) -> list | None:
-        """Per threshold, the runs ``(first bin, bin after the last)`` of bins scoring at least it; None unless
-        the score is a step function of one coordinate.  Kept per threshold set: a held-out audit asks for the
-        same thresholds in every chunk."""
+    def _runs(self, thresholds) -> tuple | None:
+        """(per threshold, the runs ``(first bin, bin after the last)`` of bins scoring at least it; the inner bin
+        boundaries the runs start or stop at), or None unless the score is a step function of one coordinate.
+        Kept per threshold set: a held-out audit asks for the same thresholds in every chunk."""
         if len(self.numeric) != 1 or len(self.specials[self.numeric[0][0]]):
             return None
         if any(len(lr) > 1 for _, _, _, lr in self.blocks):
@@ -204,7 +204,8 @@ class MixedScore:
             for s in t:
                 edge = np.diff(np.r_[False, scores >= s, False].astype(np.int8))  # +1 where a run starts, -1 after
                 runs.append(list(zip(np.flatnonzero(edge == 1).tolist(), np.flatnonzero(edge == -1).tolist())))
-            cache[key] = runs
+            needed = sorted({b for r in runs for a, c in r for b in (a, c)} - {0, len(scores)})
+            cache[key] = (runs, needed)
         return cache[key]
 
     def _code(self, col: np.ndarray, j: int) -> np.ndarray:
