@@ -92,14 +92,20 @@ def _gaussian_test(choice, seed, n=100_000):
     return test, calibration_counts(s0, s1)
 
 
-def test_the_ladder_2_8_is_the_audits_rarer_event(choice):
-    """Two events on the trust ladder 2, 8 are the audit's chosen event and its rarer one (or the chosen alone)."""
+def test_the_ladder_2_8_at_k_3_begins_the_audits_events(choice):
+    """choice.py's own trust ladder (2, 8) at K = 3 is a prefix of the audit's events: the chosen event and, when
+    it beats the chosen one at alpha / 3, the rarer event at trust 8; the rest of the audit's events are spread
+    events nested further out (on several of the seeds the rarer event is there)."""
     alts = 0
     for seed in (0, 2, 3):
         test, cal = _gaussian_test(choice, seed)
-        events = choice.nested_events(test, cal, 0.9, 2, ladder=(2, 8))
-        assert events == [test.event] + ([] if test.alt_event is None else [test.alt_event])
-        alts += test.alt_event is not None
+        audit = [test.event, *test.alt_events]
+        ladder = choice.nested_events(test, cal, 0.9, 3, ladder=(2, 8))
+        assert audit[:len(ladder)] == ladder, seed
+        assert 1 <= len(audit) <= 3 and len(set(audit)) == len(audit)
+        assert all(e.reverse == test.event.reverse for e in audit)
+        assert choice.nested_events(test, cal, 0.9, 3, spread=4, after_ladder=True) == audit
+        alts += len(ladder) == 2
     assert alts >= 1
 
 

@@ -22,18 +22,25 @@ from .distinguishers import auto_choices, float_choices, make_distinguisher
 from .distinguishers._features import shared_columns
 
 __all__ = ["ChosenTest", "choose_test", "calibrate", "held_out_total", "FIT_COST",
-           "SELECTION_TRUST", "TRUST_FROM", "RARE_TRUST", "RARE_EVENT_NOTE", "TAIL_RATIO"]
+           "SELECTION_TRUST", "TRUST_FROM", "RARE_TRUST", "NESTED_EVENTS", "SPREAD", "MIN_SPREAD", "RARE_EVENT_NOTE",
+           "TAIL_RATIO", "nested_events"]
 
 #: When the held-out set is at least ``TRUST_FROM`` times the selection data, the chosen
 #: distinguisher's event is chosen with the selection counts trusted as ``SELECTION_TRUST``
 #: times as many (see ``choose_test``).
 SELECTION_TRUST = 2
 TRUST_FROM = 8
-#: There, the event chosen with the selection counts trusted as ``RARE_TRUST`` times as many is certified
-#: beside it when it differs, each at half the failure probability (docs/decisions/event-selection.md).
+#: There, up to ``NESTED_EVENTS`` events of the chosen distinguisher are certified, each at that share of the
+#: failure probability, the best kept: the chosen event; the one chosen with the selection counts trusted as
+#: ``RARE_TRUST`` times as many, when it differs and, read at that trust, beats the chosen one at its share; then
+#: the nested events holding about ``1 / SPREAD``, ``1 / SPREAD^2`` of the chosen region's selection releases (at
+#: least ``MIN_SPREAD``) (docs/decisions/event-selection.md, docs/decisions/selection-limit.md).
 RARE_TRUST = 8
-RARE_EVENT_NOTE = ("two events of the chosen distinguisher, one rarer than the other, were certified, each at half "
-                   "the failure probability; the better against the claim is reported")
+NESTED_EVENTS = 3
+SPREAD = 4
+MIN_SPREAD = 50
+RARE_EVENT_NOTE = ("nested events of the chosen distinguisher, each rarer than the one before, were certified, the "
+                   "failure probability split evenly among them; the best against the claim is reported")
 #: A score audit certifies the other tail's best event too when it is worth this share of the chosen event's on the
 #: selection split (measured in docs/decisions/event-selection.md).
 TAIL_RATIO = 0.9
@@ -56,19 +63,21 @@ class ChosenTest:
     gdp_event: ThresholdEvent | None = None
     profile_events: tuple = ()
     roc_events: tuple = ()
-    #: A second event certified beside ``event`` at half the failure probability each, the better kept: the
-    #: other tail's best (:meth:`~dpaudit.stats.curves.CurveCertificate.choose_other_tail`) or, on a held-out
-    #: set many times the selection split, the rarer event chosen at ``RARE_TRUST``; None: ``event`` alone.
-    alt_event: ThresholdEvent | None = None
-    #: The certificate of ``alt_event`` when it differs from ``certificate`` (its own Poisson variant).
-    alt_certificate: Certificate | None = None
+    #: Events certified beside ``event``, the failure probability split evenly among all of them, the best kept:
+    #: the other tail's best (:meth:`~dpaudit.stats.curves.CurveCertificate.choose_other_tail`) or, on a held-out
+    #: set many times the selection split, events nested in ``event`` (:func:`nested_events`); empty: ``event``
+    #: alone.
+    alt_events: tuple = ()
+    #: Each of ``alt_events``' certificate: None where it is ``certificate`` (else its own Poisson variant).
+    alt_certificates: tuple = ()
 
     def events(self):
         return self.certified_events() + self.described_events()
 
     def certified_events(self) -> list[ThresholdEvent]:
-        """The events a certificate reads: the claim's event, the other tail's, the certificate's own."""
-        return [e for e in (self.event, self.alt_event, self.own_event) if e is not None]
+        """The events a certificate reads: the claim's event, the other tail's or the nested ones, the
+        certificate's own."""
+        return [e for e in (self.event, *self.alt_events, self.own_event) if e is not None]
 
     def described_events(self) -> list[ThresholdEvent]:
         """The events the report only describes: GDP's, the privacy profile's and the ROC's."""
@@ -98,9 +107,9 @@ def choose_test(names, pool, *, cert=None, delta=None, confidence, full: bool, n
     whole pool.  When the held-out set is at least ``TRUST_FROM`` times the
     selection data, the winner's event is chosen again with the selection
     counts trusted as ``SELECTION_TRUST`` times as many, so that a rarer event
-    with a larger ratio can win; the event chosen at ``RARE_TRUST`` times, when it
-    differs, becomes ``alt_event``, both certified at half the failure probability
-    and the better kept (:func:`certify_round`): how rare the best event is, the
+    with a larger ratio can win; events nested in it (:func:`nested_events`) become
+    ``alt_events``, all certified at an even share of the failure probability and
+    the best kept (:func:`certify_round`): how rare the best event is, the
     selection split cannot tell, the held-out counts can.  Everything here uses calibration data only,
     so the held-out bound stays valid.  The measurements behind these choices
     are in ``docs/decisions/event-selection.md``.
@@ -115,7 +124,7 @@ def choose_test(names, pool, *, cert=None, delta=None, confidence, full: bool, n
     candidate's fit is deterministic and the best is taken in ``names`` order, so the choice
     depends on neither.  ``tails=True`` (one fixed-size round, no Poisson certificate: the score
     audit) also keeps the other tail's best event when it is worth :data:`TAIL_RATIO` of the
-    chosen one's (``alt_event``; :func:`certify_round` certifies both).  ``certificate`` certifies the
+    chosen one's (``alt_events``; :func:`certify_round` certifies both).  ``certificate`` certifies the
     event (default Clopper-Pearson); it may ask for a variant for the event (:meth:`Certificate.poisson_variant`)
     or choose its own event (:meth:`Certificate.choose_event`).
     """
@@ -144,37 +153,76 @@ def choose_test(names, pool, *, cert=None, delta=None, confidence, full: bool, n
     if best is None:
         return None
     name, scorer, event, value, rates, cal, s1 = best
-    rare = None
+    nested = []
     if n_test >= TRUST_FROM * cal[2]:
         event = cert.choose(_trusted(cal, SELECTION_TRUST, confidence))
         value = cert.value(rates, event)
         if not tails and certificate.choose_event(rates) is None:
-            rare = _rarer_event(cert, cal, event, confidence)
+            nested = nested_events(cert, cal, event, confidence)[1:]
     chosen = _variant(certificate, rates, event, value, poisson=poisson and cert.pure)
-    alt, alt_cert = None, None
-    if rare is not None:
-        alt, alt_cert = rare, _variant(certificate, rates, rare, cert.value(rates, rare), poisson=poisson and cert.pure)
+    alts, alt_certs = (), ()
+    if nested:
+        alts = tuple(nested)
+        variants = (_variant(certificate, rates, e, cert.value(rates, e), poisson=poisson and cert.pure)
+                    for e in nested)
+        alt_certs = tuple(None if v is certificate else v for v in variants)
     elif tails and chosen is certificate:
-        alt = cert.choose_other_tail(rates, event, ratio=TAIL_RATIO)
+        other = cert.choose_other_tail(rates, event, ratio=TAIL_RATIO)
+        alts, alt_certs = ((other,), (None,)) if other is not None else ((), ())
     extras = {}
     if full:
         extras = dict(gdp_event=rates.choose(gdp=True),
                       profile_events=tuple(rates.choose(delta=d) for d in DEFAULT_DELTAS),
                       roc_events=tuple(roc_thresholds(s1, reverse=event.reverse)))
-    return ChosenTest(name, scorer, event, value, chosen, own_event=chosen.choose_event(rates), alt_event=alt,
-                      alt_certificate=alt_cert, **extras)
+    return ChosenTest(name, scorer, event, value, chosen, own_event=chosen.choose_event(rates), alt_events=alts,
+                      alt_certificates=alt_certs, **extras)
 
 
-def _rarer_event(cert, cal, event: ThresholdEvent, confidence: float) -> ThresholdEvent | None:
-    """The best event nested inside ``event`` (:meth:`~dpaudit.stats.curves.CurveCertificate.choose_rarer`) with
-    the selection counts trusted ``RARE_TRUST`` times, when, read at that trust, it still beats ``event`` at half
-    the failure probability (what certifying both costs it); else None."""
+def nested_events(cert, cal, event: ThresholdEvent, confidence: float, *, k: int = NESTED_EVENTS,
+                  spread: float = SPREAD) -> list[ThresholdEvent]:
+    """``event`` and up to ``k - 1`` events nested in it, to be certified each at ``1 / len`` of the failure
+    probability, the best kept.
+
+    First the best nested event with the selection counts trusted ``RARE_TRUST`` times
+    (:meth:`~dpaudit.stats.curves.CurveCertificate.choose_rarer`), when, read at that trust, it beats ``event`` at
+    failure ``alpha / k`` (what certifying ``k`` events costs it); then the nested events whose region holds about
+    ``1 / spread``, ``1 / spread^2``, ... of ``event``'s selection releases (at least ``MIN_SPREAD``), whatever their
+    ratio on the selection counts, until ``k``.  How rare the best event is the selection split cannot tell; events
+    spread over the score's order let the held-out counts tell (docs/decisions/selection-limit.md: 4-7 points of the
+    ceiling on the sparse-vector rows).  Calibration data only, and the number of events is fixed before any
+    held-out count is read, so the even split of the failure probability keeps the best one valid.
+    """
+    chosen_on = _trusted(cal, SELECTION_TRUST, confidence)
+    events = [event]
     trusted = _trusted(cal, RARE_TRUST, confidence)
-    rare = cert.choose_rarer(trusted, event, chosen_on=_trusted(cal, SELECTION_TRUST, confidence))
-    if rare is None or rare == event:
-        return None
-    halved = _trusted(cal, RARE_TRUST, 1.0 - (1.0 - confidence) / 2)
-    return rare if cert.value(halved, rare) > cert.value(trusted, event) else None
+    rare = cert.choose_rarer(trusted, event, chosen_on=chosen_on)
+    if (rare is not None and rare != event and k > 1
+            and cert.value(_trusted(cal, RARE_TRUST, 1.0 - (1.0 - confidence) / k), rare) > cert.value(trusted, event)):
+        events.append(rare)
+    for e in _spread_events(cal, event, cert._family(chosen_on, event), chosen_on._index(event), spread, k):
+        if len(events) < k and e not in events:
+            events.append(e)
+    return events
+
+
+def _spread_events(cal, base: ThresholdEvent, family: int, i: int, spread: float, k: int) -> list[ThresholdEvent]:
+    """The candidate events nested in ``base`` (candidate ``i`` of ``cal``, certified through inequality ``family``)
+    whose regions hold about ``1 / spread``, ..., ``1 / spread^(k - 1)`` of its selection releases, each the
+    candidate closest in log size (none below ``MIN_SPREAD`` releases)."""
+    cand, ge0, n0, ge1, n1 = cal
+    # Families 0 and 3 read the region "score >= t" (further out: larger t), 1 and 2 "score < t".
+    region = np.asarray(ge0 + ge1 if family in (0, 3) else (n0 + n1) - (ge0 + ge1), float)
+    idx = np.arange(len(cand))
+    inside = (idx > i) if family in (0, 3) else (idx < i)
+    ok = inside & (region >= MIN_SPREAD) & (region < region[i])
+    out = []
+    for j in range(1, k):
+        if not ok.any():
+            break
+        target = region[i] / float(spread) ** j
+        best = idx[ok][np.argmin(np.abs(np.log(region[ok] / target)))]
+        out.append(ThresholdEvent(float(cand[best]), reverse=base.reverse))
+    return out
 
 
 def _trusted(cal, trust: float, confidence: float):

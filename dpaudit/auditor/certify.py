@@ -115,8 +115,8 @@ def certify_round(r, samples, n_calibration, test, float_test, counts, pcounts, 
     claim = cert.claim
     # The stopping rules follow the event's interval bound on all held-out counts (it covers the
     # inequality a Poisson test certifies, so the two move together).
-    if test.alt_event is not None:
-        test, tracked, result = _better_event(test, counts[0], pcounts[0] if pcounts else None, claim, delta=delta,
+    if test.alt_events:
+        test, tracked, result = _best_event(test, counts[0], pcounts[0] if pcounts else None, claim, delta=delta,
                                               confidence=conf)
         main = result.bound if result.bound is not None else with_method(tracked, result)
     else:
@@ -138,22 +138,24 @@ def certify_round(r, samples, n_calibration, test, float_test, counts, pcounts, 
         float_result=float_result, float_bound=float_bound)
 
 
-def _better_event(test, counts, pcounts, claim, *, delta, confidence):
-    """(the test with the better of its two events as ``event``, that event's interval bound, its certificate's
-    result): each event certified by its own certificate (on the Poisson-sized counts when it reads them) at half
-    the failure probability, so both hold at once and the better (against the claim) may be kept.  A certificate
-    that reads its own event (GDP) leaves the choice to the intervals and certifies its event at the full share."""
-    each = 1.0 - (1.0 - confidence) / 2
+def _best_event(test, counts, pcounts, claim, *, delta, confidence):
+    """(the test with the best of its events as ``event``, that event's interval bound, its certificate's result):
+    each event certified by its own certificate (on the Poisson-sized counts when it reads them) at an even share of
+    the failure probability, so all hold at once and the best (against the claim) may be kept.  A certificate that
+    reads its own event (GDP) leaves the choice to the intervals and certifies its event at the full share."""
+    events = (test.event, *test.alt_events)
+    each = 1.0 - (1.0 - confidence) / len(events)
     own = test.own_event is None
-    rankers = ((test.certificate, test.alt_certificate or test.certificate) if own
-               else (ClopperPearson(), ClopperPearson()))
-    events = (test.event, test.alt_event)
+    alt_certs = test.alt_certificates or (None,) * len(test.alt_events)
+    rankers = ((test.certificate, *(c or test.certificate for c in alt_certs)) if own
+               else (ClopperPearson(),) * len(events))
     results = [ranker.certify(EventCounts.at(pcounts if ranker.poisson_sized else counts, e), claim,
                               confidence=each, delta=delta) for ranker, e in zip(rankers, events)]
-    # Ranked as the rounds are (decisive_point): by the margin over the claim, else by the share of it certified.
-    keep = max((0, 1), key=lambda i: (results[i].as_bound_against(1.0), -i))
+    # Ranked as the rounds are (decisive_point): by the margin over the claim, else by the share of it certified;
+    # the first of equals.
+    keep = max(range(len(events)), key=lambda i: (results[i].as_bound_against(1.0), -i))
     test = replace(test, event=events[keep], certificate=rankers[keep] if own else test.certificate,
-                   alt_certificate=None)
+                   alt_certificates=())
     tracked = ClopperPearson().bound(counts, events[keep], delta=delta, confidence=each)
     if not own:
         return test, tracked, test.certificate.certify(EventCounts.at(counts, test.certified_event), claim,

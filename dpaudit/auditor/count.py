@@ -43,7 +43,7 @@ def count_held_out(sampler, tests, *, n_test, test_phase, entropy, previous=None
     scorers = [t.scorer for t in tests]
     certified = [[e.threshold for e in t.certified_events()] for t in tests]
     described = [[e.threshold for e in t.described_events()] for t in tests]
-    poisson = any(c is not None and c.poisson_sized for t in tests for c in (t.certificate, t.alt_certificate))
+    poisson = any(c is not None and c.poisson_sized for t in tests for c in (t.certificate, *t.alt_certificates))
     sizes = poisson_sizes(entropy, test_phase, n_test) if poisson else None
     # A Poisson size above n_test (probability ~3e-5) draws more.
     extra = 0 if sizes is None else max(0, max(sizes) - n_test)

@@ -378,7 +378,7 @@ def _report(run: AuditRun, *, interrupted: bool = False) -> AuditReport:
                           confidence=ctx.confidence, entropy=ctx.entropy, drawn=run.rounds[-1].samples,
                           max_samples=ctx.max_samples, t_start=ctx.t_start, time_budget=ctx.time_budget,
                           interrupted=interrupted)
-    if any(rd.test.alt_event is not None for rd in run.rounds):
+    if any(rd.test.alt_events for rd in run.rounds):
         report = report.with_notes(RARE_EVENT_NOTE)
     return report
 

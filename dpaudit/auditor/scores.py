@@ -129,7 +129,7 @@ def audit_scores(in_scores, out_scores=None, *, epsilon=None, delta=0.0, claim=N
                           drawn=len(s_in), max_samples=None, t_start=t_start)
     metrics = score_metrics(sel_out, held_in, held_out, confidence=confidence)
     notes = []
-    if rd.test.alt_event is not None:
+    if rd.test.alt_events:
         notes.append("both tails' best events were certified, each at half the failure probability; the "
                      "better against the claim is reported")
     if len(s_in) != len(s_out):

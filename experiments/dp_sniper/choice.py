@@ -11,8 +11,8 @@ side, split in halves as the audit splits it), fits every distinguisher
 selection half exactly as the audit does for ``--held-out`` held-out releases
 per side, and values the chosen event at expected counts on that held-out
 size (``ceiling.best_event_bound`` of the event and its complement).  When the
-audit would also certify a rarer event nested in it (``alt_event``), both are
-valued at half the failure probability and the better is shown beside it.
+audit would also certify events nested in it (``alt_events``), all are
+valued at an even share of the failure probability and the best is shown beside it.
 The event's probabilities are exact where ``ceiling.py`` has them on a grid of
 releases (SVT3: the position and value of the first above answer); where
 ``ceiling.py`` has the row's exact log likelihood ratio they are estimated on
@@ -208,21 +208,16 @@ def best_run(p0: np.ndarray, p1: np.ndarray, n_test: int, confidence: float):
 
 
 def value_test(test, valuer, scores, n_test: int, confidence: float):
-    """(the chosen event's value, with the rarer event if any; the event's masses and its complement's, the
-    rarer's or None)."""
+    """(the chosen event's value; the best of the audit's events, each at an even share of the failure probability;
+    the event's masses and its complement's)."""
     s0, s1 = scores
-
-    def masses(event):
-        h0, h1 = event.guess_d(s0), None if s1 is None else event.guess_d(s1)
-        return valuer.masses(h0, h1), valuer.masses(~h0, None if h1 is None else ~h1)
-
-    ev = masses(test.event)
+    h0, h1 = test.event.guess_d(s0), None if s1 is None else test.event.guess_d(s1)
+    ev = valuer.masses(h0, h1), valuer.masses(~h0, None if h1 is None else ~h1)
     val = event_value(*ev[0], n_test, confidence, ev[1])
-    if test.alt_event is None:
-        return val, val, ev, None
-    alt = masses(test.alt_event)
-    half = 1.0 - (1.0 - confidence) / 2
-    return val, max(event_value(*ev[0], n_test, half, ev[1]), event_value(*alt[0], n_test, half, alt[1])), ev, alt
+    if not test.alt_events:
+        return val, val, ev
+    cells, masks = nested_cells((test.event, *test.alt_events), valuer, scores)
+    return val, nested_value(cells, masks, n_test, confidence), ev
 
 
 def trusted_value(name, pool, confidence: float) -> float:
@@ -242,20 +237,16 @@ def trusted_value(name, pool, confidence: float) -> float:
     return cert.value(rates, cert.choose(rates))
 
 
-#: The fewest selection releases (both sides) a spread event's region may hold.
-MIN_SPREAD = 50
-
-
 def nested_events(test, cal, confidence: float, k: int, *, ladder=(2, 8, 32, 128), spread=None,
                   after_ladder: bool = False) -> list:
     """The chosen event and up to ``k - 1`` events nested in it, each to be certified at failure ``alpha / len``.
 
     Ladder (``spread`` None): the j-th rarer event is the best nested one with the selection counts trusted
     ``ladder[j]`` times (``CurveCertificate.choose_rarer``), kept when, read at that trust, it beats the chosen event
-    at failure ``alpha / k`` (the audit's rule at ``k = 2``, ladder 2, 8).  Spread (``spread = r``): the nested
-    events whose region holds about ``1 / r``, ``1 / r^2``, ... of the chosen region's selection releases (at least
-    ``MIN_SPREAD`` of them); ``after_ladder``: the ladder's first two events (the audit's), then spread ones up to
-    ``k``.  Calibration data only, so the Bonferroni split keeps each bound valid.
+    at failure ``alpha / k``.  Spread (``spread = r``): the nested events whose region holds about ``1 / r``,
+    ``1 / r^2``, ... of the chosen region's selection releases (``calibrate._spread_events``); ``after_ladder``:
+    the audit's rule (``calibrate.nested_events``: the ladder's trust-8 event, then spread ones up to ``k``).
+    Calibration data only, so the Bonferroni split keeps each bound valid.
     """
     from dpaudit.auditor import calibrate
     from dpaudit.claims import PointClaim
@@ -263,40 +254,23 @@ def nested_events(test, cal, confidence: float, k: int, *, ladder=(2, 8, 32, 128
 
     cert = CurveCertificate(PointClaim(1.0, 0.0))
     base, events = test.event, [test.event]
+    if spread is not None and after_ladder:
+        return calibrate.nested_events(cert, cal, base, confidence, k=k, spread=spread)
     chosen_on = calibrate._trusted(cal, calibrate.SELECTION_TRUST, confidence)
-    if spread is None or after_ladder:
+    if spread is None:
         each = 1.0 - (1.0 - confidence) / k
-        for trust in ladder[1:k if spread is None else min(k, 2)]:
+        for trust in ladder[1:k]:
             trusted = calibrate._trusted(cal, trust, confidence)
             rare = cert.choose_rarer(trusted, base, chosen_on=chosen_on)
             if (rare is not None and rare not in events
                     and cert.value(calibrate._trusted(cal, trust, each), rare) > cert.value(trusted, base)):
                 events.append(rare)
-    if spread is not None:
-        for event in spread_events(base, cal, cert._family(chosen_on, base), chosen_on._index(base), spread, k):
-            if len(events) < k and event not in events:
-                events.append(event)
+        return events
+    for event in calibrate._spread_events(cal, base, cert._family(chosen_on, base), chosen_on._index(base), spread,
+                                          k):
+        if event not in events:
+            events.append(event)
     return events
-
-
-def spread_events(base, cal, family: int, i: int, spread: float, k: int) -> list:
-    """The events nested in ``base`` (candidate ``i`` of ``cal``, certified through inequality ``family``) whose
-    regions hold about ``1 / spread``, ``1 / spread^2``, ... up to the power ``k - 1`` of its selection releases."""
-    from dpaudit.stats.selection import ThresholdEvent
-
-    cand, ge0, n0, ge1, n1 = cal
-    region = ge0 + ge1 if family in (0, 3) else (n0 + n1) - (ge0 + ge1)
-    idx = np.arange(len(cand))
-    inside = (idx > i) if family in (0, 3) else (idx < i)
-    ok = inside & (region >= MIN_SPREAD) & (region < region[i])
-    out = []
-    for j in range(1, k):
-        if not ok.any():
-            break
-        target = region[i] / float(spread) ** j
-        best = idx[ok][np.argmin(np.abs(np.log(region[ok] / target)))]
-        out.append(ThresholdEvent(float(cand[best]), reverse=base.reverse))
-    return out
 
 
 def nested_cells(events, valuer, scores):
@@ -370,9 +344,9 @@ def study_events(label, seed, name, test, pool, valuer, args, ceiling) -> None:
     cal = calibration_counts(s0, s1)
     rates = calibration_rates(cal, n_test0=cal[2], n_test1=cal[4], confidence=args.confidence, nested=True)
     cert = CurveCertificate(PointClaim(1.0, 0.0))
-    today = nested_events(test, cal, args.confidence, 2, ladder=(2, 8))
-    if today[1:] != ([] if test.alt_event is None else [test.alt_event]):
-        print(f"{label} seed {seed} {name}: the ladder 2, 8 differs from the audit's rarer event", flush=True)
+    today = nested_events(test, cal, args.confidence, 3, ladder=(2, 8), spread=4, after_ladder=True)
+    if today[1:] != list(test.alt_events):
+        print(f"{label} seed {seed} {name}: l+spread 4 at K = 3 differs from the audit's events", flush=True)
     scores = valuer.scores(test.scorer)
     n_test = int(args.held_out)
     rules = [("ladder", None, False)] + [(f"spread {r:g}", r, False) for r in args.spread]
@@ -392,6 +366,15 @@ def study_events(label, seed, name, test, pool, valuer, args, ceiling) -> None:
                 line += "  drawn " + _drawn(b, ceiling)
                 line += f" share {b.mean() / ceiling:.3f}" if ceiling else ""
             print(line, flush=True)
+
+
+def audit_draws(test, ev, valuer, scores, n_test: int, confidence: float, draws: int, rng) -> np.ndarray:
+    """The audit's events (the chosen one and ``alt_events``) certified on ``draws`` simulated held-out sets."""
+    if not test.alt_events:
+        return held_out_draws(ev, None, n_test, confidence, [test.certificate], draws, rng)
+    certs = [test.certificate] + [c or test.certificate for c in test.alt_certificates]
+    cells, masks = nested_cells((test.event, *test.alt_events), valuer, scores)
+    return nested_draws(cells, masks, certs, n_test, confidence, draws, rng)
 
 
 def _drawn(b: np.ndarray, ceiling) -> str:
@@ -437,15 +420,15 @@ def run_row(label, e, args, names_extra) -> None:
             test = choose_test((name,), pool, confidence=args.confidence, full=False, n_test=n_test, delta=0.0)
             fit_s = time.perf_counter() - t
             scores = valuer.scores(test.scorer)
-            val, with_alt, ev, alt = value_test(test, valuer, scores, n_test, args.confidence)
+            val, with_alt, ev = value_test(test, valuer, scores, n_test, args.confidence)
             own = best_run(*valuer.binned(*scores), n_test, args.confidence) if args.own_best else None
             trusted = trusted_value(name, pool, args.confidence) if args.rank_trusted else None
-            results[name] = (test.value, val, with_alt, own, fit_s, test, ev, alt, trusted)
+            results[name] = (test.value, val, with_alt, own, fit_s, test, ev, trusted)
         fitted = [n for n in names if n != "exact"] or names
         chosen = max(fitted, key=lambda n: (results[n][0], -fitted.index(n)))
-        by_trust = max(fitted, key=lambda n: (results[n][8], -fitted.index(n))) if args.rank_trusted else None
+        by_trust = max(fitted, key=lambda n: (results[n][7], -fitted.index(n))) if args.rank_trusted else None
         for name in names:
-            sel, val, with_alt, own, s, test, ev, alt, trusted = results[name]
+            sel, val, with_alt, own, s, test, ev, trusted = results[name]
             mark = " <- auto" if name == chosen and not args.only else ""
             mark += " <- trusted" if name == by_trust else ""
             line = (f"{label} seed {seed} {name:>20}: selection {sel:.4f}  expected held-out {val:.4f}"
@@ -455,8 +438,8 @@ def run_row(label, e, args, names_extra) -> None:
             if trusted is not None:
                 line += f"  trusted {trusted:.4f}"
             if args.draws and (name == chosen or name == "exact"):
-                certs = [test.certificate] + ([test.alt_certificate or test.certificate] if alt else [])
-                b = held_out_draws(ev, alt, n_test, args.confidence, certs, args.draws, np.random.default_rng(seed))
+                b = audit_draws(test, ev, valuer, scores, n_test, args.confidence, args.draws,
+                                np.random.default_rng(seed))
                 line += "  drawn " + _drawn(b, ceiling)
                 if own is not None and name == "exact":  # the ceiling's own event, known in advance
                     b = held_out_draws((own[1], own[2]), None, n_test, args.confidence, [own[3]], args.draws,
