@@ -49,6 +49,8 @@ COMMANDS: dict[str, list[str]] = {
                                 "20000"],
     "audit_anytime_curve": A + ["gaussian_analytic", "--claim", "gdp:mu=0.5", "--ideal", "--stopping", "anytime",
                                 "--max-samples", "20000"],
+    # 10^7 per side: the held-out set is 9 times the calibration pool, so nested events are certified.
+    "audit_laplace_nested": A + ["laplace", "--epsilon", "1", "--ideal", "--samples", "10000000"],
     "scores_point": ["scores", f"{DATA}/mia_in.npy", f"{DATA}/mia_out.npy", "--epsilon", "1", "--delta", "1e-5",
                      "--seed", "1", "--json"],
     "scores_curve": ["scores", f"{DATA}/mia_in.npy", f"{DATA}/mia_out.npy", "--claim", "gdp:mu=1",

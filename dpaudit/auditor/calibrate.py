@@ -39,8 +39,8 @@ RARE_TRUST = 8
 NESTED_EVENTS = 3
 SPREAD = 4
 MIN_SPREAD = 50
-RARE_EVENT_NOTE = ("nested events of the chosen distinguisher, each rarer than the one before, were certified, the "
-                   "failure probability split evenly among them; the best against the claim is reported")
+RARE_EVENT_NOTE = ("the chosen distinguisher's event and rarer events nested in it were certified, the failure "
+                   "probability split evenly among them; the best against the claim is reported")
 #: A score audit certifies the other tail's best event too when it is worth this share of the chosen event's on the
 #: selection split (measured in docs/decisions/event-selection.md).
 TAIL_RATIO = 0.9
