@@ -420,19 +420,19 @@ def run_row(label, e, args, names_extra) -> None:
             test = choose_test((name,), pool, confidence=args.confidence, full=False, n_test=n_test, delta=0.0)
             fit_s = time.perf_counter() - t
             scores = valuer.scores(test.scorer)
-            val, with_alt, ev = value_test(test, valuer, scores, n_test, args.confidence)
+            val, with_nested, ev = value_test(test, valuer, scores, n_test, args.confidence)
             own = best_run(*valuer.binned(*scores), n_test, args.confidence) if args.own_best else None
             trusted = trusted_value(name, pool, args.confidence) if args.rank_trusted else None
-            results[name] = (test.value, val, with_alt, own, fit_s, test, ev, trusted)
+            results[name] = (test.value, val, with_nested, own, fit_s, test, ev, trusted)
         fitted = [n for n in names if n != "exact"] or names
         chosen = max(fitted, key=lambda n: (results[n][0], -fitted.index(n)))
         by_trust = max(fitted, key=lambda n: (results[n][7], -fitted.index(n))) if args.rank_trusted else None
         for name in names:
-            sel, val, with_alt, own, s, test, ev, trusted = results[name]
+            sel, val, with_nested, own, s, test, ev, trusted = results[name]
             mark = " <- auto" if name == chosen and not args.only else ""
             mark += " <- trusted" if name == by_trust else ""
             line = (f"{label} seed {seed} {name:>20}: selection {sel:.4f}  expected held-out {val:.4f}"
-                    f"  with rarer {with_alt:.4f}")
+                    f"  with nested {with_nested:.4f}")
             if own is not None:
                 line += f"  own best {own[0]:.4f}"
             if trusted is not None:
