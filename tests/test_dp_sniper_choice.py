@@ -154,3 +154,18 @@ def test_two_nested_events_draw_as_the_audits_pair(choice):
     assert abs(a.mean() - b.mean()) < 5 * np.hypot(a.std(), b.std()) / np.sqrt(2000)
     assert choice.nested_value(cells, masks, 10**6, 0.9) == pytest.approx(
         max(choice.event_value(*ev[0], 10**6, 0.95, comp), choice.event_value(*alt, 10**6, 0.95, (1 - alt[0], 1 - alt[1]))))
+
+
+def test_split_choice_certifies_nothing_on_a_null_pair_more_often_than_alpha(choice):
+    """Choosing among four nested events of equal masses on a fifth of each simulated held-out set and certifying
+    the choice on the rest at the full alpha = 0.2: a positive epsilon in at most alpha of 4,000 sets (5 standard
+    errors), since the certifying part never saw the choice; and more often than a twentieth (it certifies at all)."""
+    from dpaudit.stats.certificate import PoissonConditional
+
+    m = np.array([0.97, 0.01, 0.01, 0.005, 0.005])
+    lows = np.arange(5)
+    masks = [lows >= j for j in (1, 2, 3, 4)]
+    certs = [PoissonConditional("event")] * 4
+    b = choice.split_draws((m, m), masks, certs, 10**6, 0.8, 4000, 0.2, np.random.default_rng(3))
+    assert np.mean(b > 0) < 0.2 + 5 * np.sqrt(0.2 * 0.8 / 4000)
+    assert np.mean(b > 0) > 0.05
