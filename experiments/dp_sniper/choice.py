@@ -298,19 +298,23 @@ def nested_value(cells, masks, n_test: int, confidence: float) -> float:
     return max(event_value(m0[h].sum(), m1[h].sum(), n_test, each, (m0[~h].sum(), m1[~h].sum())) for h in masks)
 
 
-def nested_draws(cells, masks, certs, n_test: int, confidence: float, draws: int, rng) -> np.ndarray:
+def nested_draws(cells, masks, certs, n_test: int, confidence: float, draws: int, rng, first=None) -> np.ndarray:
     """Bounds certified on ``draws`` Poisson held-out sets: each event by its certificate at failure
     ``alpha / len(masks)``, the best kept (each cell's counts drawn apart: disjoint cells' Poisson counts are
-    independent)."""
+    independent).  ``first``: the first event at failure ``first * alpha`` and the others at an even share of the
+    rest (a weighted union bound)."""
     from dpaudit.stats.bounds import poisson_held_out_mean
 
     lam = poisson_held_out_mean(n_test)
-    (m0, m1), fail = cells, (1.0 - confidence) / len(masks)
+    (m0, m1), alpha = cells, 1.0 - confidence
+    fails = [alpha / len(masks)] * len(masks)
+    if first is not None and len(masks) > 1:
+        fails = [first * alpha] + [(1.0 - first) * alpha / (len(masks) - 1)] * (len(masks) - 1)
     c0 = rng.poisson(lam * np.maximum(m0, 0.0)[:, None], (len(m0), draws))
     c1 = rng.poisson(lam * np.maximum(m1, 0.0)[:, None], (len(m1), draws))
     n0, n1 = c0.sum(axis=0), c1.sum(axis=0)
     out = np.zeros(draws)
-    for h, cert in zip(masks, certs):
+    for h, cert, fail in zip(masks, certs, fails):
         out = np.maximum(out, certified(c0[h].sum(axis=0), c1[h].sum(axis=0), n0, n1, cert, fail))
     return out
 
@@ -365,6 +369,10 @@ def study_events(label, seed, name, test, pool, valuer, args, ceiling) -> None:
                                  np.random.default_rng([seed, k]))
                 line += "  drawn " + _drawn(b, ceiling)
                 line += f" share {b.mean() / ceiling:.3f}" if ceiling else ""
+                for w in args.first_share if len(events) > 1 else ():
+                    b = nested_draws(cells, masks, certs, n_test, args.confidence, args.draws,
+                                     np.random.default_rng([seed, k]), first=w)
+                    line += f"  | first at {w:g}: mean {b.mean():.4f}"
                 for share in args.split if len(events) > 1 else ():
                     b = split_draws(cells, masks, certs, n_test, args.confidence, args.draws, share,
                                     np.random.default_rng([seed, k, 7]))
@@ -504,6 +512,9 @@ def main(argv=None) -> None:
     ap.add_argument("--split", type=float, nargs="*", default=[],
                     help="with --events: also choose among the events on this share of the held-out set and certify "
                          "the choice on the rest, at the full failure probability")
+    ap.add_argument("--first-share", type=float, nargs="*", default=[],
+                    help="with --events: also the chosen event at this share of the failure probability, the "
+                         "others at an even share of the rest")
     ap.add_argument("--confidence", type=float, default=0.9)
     args = ap.parse_args(argv)
     if any(k < 1 or k > len(args.trust_ladder) for k in args.events):
