@@ -136,15 +136,15 @@ def _fill(tasks: list, k: int, n: int, target, *, progress, desc: str) -> list[n
 
     def call(index: int) -> None:
         side, start = index // k, (index % k) * tasks[0][2]
-        parts = _chunk_parts(*tasks[index])
-        x = parts[0] if len(parts) == 1 else np.concatenate(parts, axis=0)
-        if out[side] is not None and out[side].shape[1:] != x.shape[1:]:
-            raise _shape_changed(target, side, {out[side].shape[1:], x.shape[1:]})
-        if out[side] is None:
-            out[side] = np.empty((n,) + x.shape[1:], dtype=x.dtype)
-        elif np.result_type(out[side], x) != out[side].dtype:
-            out[side] = out[side].astype(np.result_type(out[side], x))
-        out[side][start:start + len(x)] = x
+        for x in _chunk_parts(*tasks[index]):  # a chunk drawn in parts: each part copied once, in place
+            if out[side] is not None and out[side].shape[1:] != x.shape[1:]:
+                raise _shape_changed(target, side, {out[side].shape[1:], x.shape[1:]})
+            if out[side] is None:
+                out[side] = np.empty((n,) + x.shape[1:], dtype=x.dtype)
+            elif np.result_type(out[side], x) != out[side].dtype:
+                out[side] = out[side].astype(np.result_type(out[side], x))
+            out[side][start:start + len(x)] = x
+            start += len(x)
 
     run_ordered(call, [(i,) for i in range(len(tasks))], progress=progress, desc=desc)
     return out

@@ -155,10 +155,11 @@ def choose_test(names, pool, *, cert=None, delta=None, confidence, full: bool, n
     name, scorer, event, value, rates, cal, s1 = best
     nested = []
     if n_test >= TRUST_FROM * cal[2]:
-        event = cert.choose(_trusted(cal, SELECTION_TRUST, confidence))
+        chosen_on = _trusted(cal, SELECTION_TRUST, confidence)
+        event = cert.choose(chosen_on)
         value = cert.value(rates, event)
         if not tails and certificate.choose_event(rates) is None:
-            nested = nested_events(cert, cal, event, confidence)[1:]
+            nested = nested_events(cert, cal, event, confidence, chosen_on=chosen_on)[1:]
     chosen = _variant(certificate, rates, event, value, poisson=poisson and cert.pure)
     alts, alt_certs = (), ()
     if nested:
@@ -179,7 +180,7 @@ def choose_test(names, pool, *, cert=None, delta=None, confidence, full: bool, n
 
 
 def nested_events(cert, cal, event: ThresholdEvent, confidence: float, *, k: int = NESTED_EVENTS,
-                  spread: float = SPREAD) -> list[ThresholdEvent]:
+                  spread: float = SPREAD, chosen_on=None) -> list[ThresholdEvent]:
     """``event`` and up to ``k - 1`` events nested in it, to be certified each at ``1 / len`` of the failure
     probability, the best kept.
 
@@ -191,8 +192,11 @@ def nested_events(cert, cal, event: ThresholdEvent, confidence: float, *, k: int
     spread over the score's order let the held-out counts tell (docs/decisions/selection-limit.md: 4-7 points of the
     ceiling on the sparse-vector rows).  Calibration data only, and the number of events is fixed before any
     held-out count is read, so the even split of the failure probability keeps the best one valid.
+    ``chosen_on``: the selection counts' intervals at ``SELECTION_TRUST``, on which ``event`` was chosen, when
+    the caller has them.
     """
-    chosen_on = _trusted(cal, SELECTION_TRUST, confidence)
+    if chosen_on is None:
+        chosen_on = _trusted(cal, SELECTION_TRUST, confidence)
     events = [event]
     trusted = _trusted(cal, RARE_TRUST, confidence)
     rare = cert.choose_rarer(trusted, event, chosen_on=chosen_on)

@@ -6,8 +6,9 @@ other) is a handful of counts there, which intervals at that size cannot tell fr
 and the held-out counts certify little.  This pass reads the same features as the audit's float attacks
 (:mod:`dpaudit.auditor.distinguishers.floating`: the exponent of each release's lowest set bit, alone or with
 its binade) and ranks their events by the bound they would give at the held-out size, projected from the
-calibration releases' proportions; then it counts the chosen event on fresh releases and certifies it with
-Clopper-Pearson certificate, whose result decides the verdict as every audit's does.  The held-out releases are drawn after
+calibration releases' proportions; then it counts the chosen event on fresh releases and certifies it with the
+Clopper-Pearson certificate (:func:`dpaudit.attacks._result.certify_counts`), whose result decides the verdict as
+every audit's does.  The held-out releases are drawn after
 the choice and independently of it, so the bound holds at its confidence whatever the choice was.
 
 :func:`releases_are_float` decides, on releases of its own, whether a row's releases are floating point

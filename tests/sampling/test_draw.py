@@ -67,3 +67,16 @@ def test_a_shape_change_between_calls_is_named():
 
     with pytest.raises(TargetError, match="changed its output shape between calls on the dataset"):
         _draw(widening)
+
+
+def test_a_chunk_drawn_in_parts_is_written_part_by_part():
+    """A target called once per release is drawn DEFAULT_CALL_CHUNK releases per part: a chunk of 600 is three
+    parts, each written in place in turn; the pool equals the chunks' concatenation."""
+    def one(dataset, rng=None):
+        return np.asarray(dataset, float) + rng.normal(size=2)
+
+    sampler, (x0, x1) = _draw(one, n=1500, chunk=600)
+    tgt = load_target(one)
+    for side, x in enumerate((x0, x1)):
+        want = np.concatenate([_chunk(tgt, PAIR[side], m, 7, (side, 0, i), None, 1) for i, m in sampler._chunks(1500)])
+        assert x.shape == (1500, 2) and np.array_equal(x, want)
