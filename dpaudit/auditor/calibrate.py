@@ -68,7 +68,7 @@ class ChosenTest:
     #: set many times the selection split, events nested in ``event`` (:func:`nested_events`); empty: ``event``
     #: alone.
     alt_events: tuple = ()
-    #: Each of ``alt_events``' certificate: None where it is ``certificate`` (else its own Poisson variant).
+    #: Each of ``alt_events``' certificate (the audit's, or its Poisson variant for that event); None: ``certificate``.
     alt_certificates: tuple = ()
 
     def events(self):
@@ -166,7 +166,7 @@ def choose_test(names, pool, *, cert=None, delta=None, confidence, full: bool, n
         alts = tuple(nested)
         variants = (_variant(certificate, rates, e, cert.value(rates, e), poisson=poisson and cert.pure)
                     for e in nested)
-        alt_certs = tuple(None if v is certificate else v for v in variants)
+        alt_certs = tuple(variants)  # each event's own: the chosen one's variant may not be its
     elif tails and chosen is certificate:
         other = cert.choose_other_tail(rates, event, ratio=TAIL_RATIO)
         alts, alt_certs = ((other,), (None,)) if other is not None else ((), ())
