@@ -355,10 +355,13 @@ def study_events(label, seed, name, test, pool, valuer, args, ceiling) -> None:
     n_test = int(args.held_out)
     rules = [("ladder", None, False)] + [(f"spread {r:g}", r, False) for r in args.spread]
     rules += [(f"l+spread {r:g}", r, True) for r in args.spread]
+    rules += [(f"gate {g}", (args.spread or [4.0])[0], g) for g in args.gate]
     for k in args.events:
         for rule, spread, after in rules:
             events = nested_events(test, cal, args.confidence, k, ladder=tuple(args.trust_ladder), spread=spread,
-                                   after_ladder=after)
+                                   after_ladder=bool(after))
+            if isinstance(after, str):
+                events = gated(events, cal, cert, args.confidence, k, *map(float, after.split(":")))
             certs = [calibrate._variant(ClopperPearson(), rates, e, cert.value(rates, e), poisson=True)
                      for e in events]
             cells, masks = nested_cells(events, valuer, scores)
@@ -379,6 +382,17 @@ def study_events(label, seed, name, test, pool, valuer, args, ceiling) -> None:
                     line += f"  | split {share:g}: mean {b.mean():.4f}"
                     line += f" share {b.mean() / ceiling:.3f}" if ceiling else ""
             print(line, flush=True)
+
+
+def gated(events, cal, cert, confidence: float, k: int, trust: float, share: float) -> list:
+    """``events[0]`` and those of the others that, with the selection counts trusted ``trust`` times and each at
+    failure ``alpha / k``, certify at least ``share`` of what ``events[0]`` certifies read the same way: nested
+    events kept only where the calibration data say they may compete (calibration data only)."""
+    from dpaudit.auditor import calibrate
+
+    rates = calibrate._trusted(cal, trust, 1.0 - (1.0 - confidence) / k)
+    floor = share * cert.value(rates, events[0])
+    return [events[0]] + [e for e in events[1:] if cert.value(rates, e) >= floor]
 
 
 def split_draws(cells, masks, certs, n_test: int, confidence: float, draws: int, share: float, rng) -> np.ndarray:
@@ -475,6 +489,7 @@ def run_row(label, e, args, names_extra) -> None:
             if trusted is not None:
                 line += f"  trusted {trusted:.4f}"
             if args.draws and (name == chosen or name == "exact"):
+                scores = valuer.scores(test.scorer)  # this candidate's, not the last fitted one's
                 b = audit_draws(test, ev, valuer, scores, n_test, args.confidence, args.draws,
                                 np.random.default_rng(seed))
                 line += "  drawn " + _drawn(b, ceiling)
@@ -515,6 +530,9 @@ def main(argv=None) -> None:
     ap.add_argument("--first-share", type=float, nargs="*", default=[],
                     help="with --events: also the chosen event at this share of the failure probability, the "
                          "others at an even share of the rest")
+    ap.add_argument("--gate", nargs="*", default=[],
+                    help="with --events: also l+spread with its nested events kept only when, trusted T times and at "
+                         "alpha / K, they certify at least S of the chosen event's bound read so (T:S, e.g. 8:0.9)")
     ap.add_argument("--confidence", type=float, default=0.9)
     args = ap.parse_args(argv)
     if any(k < 1 or k > len(args.trust_ladder) for k in args.events):
