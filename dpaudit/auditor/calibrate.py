@@ -68,7 +68,8 @@ class ChosenTest:
     #: set many times the selection split, events nested in ``event`` (:func:`nested_events`); empty: ``event``
     #: alone.
     alt_events: tuple = ()
-    #: Each of ``alt_events``' certificate (the audit's, or its Poisson variant for that event); None: ``certificate``.
+    #: Each of ``alt_events``' certificate (the chosen event's Poisson test when it has one, else the audit's or its
+    #: Poisson variant for that event); None: ``certificate``.
     alt_certificates: tuple = ()
 
     def events(self):
@@ -164,9 +165,14 @@ def choose_test(names, pool, *, cert=None, delta=None, confidence, full: bool, n
     alts, alt_certs = (), ()
     if nested:
         alts = tuple(nested)
-        variants = (_variant(certificate, rates, e, cert.value(rates, e), poisson=poisson and cert.pure)
-                    for e in nested)
-        alt_certs = tuple(variants)  # each event's own: the chosen one's variant may not be its
+        if chosen is not certificate:
+            # The chosen event's Poisson test reads the rarer events nested in it too: their own selection counts
+            # are too few to choose (at the selection size such an event often certifies nothing either way, and
+            # the tie fell to the intervals), and the test gains most on rare events (docs/decisions/selection-limit.md).
+            alt_certs = (chosen,) * len(nested)
+        else:
+            alt_certs = tuple(_variant(certificate, rates, e, cert.value(rates, e), poisson=poisson and cert.pure)
+                              for e in nested)
     elif tails and chosen is certificate:
         other = cert.choose_other_tail(rates, event, ratio=TAIL_RATIO)
         alts, alt_certs = ((other,), (None,)) if other is not None else ((), ())

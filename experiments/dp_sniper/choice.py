@@ -254,6 +254,14 @@ def nested_events(test, cal, confidence: float, k: int, *, ladder=(2, 8, 32, 128
 
     cert = CurveCertificate(PointClaim(1.0, 0.0))
     base, events = test.event, [test.event]
+    if spread is not None and after_ladder == "deep":  # the ladder's rungs 8 and 32, then spread events up to k
+        events = nested_events(test, cal, confidence, k, ladder=(2, 8, 32), spread=None)
+        chosen_on = calibrate._trusted(cal, calibrate.SELECTION_TRUST, confidence)
+        for event in calibrate._spread_events(cal, base, cert._family(chosen_on, base), chosen_on._index(base),
+                                              spread, k):
+            if len(events) < k and event not in events:
+                events.append(event)
+        return events
     if spread is not None and after_ladder:
         return calibrate.nested_events(cert, cal, base, confidence, k=k, spread=spread)
     chosen_on = calibrate._trusted(cal, calibrate.SELECTION_TRUST, confidence)
@@ -356,14 +364,16 @@ def study_events(label, seed, name, test, pool, valuer, args, ceiling) -> None:
     rules = [("ladder", None, False)] + [(f"spread {r:g}", r, False) for r in args.spread]
     rules += [(f"l+spread {r:g}", r, True) for r in args.spread]
     rules += [(f"gate {g}", (args.spread or [4.0])[0], g) for g in args.gate]
+    rules += [(f"l32+spread {r:g}", r, "deep") for r in args.spread if args.deep]
     for k in args.events:
         for rule, spread, after in rules:
             events = nested_events(test, cal, args.confidence, k, ladder=tuple(args.trust_ladder), spread=spread,
-                                   after_ladder=bool(after))
-            if isinstance(after, str):
+                                   after_ladder=after if after == "deep" else bool(after))
+            if isinstance(after, str) and after != "deep":
                 events = gated(events, cal, cert, args.confidence, k, *map(float, after.split(":")))
-            certs = [calibrate._variant(ClopperPearson(), rates, e, cert.value(rates, e), poisson=True)
-                     for e in events]
+            own = [calibrate._variant(ClopperPearson(), rates, e, cert.value(rates, e), poisson=True) for e in events]
+            # As the audit: the chosen event's Poisson test reads the nested events too (calibrate.choose_test).
+            certs = own if isinstance(own[0], ClopperPearson) else [own[0]] * len(own)
             cells, masks = nested_cells(events, valuer, scores)
             line = (f"{label} seed {seed} {name:>20}: K={k} {rule:>12} events {len(events)}"
                     f"  expected {nested_value(cells, masks, n_test, args.confidence):.4f}")
@@ -372,6 +382,12 @@ def study_events(label, seed, name, test, pool, valuer, args, ceiling) -> None:
                                  np.random.default_rng([seed, k]))
                 line += "  drawn " + _drawn(b, ceiling)
                 line += f" share {b.mean() / ceiling:.3f}" if ceiling else ""
+                if args.own_certificates and after is True and own != certs:
+                    b = nested_draws(cells, masks, own, n_test, args.confidence, args.draws,
+                                     np.random.default_rng([seed, k]))
+                    line += f"  | each its own certificate: mean {b.mean():.4f}"
+                    line += f" share {b.mean() / ceiling:.3f}" if ceiling else ""
+                    line += f" ({'/'.join(type(c).__name__[:2] for c in own)})"
                 for w in args.first_share if len(events) > 1 else ():
                     b = nested_draws(cells, masks, certs, n_test, args.confidence, args.draws,
                                      np.random.default_rng([seed, k]), first=w)
@@ -533,6 +549,12 @@ def main(argv=None) -> None:
     ap.add_argument("--gate", nargs="*", default=[],
                     help="with --events: also l+spread with its nested events kept only when, trusted T times and at "
                          "alpha / K, they certify at least S of the chosen event's bound read so (T:S, e.g. 8:0.9)")
+    ap.add_argument("--deep", action="store_true",
+                    help="with --events and --spread: also the ladder's events at trust 8 and 32 (each when its check "
+                         "keeps it), then spread events up to K (l32+spread)")
+    ap.add_argument("--own-certificates", action="store_true",
+                    help="with --events: also each nested event by the variant its own selection counts ask for "
+                         "(the audit reads them by the chosen event's Poisson test when it has one)")
     ap.add_argument("--confidence", type=float, default=0.9)
     args = ap.parse_args(argv)
     if any(k < 1 or k > len(args.trust_ladder) for k in args.events):
