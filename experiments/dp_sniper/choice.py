@@ -238,14 +238,16 @@ def trusted_value(name, pool, confidence: float) -> float:
 
 
 def nested_events(test, cal, confidence: float, k: int, *, ladder=(2, 8, 32, 128), spread=None,
-                  after_ladder: bool = False) -> list:
+                  after_ladder: bool | str = False) -> list:
     """The chosen event and up to ``k - 1`` events nested in it, each to be certified at failure ``alpha / len``.
 
     Ladder (``spread`` None): the j-th rarer event is the best nested one with the selection counts trusted
     ``ladder[j]`` times (``CurveCertificate.choose_rarer``), kept when, read at that trust, it beats the chosen event
     at failure ``alpha / k``.  Spread (``spread = r``): the nested events whose region holds about ``1 / r``,
     ``1 / r^2``, ... of the chosen region's selection releases (``calibrate._spread_events``); ``after_ladder``:
-    the audit's rule (``calibrate.nested_events``: the ladder's trust-8 event, then spread ones up to ``k``).
+    the audit's rule (``calibrate.nested_events``: the ladder's trust-8 event, then spread ones up to ``k``);
+    ``"plus32"``: those, then the trust-32 event as one more when its check, at ``alpha / (len + 1)``, keeps it;
+    ``"deep"``: the ladder's trust-8 and trust-32 events, then spread ones up to ``k`` (measured, not built).
     Calibration data only, so the Bonferroni split keeps each bound valid.
     """
     from dpaudit.auditor import calibrate
@@ -254,6 +256,16 @@ def nested_events(test, cal, confidence: float, k: int, *, ladder=(2, 8, 32, 128
 
     cert = CurveCertificate(PointClaim(1.0, 0.0))
     base, events = test.event, [test.event]
+    if spread is not None and after_ladder == "plus32":  # the audit's K events, then the trust-32 event as one more
+        events = calibrate.nested_events(cert, cal, base, confidence, k=k, spread=spread)
+        chosen_on = calibrate._trusted(cal, calibrate.SELECTION_TRUST, confidence)
+        trusted = calibrate._trusted(cal, 32, confidence)
+        rare = cert.choose_rarer(trusted, base, chosen_on=chosen_on)
+        each = 1.0 - (1.0 - confidence) / (len(events) + 1)
+        if (rare is not None and rare not in events
+                and cert.value(calibrate._trusted(cal, 32, each), rare) > cert.value(trusted, base)):
+            events.append(rare)
+        return events
     if spread is not None and after_ladder == "deep":  # the ladder's rungs 8 and 32, then spread events up to k
         events = nested_events(test, cal, confidence, k, ladder=(2, 8, 32), spread=None)
         chosen_on = calibrate._trusted(cal, calibrate.SELECTION_TRUST, confidence)
@@ -262,7 +274,7 @@ def nested_events(test, cal, confidence: float, k: int, *, ladder=(2, 8, 32, 128
             if len(events) < k and event not in events:
                 events.append(event)
         return events
-    if spread is not None and after_ladder:
+    if spread is not None and after_ladder:  # the audit's rule
         return calibrate.nested_events(cert, cal, base, confidence, k=k, spread=spread)
     chosen_on = calibrate._trusted(cal, calibrate.SELECTION_TRUST, confidence)
     if spread is None:
@@ -365,11 +377,12 @@ def study_events(label, seed, name, test, pool, valuer, args, ceiling) -> None:
     rules += [(f"l+spread {r:g}", r, True) for r in args.spread]
     rules += [(f"gate {g}", (args.spread or [4.0])[0], g) for g in args.gate]
     rules += [(f"l32+spread {r:g}", r, "deep") for r in args.spread if args.deep]
+    rules += [(f"l+spread+32 {r:g}", r, "plus32") for r in args.spread if args.deep]
     for k in args.events:
         for rule, spread, after in rules:
             events = nested_events(test, cal, args.confidence, k, ladder=tuple(args.trust_ladder), spread=spread,
-                                   after_ladder=after if after == "deep" else bool(after))
-            if isinstance(after, str) and after != "deep":
+                                   after_ladder=after if after in ("deep", "plus32") else bool(after))
+            if isinstance(after, str) and after not in ("deep", "plus32"):
                 events = gated(events, cal, cert, args.confidence, k, *map(float, after.split(":")))
             own = [calibrate._variant(ClopperPearson(), rates, e, cert.value(rates, e), poisson=True) for e in events]
             # As the audit: the chosen event's Poisson test reads the nested events too (calibrate.choose_test).
@@ -551,7 +564,8 @@ def main(argv=None) -> None:
                          "alpha / K, they certify at least S of the chosen event's bound read so (T:S, e.g. 8:0.9)")
     ap.add_argument("--deep", action="store_true",
                     help="with --events and --spread: also the ladder's events at trust 8 and 32 (each when its check "
-                         "keeps it), then spread events up to K (l32+spread)")
+                         "keeps it), then spread events up to K (l32+spread); and l+spread then the trust-32 event as "
+                         "one more (l+spread+32)")
     ap.add_argument("--own-certificates", action="store_true",
                     help="with --events: also each nested event by the variant its own selection counts ask for "
                          "(the audit reads them by the chosen event's Poisson test when it has one)")
