@@ -168,7 +168,8 @@ def choose_test(names, pool, *, cert=None, delta=None, confidence, full: bool, n
         if chosen is not certificate:
             # The chosen event's Poisson test reads the rarer events nested in it too: their own selection counts
             # are too few to choose (at the selection size such an event often certifies nothing either way, and
-            # the tie fell to the intervals), and the test gains most on rare events (docs/decisions/selection-limit.md).
+            # the tie fell to the intervals), and the test gains most on rare events
+            # (docs/decisions/selection-limit.md).
             alt_certs = (chosen,) * len(nested)
         else:
             alt_certs = tuple(_variant(certificate, rates, e, cert.value(rates, e), poisson=poisson and cert.pure)
