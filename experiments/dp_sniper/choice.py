@@ -220,9 +220,11 @@ def value_test(test, valuer, scores, n_test: int, confidence: float):
     return val, nested_value(cells, masks, n_test, confidence), ev
 
 
-def trusted_value(name, pool, confidence: float) -> float:
+def trusted_value(name, pool, confidence: float, equal: bool = False) -> float:
     """A candidate's value on its selection counts trusted ``SELECTION_TRUST`` times, at the event chosen so: the
-    objective that chooses the winner's event on large held-out sets, as a ranking of the candidates."""
+    objective that chooses the winner's event on large held-out sets, as a ranking of the candidates.  ``equal``:
+    instead, every candidate's counts read at the selection half's size (a candidate that chooses on the whole pool
+    trusted half), so that no candidate is ranked with twice the others' precision."""
     from dpaudit.auditor import calibrate
     from dpaudit.claims import PointClaim
     from dpaudit.stats.curves import CurveCertificate
@@ -231,7 +233,7 @@ def trusted_value(name, pool, confidence: float) -> float:
     fit, sel = selection_halves(pool)
     _, s0, s1 = calibrate._selection_scores(name, pool, fit, sel)
     cal = calibration_counts(s0, s1)
-    trust = calibrate.SELECTION_TRUST
+    trust = len(sel[0]) / cal[2] if equal else calibrate.SELECTION_TRUST
     rates = calibration_rates(cal, n_test0=trust * cal[2], n_test1=trust * cal[4], confidence=confidence, nested=True)
     cert = CurveCertificate(PointClaim(1.0, 0.0))
     return cert.value(rates, cert.choose(rates))
@@ -502,11 +504,15 @@ def run_row(label, e, args, names_extra) -> None:
             scores = valuer.scores(test.scorer)
             val, with_nested, ev = value_test(test, valuer, scores, n_test, args.confidence)
             own = best_run(*valuer.binned(*scores), n_test, args.confidence) if args.own_best else None
-            trusted = trusted_value(name, pool, args.confidence) if args.rank_trusted else None
+            trusted = (trusted_value(name, pool, args.confidence, equal=args.equal_footing)
+                       if args.rank_trusted or args.equal_footing else None)
             results[name] = (test.value, val, with_nested, own, fit_s, test, ev, trusted)
         fitted = [n for n in names if n != "exact"] or names
-        chosen = max(fitted, key=lambda n: (results[n][0], -fitted.index(n)))
-        by_trust = max(fitted, key=lambda n: (results[n][7], -fitted.index(n))) if args.rank_trusted else None
+        # auto's choice is the audit's own ranking (each candidate's event chosen on its selection counts, before the
+        # winner's is re-chosen at SELECTION_TRUST), not the re-chosen events' values printed below.
+        chosen = choose_test(tuple(fitted), pool, confidence=args.confidence, full=False, n_test=n_test, delta=0.0).name
+        by_trust = (max(fitted, key=lambda n: (results[n][7], -fitted.index(n)))
+                    if args.rank_trusted or args.equal_footing else None)
         for name in names:
             sel, val, with_nested, own, s, test, ev, trusted = results[name]
             mark = " <- auto" if name == chosen and not args.only else ""
@@ -545,6 +551,9 @@ def main(argv=None) -> None:
     ap.add_argument("--own-best", action="store_true", help="also each score's best event (a perfect selection)")
     ap.add_argument("--rank-trusted", action="store_true",
                     help="also rank the candidates by their value with the selection counts trusted twice")
+    ap.add_argument("--equal-footing", action="store_true",
+                    help="also rank the candidates with every one's selection counts read at the selection half's "
+                         "size (<- trusted)")
     ap.add_argument("--draws", type=int, default=0, help="simulated held-out sets of auto's (and exact's) events")
     ap.add_argument("--events", type=int, nargs="*", default=[],
                     help="certify K nested events of auto's (and exact's) chosen event, for each K given")
