@@ -257,42 +257,39 @@ def nested_events(test, cal, confidence: float, k: int, *, ladder=(2, 8, 32, 128
     from dpaudit.stats.curves import CurveCertificate
 
     cert = CurveCertificate(PointClaim(1.0, 0.0))
-    base, events = test.event, [test.event]
-    if spread is not None and after_ladder == "plus32":  # the audit's K events, then the trust-32 event as one more
-        events = calibrate.nested_events(cert, cal, base, confidence, k=k, spread=spread)
-        chosen_on = calibrate._trusted(cal, calibrate.SELECTION_TRUST, confidence)
-        trusted = calibrate._trusted(cal, 32, confidence)
+    base = test.event
+    chosen_on = calibrate._trusted(cal, calibrate.SELECTION_TRUST, confidence)
+
+    def rung(events, trust, shares):
+        # The best nested event at ``trust``, kept when, read there at alpha / shares, it beats the chosen event.
+        trusted = calibrate._trusted(cal, trust, confidence)
         rare = cert.choose_rarer(trusted, base, chosen_on=chosen_on)
-        each = 1.0 - (1.0 - confidence) / (len(events) + 1)
+        each = 1.0 - (1.0 - confidence) / shares
         if (rare is not None and rare not in events
-                and cert.value(calibrate._trusted(cal, 32, each), rare) > cert.value(trusted, base)):
+                and cert.value(calibrate._trusted(cal, trust, each), rare) > cert.value(trusted, base)):
             events.append(rare)
         return events
-    if spread is not None and after_ladder == "deep":  # the ladder's rungs 8 and 32, then spread events up to k
-        events = nested_events(test, cal, confidence, k, ladder=(2, 8, 32), spread=None)
-        chosen_on = calibrate._trusted(cal, calibrate.SELECTION_TRUST, confidence)
+
+    def spread_up_to(events, limit):
         for event in calibrate._spread_events(cal, base, cert._family(chosen_on, base), chosen_on._index(base),
                                               spread, k):
-            if len(events) < k and event not in events:
+            if len(events) < limit and event not in events:
                 events.append(event)
         return events
+
+    if spread is not None and after_ladder == "plus32":  # the audit's K events, then the trust-32 event as one more
+        events = calibrate.nested_events(cert, cal, base, confidence, k=k, spread=spread, chosen_on=chosen_on)
+        return rung(events, 32, len(events) + 1)
+    if spread is not None and after_ladder == "deep":  # the ladder's rungs 8 and 32, then spread events up to k
+        return spread_up_to(nested_events(test, cal, confidence, k, ladder=(2, 8, 32)), k)
     if spread is not None and after_ladder:  # the audit's rule
-        return calibrate.nested_events(cert, cal, base, confidence, k=k, spread=spread)
-    chosen_on = calibrate._trusted(cal, calibrate.SELECTION_TRUST, confidence)
+        return calibrate.nested_events(cert, cal, base, confidence, k=k, spread=spread, chosen_on=chosen_on)
     if spread is None:
-        each = 1.0 - (1.0 - confidence) / k
+        events = [base]
         for trust in ladder[1:k]:
-            trusted = calibrate._trusted(cal, trust, confidence)
-            rare = cert.choose_rarer(trusted, base, chosen_on=chosen_on)
-            if (rare is not None and rare not in events
-                    and cert.value(calibrate._trusted(cal, trust, each), rare) > cert.value(trusted, base)):
-                events.append(rare)
+            rung(events, trust, k)
         return events
-    for event in calibrate._spread_events(cal, base, cert._family(chosen_on, base), chosen_on._index(base), spread,
-                                          k):
-        if event not in events:
-            events.append(event)
-    return events
+    return spread_up_to([base], k)
 
 
 def nested_cells(events, valuer, scores):
