@@ -138,7 +138,9 @@ def auto_choices(kind: str, x: np.ndarray) -> tuple[str, ...]:
 
     Scalars: the threshold, and the binned likelihood ratio (``naive-bayes`` on the one coordinate), whose
     interval events see noise whose ratio peaks inside the range (Cauchy's, at -0.618) where every
-    tail falls short.  Discrete releases: the likelihood ratio over
+    tail falls short; when some values repeat often (atoms: a clamp's bounds, an unnoised answer
+    released now and then) beside other numbers, the cells of specials too, as for vectors: a
+    threshold or a binned ratio averages an atom with its bin and misses an infinite ratio.  Discrete releases: the likelihood ratio over
     outcomes (whole rows for vectors) and the threshold or vector scores.
     Vectors: the mean difference (a linear leak), the best single coordinate
     (a leak in one coordinate's tail), the sign-sum (many small leaks that
@@ -166,7 +168,7 @@ def auto_choices(kind: str, x: np.ndarray) -> tuple[str, ...]:
     if kind == "discrete" and x.ndim > 1:
         return AUTO_CHOICES["discrete-vector"]
     names = list(AUTO_CHOICES[kind])
-    specials, numbers = _specials_and_numbers(x[:20_000]) if kind == "vector" else (False, False)
+    specials, numbers = _specials_and_numbers(x[:20_000]) if kind in ("vector", "scalar") else (False, False)
     if specials and numbers:
         names += ["pattern-cells", "cell-values"]
     width = as_2d(x).shape[1]
@@ -219,7 +221,8 @@ def make_distinguisher(name: str) -> Distinguisher:
 
 def list_attacks() -> list[tuple[str, str]]:
     """(name, one line) for ``dpaudit list``."""
-    return [("auto", "by output, best on the selection split: scalar -> threshold, naive-bayes; "
+    return [("auto", "by output, best on the selection split: scalar -> threshold, naive-bayes (+ pattern-cells "
+                     "and cell-values with repeated values beside other numbers); "
                      "discrete -> likelihood-ratio "
                      "or threshold (rows: + mean-difference, naive-bayes, sign-sum); vector -> mean-difference, naive-bayes, "
                      "density-ratio-sum, coordinate, sign-sum, mixed, binned-logistic (+ pattern-cells and cell-values with "
