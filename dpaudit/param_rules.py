@@ -177,6 +177,9 @@ RULES: dict[str, Rule] = {
     "anytime_fixed": Rule("exclusive", ("stopping",), ("samples",),
                           "an anytime audit ({stopping:setting}) takes no {samples}; give {max_samples} (and "
                           "{time_budget}) instead"),
+    "ideal_float": Rule("check", ("attack",), ("ideal",),
+                        "a floating-point attack ({attack:setting}) beside {ideal}, which turns floating-point "
+                        "attacks off; leave out one of them", test=lambda v: not (v["ideal"] and _float_attack(v["attack"]))),
     "pair": Rule("together", ("dataset", "neighbor"),
                  message="give both {dataset} and {neighbor}, or neither (a built-in mechanism's own pair)"),
     "domain_order": Rule("check", ("high",), ("low",), "must be > {low} ({low:g}); got {high:g}",
@@ -185,6 +188,15 @@ RULES: dict[str, Rule] = {
                            "[{low}, {high}] = [{low:g}, {high:g}] holds no integer",
                            test=lambda v: math.floor(v["high"]) >= math.ceil(v["low"])),
 }
+
+
+def _float_attack(name) -> bool:
+    """Whether ``name`` is one of the floating-point family's attacks (imported late: the audit's table is read
+    at start-up)."""
+    from .auditor.distinguishers import ATTACKS
+
+    spec = ATTACKS.get(name) if isinstance(name, str) else None
+    return spec is not None and spec.outputs == "float"
 
 
 def broken_rule(names, given: Mapping[str, Any]) -> Rule | None:

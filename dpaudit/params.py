@@ -512,7 +512,7 @@ AUDIT_OPTIONS = OptionTable([
     Option("stop_when_converged", "any", True, help="False: a sequential audit stops only on a violation or its "
                                                     "budget"),
     Option("on_round", "any", help="called with each finished round's progress"),
-], rules=("claim_needed", "one_claim", "pair", "fixed_size", "anytime_fixed"))
+], rules=("claim_needed", "one_claim", "pair", "fixed_size", "anytime_fixed", "ideal_float"))
 
 #: :func:`dpaudit.search`'s options: the domain, the screening, and every audit option (same rows).
 SEARCH_OPTIONS = OptionTable([
@@ -537,7 +537,7 @@ SEARCH_OPTIONS = OptionTable([
     "n_jobs", "backend", "scheduler", "timeout", "grey_box", "traces", "sensitivity",
     "stopping", "progress",
 ], base=AUDIT_OPTIONS, rules=("claim_needed", "one_claim", "domain_order", "domain_integer", "fixed_size",
-                               "anytime_fixed"))
+                               "anytime_fixed", "ideal_float"))
 
 #: :func:`dpaudit.audit_scores`'s options: the claim and the certificate, as for an audit.
 SCORES_OPTIONS = OptionTable([

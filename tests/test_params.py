@@ -209,3 +209,15 @@ def test_training_reads_accountant_and_its_old_spelling_claim():
     cfg["kind"]["params"] = {"samples": 1000, "time_budget": 5}
     with pytest.raises(ConfigError, match=r"^kind\.params\.time_budget: a fixed-size audit \(samples: 1000\)"):
         load_config(cfg)
+
+
+def test_a_floating_point_attack_beside_ideal_is_refused_everywhere(capsys):
+    # It ran, and its float bound was reported as the distribution's ("distribution_epsilon_lower_bound").
+    for command in (["audit", "laplace"], ["search", "laplace", "--size", "2", "--low", "0", "--high", "1"]):
+        code, err = _cli(capsys, *command, "--epsilon", "1", "--ideal", "--attack", "float-lsb")
+        assert code == 2 and "argument --attack: a floating-point attack (--attack float-lsb) beside --ideal" in err
+    with pytest.raises(ParameterValueError, match="floating-point attack"):
+        dpaudit.audit("laplace", epsilon=1.0, samples=50, ideal=True, attack="float-lattice")
+    code, err = _cli(capsys, "audit", "laplace", "--epsilon", "1", "--attack", "float-lsb", "--samples", "200",
+                     "--seed", "1")
+    assert code in (0, 1), err
