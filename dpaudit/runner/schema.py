@@ -244,13 +244,16 @@ def _resolve_body(raw: dict, base_dir: Path | None, sweep_point: bool = False) -
 
     has_audit, has_attack = raw.get("audit") is not None or "audit" in raw, "attack" in raw
     if has_audit and has_attack:
-        raise ConfigError("attack", "give either an 'audit' or a 'kind' section, not both")
+        raise ConfigError("attack", "give either an 'audit' section (a mechanism audit) or an 'attack' section "
+                                    "(name, params: the other experiment kinds), not both")
     if not has_audit and not has_attack:
-        raise ConfigError("attack", "required: a 'kind' section (name, params) or an 'audit' section")
+        raise ConfigError("audit", "required: an 'audit' section (a mechanism audit: samples, attack, ...; it may "
+                                   "be empty) or an 'attack' section (name, params: the other experiment kinds)")
     if has_audit:
         kind = get_kind("audit", "audit")
         section = config_value(check_mapping, raw["audit"] if raw["audit"] is not None else {}, "audit", allowed=list(kind.param_spec()))
         out["audit"] = {k: p.resolve(section, k, "audit") for k, p in kind.param_spec().items()}
+        AUDIT_OPTIONS.check_rules(section, AUDIT_OPTIONS.front("yaml", "audit"), only=("ideal_float",))
     else:
         section = config_value(check_mapping, raw["attack"], "attack", allowed=["name", "params"])
         if "name" not in section:

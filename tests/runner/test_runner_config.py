@@ -118,6 +118,10 @@ AUDIT_BAD = [
     ({"mechanisms": ["laplace"], "audit": {"sample": 10}}, "audit.sample", "unknown key"),
     ({"mechanisms": ["laplace"], "audit": {"ideal": "yes"}}, "audit.ideal", "true or false"),
     ({"mechanisms": ["laplace"], "attack": {"name": "rr_tradeoff"}}, "attack", "not both"),
+    # A floating-point attack asked for beside ideal (which turns them off) was run, and its float bound was
+    # reported as the distribution's.
+    ({"mechanisms": ["laplace"], "audit": {"ideal": True, "attack": "float-lsb"}}, "audit.attack",
+     "floating-point attack"),
 ]
 
 
@@ -129,6 +133,31 @@ def test_bad_audit_config_names_key_path(extra, key_path, words):
         resolve_config(cfg)
     assert info.value.key_path == key_path, str(info.value)
     assert words in str(info.value)
+
+
+def test_a_config_without_a_section_names_the_audit_section():
+    # It named 'attack' and a 'kind' section, keys the config did not use.
+    with pytest.raises(ConfigError) as info:
+        resolve_config({"name": "a", "mechanisms": ["laplace"]})
+    assert info.value.key_path == "audit" and "an 'audit' section" in str(info.value)
+
+
+def test_a_target_parameter_it_does_not_take_names_its_key(tmp_path):
+    # It failed in the first trial, as a TypeError of a target called 'partial'.
+    from dpaudit.runner import run_experiment
+
+    (tmp_path / "mech.py").write_text("import numpy as np\n"
+                                      "def noisy(data, scale=1.0, size=None, rng=None):\n"
+                                      "    return float(np.sum(data)) + rng.laplace(0.0, scale, size=size)\n")
+    cfg = {"name": "p", "seed": 1, "audit": {"samples": 200}, "mechanisms": [
+        {"target": f"{tmp_path / 'mech.py'}:noisy", "label": "noisy", "params": {"scal": 2.0}, "dataset": [1], "neighbor": [0],
+         "epsilon": 1.0}]}
+    with pytest.raises(ConfigError) as info:
+        run_experiment(cfg, out=tmp_path / "out")
+    assert info.value.key_path == "mechanisms[0].params.scal", str(info.value)
+    assert "did you mean 'scale'" in str(info.value)
+    cfg["mechanisms"][0]["params"] = {"scale": 2.0}
+    run_experiment(cfg, out=tmp_path / "out2")
 
 
 def test_defaults_filled_and_seed_drawn_when_absent():

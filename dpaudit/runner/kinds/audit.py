@@ -160,10 +160,31 @@ def build_mechanism(entry: dict, path: str, base_dir: Path | None = None) -> Bui
     except (DPAuditError, ImportError, AttributeError, OSError, ValueError, TypeError) as exc:
         raise ConfigError(f"{path}.target", f"cannot load {entry['target']!r}: {exc}") from None
     if params:
-        fn = functools.wraps(fn)(functools.partial(fn, **params)) if inspect.isfunction(fn) else functools.partial(fn, **params)
+        fn = _bind_params(fn, params, path, entry["target"])
     dataset = _load_array(entry["dataset"], f"{path}.dataset", base_dir)
     neighbor = _load_array(entry["neighbor"], f"{path}.neighbor", base_dir)
     return BuiltMechanism(fn, dataset, neighbor, entry["epsilon"], entry["delta"], None, None, label)
+
+
+def _bind_params(target, params: dict, path: str, spec: str):
+    """``target`` with ``params`` bound, under its own name; a ConfigError at ``path.params.KEY`` for a key its
+    function does not take (it surfaced as the first release's TypeError, from a target called 'partial')."""
+    from ...targets import Target
+
+    fn = getattr(target, "fn", target)
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):  # a builtin without a signature: the call will tell
+        sig = None
+    if sig is not None and not any(p.kind is p.VAR_KEYWORD for p in sig.parameters.values()):
+        names = [n for n, p in sig.parameters.items() if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+        for key in params:
+            if key not in names:
+                raise ConfigError(f"{path}.params.{key}", f"{spec!r} takes no parameter {key!r}"
+                                                          f"{did_you_mean(key, names)}; it takes {', '.join(names)}")
+    bound = functools.wraps(fn)(functools.partial(fn, **params)) if inspect.isfunction(fn) else functools.partial(
+        fn, **params)
+    return Target(bound, name=getattr(target, "name", None) or spec)
 
 
 def jsonable(value):
