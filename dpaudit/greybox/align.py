@@ -343,10 +343,32 @@ def _alignment(trace, probe: Probe, r1, r2, divergence, dl_elements: dict) -> di
                 dl_elements[key] = -math.log1p(-p1)
                 _add(extra, trace, key, need / der)
             continue
+        if len(feeders) > 1:
+            # Noise added in parts (x + L1 + L2, or a difference of exponentials): moving any one part aligns the
+            # coordinate. The cheapest priced move: a location family's (whose shift has a privacy loss) by the
+            # smallest shift in its scale's units; a one-sided draw only upwards. It reported a leak outside
+            # the noise instead.
+            feeders = sorted((f for f in feeders if _may_shift(trace, f, need)), key=lambda f: _shift_cost(trace, f, need))[:1]
         if len(feeders) == 1:
             key, der = feeders[0]
             _add(extra, trace, key, need / der)
     return extra
+
+
+def _may_shift(trace, feeder, need: float) -> bool:
+    """Whether the element may move by ``need / derivative``: any way for a location family, upwards only for a
+    one-sided draw (exponential, geometric), which stays in its support so."""
+    (draw, _), der = feeder
+    return trace[draw].family in LOCATION_FAMILIES or need / der > 0
+
+
+def _shift_cost(trace, feeder, need: float) -> tuple:
+    """(not a location family, |shift| / the element's scale): the order in which parts of the noise are moved."""
+    (draw, k), der = feeder
+    d = trace[draw]
+    scale = d.params.get("scale")
+    size = abs(float(np.reshape(scale, -1)[k if np.size(scale) > 1 else 0])) if scale is not None else 1.0
+    return d.family not in LOCATION_FAMILIES, abs(need / der) / max(size, 1e-300)
 
 
 def _coins(trace, t1s: dict, t2s: dict, limit: int, flips: dict) -> dict:

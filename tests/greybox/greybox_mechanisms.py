@@ -24,6 +24,20 @@ def laplace_sum(data, size=None, rng=None):
     return float(np.clip(np.sum(data), 0.0, 1.0)) + rng.laplace(0.0, 1.0 / EPSILON, size=size)
 
 
+def laplace_in_parts(data, size=None, rng=None):
+    """Sum clipped to [0, 1] plus two Laplace draws of scale 1/epsilon: the sum's density (1 + |x|) e^-|x| / 4
+    has log ratio below epsilon at a shift of 1, approaching it in the tails, so the pair's epsilon is epsilon."""
+    return (float(np.clip(np.sum(data), 0.0, 1.0)) + rng.laplace(0.0, 1.0 / EPSILON, size=size)
+            + rng.laplace(0.0, 1.0 / EPSILON, size=size))
+
+
+def exponential_difference(data, size=None, rng=None):
+    """Sum clipped to [0, 1] plus the difference of two exponentials of scale 1/epsilon (a Laplace draw made by
+    hand): epsilon-DP, but no privacy loss is priced for a shifted exponential, so no upper bound."""
+    return (float(np.clip(np.sum(data), 0.0, 1.0)) + rng.exponential(1.0 / EPSILON, size=size)
+            - rng.exponential(1.0 / EPSILON, size=size))
+
+
 def balle_wang_delta(epsilon: float, sigma: float, sensitivity: float = 1.0) -> float:
     """delta(epsilon) of the Gaussian mechanism (Balle and Wang 2018, Theorem 8)."""
     a = sensitivity / (2 * sigma)
@@ -162,6 +176,8 @@ CORRECT = {
     "report_noisy_max_outside": (report_noisy_max_outside, PAIR_D, PAIR_D2, 0.0,
                                  log_ratio_epsilon(rnm_probabilities(counts(PAIR_D), 2 / EPSILON),
                                                    rnm_probabilities(counts(PAIR_D2), 2 / EPSILON)), False),
+    # Noise added in two parts: moving one part aligns the coordinate (it was read as a leak outside the noise).
+    "laplace_in_parts": (laplace_in_parts, np.array([1.0]), np.array([0.0]), 0.0, EPSILON, False),
     "randomized_response": (randomized_response, np.array([1]), np.array([0]), 0.0, math.log(3), True),
     "randomized_response_coin": (randomized_response_coin, np.array([1]), np.array([0]), 0.0, math.log(3), True),
     "exponential_mechanism": (exponential_mechanism, PAIR_D, PAIR_D2, 0.0,

@@ -132,6 +132,13 @@ def test_correct_mechanisms_have_no_finding_and_a_valid_upper_bound(name):
             assert r.epsilon_upper_bound <= true * 1.01
 
 
+def test_noise_made_of_one_sided_parts_is_aligned_upwards_without_a_finding():
+    # x + E1 - E2: shifting E1 up (or E2 up, for the other sign) aligns the release; it was read as a leak
+    # outside the noise. No privacy loss is priced for a shifted exponential, so there is no upper bound.
+    r = analyse(M.exponential_difference, np.array([1.0]), np.array([0.0]), traces=50, seed=8)
+    assert r.findings == [] and r.epsilon_upper_bound is None
+
+
 def test_shifts_that_depend_on_the_draws_are_reported_per_trace_not_as_a_bound():
     def above_threshold(data, rng):  # the count is compared with a noisy threshold, its noise shifted by the data
         t = rng.laplace(loc=1.0, scale=1.0)
