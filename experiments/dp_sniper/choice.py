@@ -461,6 +461,53 @@ def _drawn(b: np.ndarray, ceiling) -> str:
     return text + (f" P(>=98%) {np.mean(b >= 0.98 * ceiling):.2f}" if ceiling else "")
 
 
+class _MeanScore:
+    """The mean of two fitted scores."""
+
+    def __init__(self, a, b):
+        self.a, self.b = a, b
+
+    def score(self, x):
+        return 0.5 * (np.asarray(self.a.score(x), float) + np.asarray(self.b.score(x), float))
+
+
+def _matched(o0, o1, ref):
+    """``o0``, ``o1`` carried to ``ref``'s scale: each value replaced by ``ref``'s quantile at its mid-rank among
+    ``o0`` and ``o1`` together."""
+    both = np.concatenate([o0, o1])
+    srt = np.sort(both)
+    mid = 0.5 * (np.searchsorted(srt, both, "left") + np.searchsorted(srt, both, "right")) / len(both)
+    ref = np.sort(np.asarray(ref, float))
+    out = ref[np.clip(np.ceil(mid * len(ref)).astype(np.int64) - 1, 0, len(ref) - 1)]  # the inverted CDF
+    return out[: len(o0)], out[len(o0):]
+
+
+def cross_fit(held_out: str) -> None:
+    """Make the audit's calibration cross-fit its fitted candidates (a study, not the audit's rule): each half is
+    scored by the candidate fitted on the other, and the event chosen on both; the held-out releases are scored
+    by the first half's fit (``"first"``) or by the mean of the two fits (``"mean"``); ``"matched"``: the first half's
+    fit, with the other fit's scores carried to its scale by matching quantiles (both sides pooled), so that a
+    threshold means the same share of releases under both fits.  Pooled candidates as
+    before.  Calibration data only, so the held-out bound stays valid."""
+    from dpaudit.auditor import calibrate
+    from dpaudit.auditor.distinguishers import make_distinguisher
+
+    plain = calibrate._selection_scores
+
+    def crossed(name, pool, fit, sel):
+        scorer, s0, s1 = plain(name, pool, fit, sel)
+        if len(s0) == len(pool[0]):  # pooled: fitted and chosen on the whole pool already
+            return scorer, s0, s1
+        other = make_distinguisher(name).fit(sel[0], sel[1])
+        o0, o1 = np.asarray(other.score(fit[0]), float), np.asarray(other.score(fit[1]), float)
+        if held_out == "matched":
+            o0, o1 = _matched(o0, o1, np.concatenate([s0, s1]))
+        s0, s1 = np.concatenate([o0, s0]), np.concatenate([o1, s1])
+        return (_MeanScore(scorer, other) if held_out == "mean" else scorer), s0, s1
+
+    calibrate._selection_scores = crossed
+
+
 def draw_seed(mech, pair, seed: int, n_cal: int, n_fresh: int, grid, llr):
     """(the calibration pool of ``seed``, the valuer of its events: ``grid`` when given, else ``n_fresh`` fresh
     releases per side drawn after the pool, weighted by ``llr`` when given)."""
@@ -575,10 +622,15 @@ def main(argv=None) -> None:
     ap.add_argument("--own-certificates", action="store_true",
                     help="with --events: also each nested event by the variant its own selection counts ask for "
                          "(the audit reads them by the chosen event's Poisson test when it has one)")
+    ap.add_argument("--cross-fit", choices=["first", "mean", "matched"], default=None,
+                    help="choose fitted candidates' events on both halves, each scored by the fit on the other; the "
+                         "held-out score is the first half's fit ('first') or the two fits' mean ('mean')")
     ap.add_argument("--confidence", type=float, default=0.9)
     args = ap.parse_args(argv)
     if any(k < 1 or k > len(args.trust_ladder) for k in args.events):
         ap.error(f"--events: each K must be between 1 and the ladder's length {len(args.trust_ladder)}")
+    if args.cross_fit:
+        cross_fit(args.cross_fit)
 
     import sys
 
