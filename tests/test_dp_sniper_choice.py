@@ -169,3 +169,21 @@ def test_split_choice_certifies_nothing_on_a_null_pair_more_often_than_alpha(cho
     b = choice.split_draws((m, m), masks, certs, 10**6, 0.8, 4000, 0.2, np.random.default_rng(3))
     assert np.mean(b > 0) < 0.2 + 5 * np.sqrt(0.2 * 0.8 / 4000)
     assert np.mean(b > 0) > 0.05
+
+
+def test_matched_scores_take_the_reference_scale_and_keep_the_order(choice):
+    # --cross-fit matched: the second fit's scores carried to the first fit's scale by matching quantiles.
+    rng = np.random.default_rng(3)
+    o0, o1 = np.round(rng.normal(5.0, 2.0, 4000)), np.round(rng.normal(6.0, 2.0, 3000))
+    ref = rng.uniform(-1.0, 1.0, 10_000)
+    m0, m1 = choice._matched(o0, o1, ref)
+    both, mapped = np.r_[o0, o1], np.r_[m0, m1]
+    assert m0.shape == o0.shape and m1.shape == o1.shape and np.isin(mapped, ref).all()
+    order = np.argsort(both, kind="stable")
+    assert np.all(np.diff(mapped[order]) >= 0)  # monotone, ties to one value
+    assert all(len(np.unique(mapped[both == v])) == 1 for v in np.unique(both))
+    # without ties, the share of releases at or above each mapped value is the reference's share there
+    c0, c1 = rng.normal(5.0, 2.0, 4000), rng.normal(6.0, 2.0, 3000)
+    mapped = np.r_[choice._matched(c0, c1, ref)]
+    for t in np.quantile(mapped, [0.1, 0.5, 0.9]):
+        assert abs(np.mean(mapped >= t) - np.mean(ref >= t)) < 0.01
