@@ -23,7 +23,7 @@ import numpy as np
 from .coupling import Coupling, Event, close
 from .tape import LOCATION_FAMILIES, SHIFTABLE, Recorder, Replayer, TapedGenerator, taped_call
 
-__all__ = ["TraceResult", "Probe", "run_trace", "call_taped"]
+__all__ = ["TraceResult", "Probe", "run_trace", "call_taped", "one_to_one"]
 
 #: Draw elements probed at most per trace structure (one target call each).
 MAX_PROBED = 2000
@@ -147,6 +147,10 @@ class TraceResult:
     moved_elements: tuple = ()
     #: Library hooks' own checks: (draw, how far the value entering it moved, its declared sensitivity).
     hooked_moves: list = field(default_factory=list)
+    #: For an exact trace, ((trace structure, draw, element, coordinate, family, scale, description), the element's
+    #: value on D, the coordinate's value on D) for each coordinate that one element alone feeds: across traces, the release must be one-to-one
+    #: in that element (:func:`one_to_one`), which the probe's small moves cannot tell.
+    points: tuple = ()
 
 
 def run_trace(fn, d1, d2, seed: np.random.SeedSequence, *, probes: dict, name: str) -> TraceResult:
@@ -166,8 +170,55 @@ def run_trace(fn, d1, d2, seed: np.random.SeedSequence, *, probes: dict, name: s
     probe = al.probe
     witness_of = {key: sorted(der) for key, der in probe.feeds.items()} if probe is not None else {}
     l1, l2, moved = _moves(events, rec.draws, probe)
+    points = _points(al.signature, rec.draws, probe, r1) if exact else ()
     return TraceResult(events, findings, not findings, exact, len(rec.draws), hooked, witness_of, why, l1, l2,
-                       moved, _hooked_moves(rec.draws, al.rep.draws))
+                       moved, _hooked_moves(rec.draws, al.rep.draws), points)
+
+
+#: Families whose draws are ordered numbers (a release one-to-one in such a draw is monotone in it); a categorical
+#: draw's release must only be one-to-one; a coin's uniform shows through its outcome alone.
+_ORDERED = (*LOCATION_FAMILIES, "exponential", "geometric", "poisson", "binomial", "integers")
+
+
+def _points(signature, trace, probe: Probe, r1) -> tuple:
+    """(key, the element's value, the release coordinate's value) of each coordinate fed by one element alone."""
+    by_coord: dict = {}
+    for key, der in probe.feeds.items():
+        for j in der:
+            by_coord.setdefault(j, []).append(key)
+    out = []
+    for j, keys in by_coord.items():
+        d = trace[keys[0][0]]
+        if len(keys) == 1 and (d.family in _ORDERED or d.family == "categorical"):
+            k = keys[0][1]
+            scale = d.params.get("scale")
+            size = abs(float(np.reshape(scale, -1)[k if np.size(scale) > 1 else 0])) if scale is not None else 1.0
+            out.append(((signature, keys[0][0], k, j, d.family, size, d.describe()),
+                        float(np.reshape(d.value, -1)[k]), float(r1[j])))
+    return tuple(out)
+
+
+def one_to_one(family: str, size: float, xs, ys) -> bool:
+    """Whether the releases ``ys`` seen across traces are one function of a draw element's values ``xs``, and one
+    to one: monotone in it for an ordered ``family`` (a tie only between draws closer than 1% of its scale ``size``:
+    a rounding grid), distinct per category for a categorical draw.
+
+    The probe moves each element a little; ``|x|``, ``x mod 1`` or a clamp are locally one-to-one and globally
+    not, and then the release does not determine the draw and the coupling's cost is only an upper bound.
+    """
+    x, y = np.asarray(xs, float), np.asarray(ys, float)
+    order = np.argsort(x, kind="stable")
+    x, y = x[order], y[order]
+    same_x, tie = x[1:] == x[:-1], close(y[1:], y[:-1])
+    if np.any(same_x & ~tie):
+        return False
+    if family == "categorical":
+        firsts = y[np.r_[True, ~same_x]]
+        return len(firsts) < 2 or not np.any(close(np.sort(firsts)[1:], np.sort(firsts)[:-1]))
+    if np.any(~same_x & tie & (np.diff(x) > 0.01 * size)):
+        return False
+    signs = np.sign(np.diff(y)[~same_x & ~tie])
+    return signs.size == 0 or bool(np.all(signs == signs[0]))
 
 
 class _Aligner:

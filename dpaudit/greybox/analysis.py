@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from .._progress import progress_bar
-from .align import run_trace
+from .align import one_to_one, run_trace
 from .coupling import CostUnknown, cost_key, is_tight, pair_epsilon, uses_pld, worst_units
 from .tape import GreyBoxError, watch_from_start
 
@@ -99,6 +99,7 @@ def analyse(fn, dataset, neighbor, *, traces: int = DEFAULT_TRACES, delta: float
     all_exact, n_draws, hooked = True, 0, False
     l1 = l2 = 0.0
     why_not_exact = ""
+    points: dict = {}
     watch_from_start()
     _check_closed(fn, dataset, root, name)
     bar = progress_bar(total=traces, desc="grey-box traces", enabled=progress)
@@ -112,6 +113,10 @@ def analyse(fn, dataset, neighbor, *, traces: int = DEFAULT_TRACES, delta: float
         _sensitivity(found, tr, sensitivity)
         all_exact = all_exact and tr.exact
         why_not_exact = why_not_exact or tr.why_not_exact
+        for key, x, y in tr.points:
+            xs, ys = points.setdefault(key, ([], []))
+            xs.append(x)
+            ys.append(y)
         if not tr.aligned:
             no_bound = no_bound or "a trace could not be aligned (see the findings)"
             continue
@@ -145,6 +150,13 @@ def analyse(fn, dataset, neighbor, *, traces: int = DEFAULT_TRACES, delta: float
         all_exact = False
         why_not_exact = why_not_exact or ("a declared distribution's privacy loss is bounded, not computed exactly "
                                           "(its normaliser has no closed form, or it is composed with other noise)")
+    if bound == "bound" and all_exact:
+        for (_, _, _, j, family, size, what), (xs, ys) in points.items():
+            if not one_to_one(family, size, xs, ys):
+                all_exact = False
+                why_not_exact = (f"release coordinate {j} is not one-to-one in {what} across the traces (a fold, a "
+                                 "wrap or a clamp): the release does not determine the draw")
+                break
     exact = bool(bound == "bound" and all_exact)
     if bound == "bound" and not exact and why_not_exact:
         explanation += f"; not exact: {why_not_exact}"
