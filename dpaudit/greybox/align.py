@@ -34,10 +34,21 @@ def call_taped(fn, data, tape, generator, name: str) -> np.ndarray:
     """``fn(data, rng=...)`` with ``tape`` active; the release as a flat float array."""
     from .hooks import library_hooks
 
+    from ..exceptions import DPAuditError, TargetError
+
     gen = TapedGenerator(generator.bit_generator)
-    with library_hooks(), taped_call(tape, gen, name):
-        out = fn(np.array(data, copy=True), rng=gen)
-    return np.atleast_1d(np.asarray(out, dtype=float)).reshape(-1)
+    where = f"in a grey-box trace on the dataset {np.asarray(data).tolist()}"
+    try:
+        with library_hooks(), taped_call(tape, gen, name):
+            out = fn(np.array(data, copy=True), rng=gen)
+        flat = np.atleast_1d(np.asarray(out, dtype=float)).reshape(-1)
+    except DPAuditError:
+        raise
+    except Exception as exc:  # the target's own error, named as a black-box audit names it (it was dpaudit's, exit 3)
+        raise TargetError(f"target {name!r} raised {type(exc).__name__}: {exc} {where}") from exc
+    if not np.all(np.isfinite(flat)):
+        raise TargetError(f"target {name!r} returned {'NaN' if np.any(np.isnan(flat)) else 'inf'} {where}")
+    return flat
 
 
 @dataclass

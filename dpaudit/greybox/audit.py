@@ -158,6 +158,8 @@ def _merge(main, audits, result, *, epsilon, confidence, share):
         notes.append(f"the lower bound comes from the black-box audit of the witness {best.target} (release "
                      "coordinates a finding pointed at); a bound on part of the release bounds the whole")
     verdict = verdict_of(bool(black or grey))
-    source = "grey-box" if grey else ("black-box" if black else None)
+    # A certified lower bound above the claim is the evidence that assumes least (the grey-box value assumes every
+    # draw was recorded and the primitives are exact): it names the source when both hold, as the verdict rule says.
+    source = "black-box" if black else ("grey-box" if grey else None)
     return best.with_values(verdict=verdict, confidence=confidence, grey_box=grey_box, violation_source=source,
                             target=main.target, notes=notes)

@@ -236,3 +236,32 @@ def test_the_flag_before_the_target_reads_the_target_as_the_target(capsys):
         assert again == first, spelled
     code, out, err = cli(capsys, "audit", "laplace", "--grey-box=false", *base)
     assert json.loads(out)["grey_box"] is None
+
+
+def _raises(data, rng):
+    rng.laplace()
+    raise ValueError("target exploded")
+
+
+def _nan(data, rng):
+    rng.laplace()
+    return float("nan")
+
+
+@pytest.mark.parametrize("fn, words", [(_raises, "raised ValueError: target exploded"), (_nan, "returned NaN")])
+def test_a_target_that_fails_in_a_trace_is_named_as_in_a_black_box_audit(fn, words):
+    # Both were dpaudit's own error: "internal error: ValueError" (exit 3), and NaN read as "released different
+    # values from the same recorded draws".
+    with pytest.raises(dpaudit.exceptions.TargetError, match=f"target '.*' {words} in a grey-box trace"):
+        dpaudit.audit(fn, [1.0], [0.0], epsilon=1.0, grey_box=True, samples=200, seed=1, ideal=True)
+
+
+def test_a_certified_lower_bound_above_the_claim_names_the_black_box_as_the_source():
+    # Laplace noise of scale 1/2 on a count claimed at 0.5 (true 2): the black-box bound clears the claim, and the
+    # exact upper bound 2 does too; the certified bound, which assumes least, is named (it was "grey-box").
+    def scale_half(data, size=None, rng=None):
+        return float(np.clip(np.sum(data), 0.0, 1.0)) + rng.laplace(0.0, 0.5, size=size)
+
+    r = dpaudit.audit(scale_half, [1.0], [0.0], epsilon=0.5, grey_box=True, samples=5000, seed=1, ideal=True)
+    assert r.epsilon_lower_bound > 0.5 and r.grey_box["exact"] and r.grey_box["epsilon_upper_bound"] > 0.5
+    assert r.verdict == "violation" and r.violation_source == "black-box"
