@@ -156,7 +156,7 @@ def _plans(x0: np.ndarray, x1: np.ndarray, cheap: bool) -> list[tuple[str, np.nd
         # without sorting rows), and the two vector attacks on the rows themselves.
         c0, c1 = _row_codes(x0, x1)
         return [("likelihood-ratio", c0, c1), ("mean-difference", x0, x1), ("naive-bayes", x0, x1)]
-    names = auto_choices(kind, x0[:PROBE])
+    names = auto_choices(kind, x0[:PROBE], x1[:PROBE])
     if cheap:
         names = tuple(n for n in names if n not in STRUCTURE_ATTACKS) or names
     return [(name, x0, x1) for name in names]

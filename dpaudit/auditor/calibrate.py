@@ -93,7 +93,8 @@ class ChosenTest:
 #: Rough relative cost of fitting each distinguisher on wide vectors (docs/decisions/calibration-cost.md):
 #: the candidate pool starts the costliest first.  Only the order of work depends on it.
 FIT_COST = {"mixed": 5, "binned-logistic": 4, "pattern-cells": 4, "cell-values": 4, "density-ratio-sum": 3,
-            "likelihood-ratio": 3, "naive-bayes": 2, "innovation-sign-sum": 2, "coordinate": 1, "sign-sum": 1}
+            "likelihood-ratio": 3, "naive-bayes": 2, "innovation-sign-sum": 2, "quadratic": 2, "coordinate": 1,
+            "sign-sum": 1}
 
 
 def choose_test(names, pool, *, cert=None, delta=None, confidence, full: bool, n_test: int = 0,
@@ -322,7 +323,7 @@ def calibrate(pool, *, attack, ideal, kind, cert, confidence, n_test=0, threads=
     """Fit and choose on the calibration pool: the distribution test and, when it adds something, a float test."""
     fit, _ = selection_halves(pool)
     if attack == "auto":
-        names = auto_choices(kind, fit[0])
+        names = auto_choices(kind, fit[0], fit[1])
     else:
         names = (attack,)
     fnames = () if (ideal or attack != "auto") else float_choices(fit[0], fit[1])

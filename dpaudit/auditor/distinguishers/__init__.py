@@ -27,7 +27,8 @@ from .classifier import WIDE_CELLS, BinnedLogisticScore, ClassifierScore
 from .discrete import LikelihoodRatioScore
 from .mixed import MixedScore, PatternCellsScore
 from .scalar import ThresholdScore
-from .vector import CoordinateScore, DensityRatioSumScore, MeanDifferenceScore, NaiveBayesScore, SignSumScore
+from .vector import (CoordinateScore, DensityRatioSumScore, MeanDifferenceScore, NaiveBayesScore, QuadraticScore,
+                     SignSumScore)
 
 
 __all__ = [
@@ -105,6 +106,9 @@ register_attack("coordinate", CoordinateScore, outputs="vector",
 register_attack("binned-logistic", BinnedLogisticScore, outputs="vector",
                 description="DP-Sniper-style logistic regression on one-hot cells (special value or quantile "
                             "bin per coordinate), fitted on a capped sample")
+register_attack("quadratic", QuadraticScore, outputs="vector",
+                description="Gaussian log likelihood ratio with each side's mean and covariance: a coordinate "
+                            "copied, or coordinates correlated, on one side only")
 register_attack("logistic", lambda: ClassifierScore("logistic"), outputs="vector",
                 description="logistic regression log-odds (scikit-learn), then a threshold")
 register_attack("mlp", lambda: ClassifierScore("mlp"), outputs="vector",
@@ -128,12 +132,15 @@ AUTO_CHOICES = {
 
 #: Coordinates this correlated (|r| on the fitting releases) also get the innovation sign-sum.
 CORRELATED = 0.3
+#: Up to this many coordinates, releases whose coordinates depend on each other differently on the two sides also
+#: get the quadratic score (its fit and scores grow as the square of the width).
+WIDE_QUADRATIC = 64
 #: Most coordinates for which ``auto`` looks for correlations (a k x k matrix) and tries the innovation sign-sum
 #: (a k x k Cholesky factor): 8 MB and about a second at 1,024, 800 MB and minutes at 10,000.
 WIDE_INNOVATIONS = 1024
 
 
-def auto_choices(kind: str, x: np.ndarray) -> tuple[str, ...]:
+def auto_choices(kind: str, x: np.ndarray, other: np.ndarray | None = None) -> tuple[str, ...]:
     """The distinguishers ``auto`` tries, chosen among on the selection split.
 
     Scalars: the threshold, and the binned likelihood ratio (``naive-bayes`` on the one coordinate), whose
@@ -151,7 +158,9 @@ def auto_choices(kind: str, x: np.ndarray) -> tuple[str, ...]:
     values alone, the pattern of specials and binned numbers as one pattern
     too, and each cell (pattern of specials) with a density ratio of its
     numbers fitted per cell; when coordinates are correlated and hold numbers
-    only (prefix sums), the sign-sum on innovations too (up to ``WIDE_INNOVATIONS`` coordinates).
+    only (prefix sums), the sign-sum on innovations too (up to ``WIDE_INNOVATIONS`` coordinates); when ``other``
+    (the other side's fitting releases) is given and the two sides' correlations differ beyond their noise
+    (a coordinate copied on one side only), the quadratic score too (up to ``WIDE_QUADRATIC`` coordinates).
     Releases that repeat exactly (many draws share a value) get the
     likelihood-ratio outcome sets too, whatever their kind: a leak in *which*
     values occur (Mironov's floating-point attack) shows only there.
@@ -176,11 +185,29 @@ def auto_choices(kind: str, x: np.ndarray) -> tuple[str, ...]:
         names.remove("binned-logistic")
     if kind == "vector" and width <= WIDE_INNOVATIONS and not specials and max_abs_correlation(x[:20_000]) > CORRELATED:
         names.append("innovation-sign-sum")
+    if (kind == "vector" and other is not None and 2 <= width <= WIDE_QUADRATIC and not specials
+            and dependence_differs(x[:20_000], np.asarray(other)[:20_000])):
+        names.append("quadratic")
     if kind != "discrete" and repeats(x):
         names.append("likelihood-ratio")
     if kind != "scalar" and x.ndim > 1:
         names = [n for n in names if n != "threshold"]
     return tuple(names)
+
+
+def dependence_differs(x0: np.ndarray, x1: np.ndarray, *, z: float = 5.0, floor: float = 0.02) -> bool:
+    """Whether some pair of coordinates correlates differently on the two sides: a difference of sample
+    correlations above ``z`` times its largest standard error sqrt(2 / n) (and ``floor``)."""
+    a, b = as_2d(np.asarray(x0, float)), as_2d(np.asarray(x1, float))
+    n = min(len(a), len(b))
+    if a.shape[1] < 2 or n < 10 or a.shape[1] != b.shape[1]:
+        return False
+    keep = (a.std(axis=0) > 0) & (b.std(axis=0) > 0)
+    if keep.sum() < 2:
+        return False
+    with np.errstate(invalid="ignore", divide="ignore"):
+        gap = np.abs(np.corrcoef(a[:, keep], rowvar=False) - np.corrcoef(b[:, keep], rowvar=False))
+    return bool(np.nanmax(gap) > max(z * np.sqrt(2.0 / n), floor))
 
 
 def _specials_and_numbers(x: np.ndarray) -> tuple[bool, bool]:
@@ -227,7 +254,8 @@ def list_attacks() -> list[tuple[str, str]]:
                      "or threshold (rows: + mean-difference, naive-bayes, sign-sum); vector -> mean-difference, naive-bayes, "
                      "density-ratio-sum, coordinate, sign-sum, mixed, binned-logistic (+ pattern-cells and cell-values with "
                      "special values and other numbers, "
-                     "innovation-sign-sum when coordinates correlate); + likelihood-ratio when values repeat")] + [
+                     "innovation-sign-sum when coordinates correlate, quadratic when they correlate differently on "
+                     "the two sides); + likelihood-ratio when values repeat")] + [
         (name, f"[{spec.outputs}] {spec.description}") for name, spec in ATTACKS.items()]
 
 
