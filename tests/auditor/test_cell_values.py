@@ -8,7 +8,7 @@ probability at most ``1 - confidence``; a few seeded audits at confidence
 """
 
 import numpy as np
-from _releases import two_cell_releases
+from _releases import audits_above, two_cell_releases
 import pytest
 from scipy import stats as sps
 
@@ -82,10 +82,7 @@ def test_cell_values_scores_unseen_cells_and_plain_coordinates():
 @pytest.mark.parametrize("name,target,d,d2,true_eps", _correct_cases(), ids=[c[0] for c in _correct_cases()])
 def test_cell_values_does_not_flag_correct_mechanisms(name, target, d, d2, true_eps):
     """Two seeded audits per mechanism at confidence 0.999: each exceeds the true epsilon w.p. <= 0.001."""
-    for seed in (21, 22):
-        r = dpaudit.audit(target, d, d2, epsilon=true_eps, samples=40_000, confidence=0.999, seed=seed,
-                          attack="cell-values", ideal=True)
-        assert r.epsilon_lower_bound <= true_eps, (name, seed, r.epsilon_lower_bound)
+    assert audits_above(target, d, d2, true_eps, attack="cell-values", seeds=(21, 22), confidence=0.999) == [], name
 
 
 @pytest.mark.soundness
@@ -93,11 +90,6 @@ def test_cell_values_does_not_flag_correct_mechanisms(name, target, d, d2, true_
 def test_cell_values_soundness_over_many_seeds(name, target, d, d2, true_eps):
     """200 audits at confidence 0.95 with ``attack="cell-values"``: at most 18 above the true epsilon
     (P[Bin(200, 0.05) > 18] = 2.5%)."""
-    n_seeds = 200
-    over = 0
-    for seed in range(n_seeds):
-        r = dpaudit.audit(target, d, d2, epsilon=true_eps, samples=40_000, confidence=0.95, seed=5000 + seed,
-                          attack="cell-values", ideal=True)
-        over += r.epsilon_lower_bound > true_eps
-    assert over <= 18, (name, over)
-    assert sps.binom.sf(18, n_seeds, 0.05) < 0.03
+    over = audits_above(target, d, d2, true_eps, attack="cell-values", seeds=range(5000, 5200), confidence=0.95)
+    assert len(over) <= 18, (name, over)
+    assert sps.binom.sf(18, 200, 0.05) < 0.03
