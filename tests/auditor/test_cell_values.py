@@ -12,7 +12,6 @@ from _releases import audits_above, two_cell_releases
 import pytest
 from scipy import stats as sps
 
-import dpaudit
 from dpaudit.auditor.distinguishers import auto_choices, make_distinguisher
 from dpaudit.auditor.distinguishers.cells import CellValuesScore
 from dpaudit.mechanisms import get_mechanism
