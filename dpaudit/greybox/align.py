@@ -20,6 +20,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from ..exceptions import DPAuditError, TargetError
 from .coupling import Coupling, Event, close
 from .tape import LOCATION_FAMILIES, SHIFTABLE, Recorder, Replayer, TapedGenerator, taped_call
 
@@ -34,10 +35,7 @@ def call_taped(fn, data, tape, generator, name: str) -> np.ndarray:
     """``fn(data, rng=...)`` with ``tape`` active; the release as a flat float array."""
     from .hooks import library_hooks
 
-    from ..exceptions import DPAuditError, TargetError
-
     gen = TapedGenerator(generator.bit_generator)
-    where = f"in a grey-box trace on the dataset {np.asarray(data).tolist()}"
     try:
         with library_hooks(), taped_call(tape, gen, name):
             out = fn(np.array(data, copy=True), rng=gen)
@@ -45,10 +43,15 @@ def call_taped(fn, data, tape, generator, name: str) -> np.ndarray:
     except DPAuditError:
         raise
     except Exception as exc:  # the target's own error, named as a black-box audit names it (it was dpaudit's, exit 3)
-        raise TargetError(f"target {name!r} raised {type(exc).__name__}: {exc} {where}") from exc
+        raise TargetError(f"target {name!r} raised {type(exc).__name__}: {exc} {_trace_where(data)}") from exc
     if not np.all(np.isfinite(flat)):
-        raise TargetError(f"target {name!r} returned {'NaN' if np.any(np.isnan(flat)) else 'inf'} {where}")
+        raise TargetError(f"target {name!r} returned {'NaN' if np.any(np.isnan(flat)) else 'inf'} "
+                          f"{_trace_where(data)}")
     return flat
+
+
+def _trace_where(data) -> str:
+    return f"in a grey-box trace on the dataset {np.asarray(data).tolist()}"
 
 
 @dataclass
@@ -90,6 +93,14 @@ class Probe:
 
     def coordinate_feeders(self, j: int) -> list:
         return [(key, der[j]) for key, der in self.feeds.items() if j in der]
+
+    def by_coordinate(self) -> dict:
+        """``{coordinate: [(draw, element), ...]}``: the elements feeding each release coordinate."""
+        out: dict = {}
+        for key, der in self.feeds.items():
+            for j in der:
+                out.setdefault(j, []).append(key)
+        return out
 
 
 def _snap_derivative(der: float, coarse: bool) -> float:
@@ -158,9 +169,9 @@ class TraceResult:
     moved_elements: tuple = ()
     #: Library hooks' own checks: (draw, how far the value entering it moved, its declared sensitivity).
     hooked_moves: list = field(default_factory=list)
-    #: For an exact trace, ((trace structure, draw, element, coordinate, family, scale, description), the element's
-    #: value on D, the coordinate's value on D) for each coordinate that one element alone feeds: across traces, the release must be one-to-one
-    #: in that element (:func:`one_to_one`), which the probe's small moves cannot tell.
+    #: For an exact trace, ((trace structure, draw, element, coordinate, family, scale), the element's value on D,
+    #: the coordinate's value on D) for each coordinate that one element alone feeds: across traces, the release must
+    #: be one-to-one in that element (:func:`one_to_one`), which the probe's small moves cannot tell.
     points: tuple = ()
 
 
@@ -193,20 +204,19 @@ _ORDERED = (*LOCATION_FAMILIES, "exponential", "geometric", "poisson", "binomial
 
 def _points(signature, trace, probe: Probe, r1) -> tuple:
     """(key, the element's value, the release coordinate's value) of each coordinate fed by one element alone."""
-    by_coord: dict = {}
-    for key, der in probe.feeds.items():
-        for j in der:
-            by_coord.setdefault(j, []).append(key)
     out = []
-    for j, keys in by_coord.items():
-        d = trace[keys[0][0]]
+    for j, keys in probe.by_coordinate().items():
+        (draw, k), d = keys[0], trace[keys[0][0]]
         if len(keys) == 1 and (d.family in _ORDERED or d.family == "categorical"):
-            k = keys[0][1]
-            scale = d.params.get("scale")
-            size = abs(float(np.reshape(scale, -1)[k if np.size(scale) > 1 else 0])) if scale is not None else 1.0
-            out.append(((signature, keys[0][0], k, j, d.family, size, d.describe()),
-                        float(np.reshape(d.value, -1)[k]), float(r1[j])))
+            out.append(((signature, draw, k, j, d.family, _element_scale(d, k)), float(np.reshape(d.value, -1)[k]),
+                        float(r1[j])))
     return tuple(out)
+
+
+def _element_scale(d, k: int) -> float:
+    """The scale parameter of element ``k`` of draw ``d`` (1 when it has none)."""
+    scale = d.params.get("scale")
+    return abs(float(np.reshape(scale, -1)[k if np.size(scale) > 1 else 0])) if scale is not None else 1.0
 
 
 def one_to_one(family: str, size: float, xs, ys) -> bool:
@@ -428,9 +438,7 @@ def _shift_cost(trace, feeder, need: float) -> tuple:
     """(not a location family, |shift| / the element's scale): the order in which parts of the noise are moved."""
     (draw, k), der = feeder
     d = trace[draw]
-    scale = d.params.get("scale")
-    size = abs(float(np.reshape(scale, -1)[k if np.size(scale) > 1 else 0])) if scale is not None else 1.0
-    return d.family not in LOCATION_FAMILIES, abs(need / der) / max(size, 1e-300)
+    return d.family not in LOCATION_FAMILIES, abs(need / der) / max(_element_scale(d, k), 1e-300)
 
 
 def _coins(trace, t1s: dict, t2s: dict, limit: int, flips: dict) -> dict:

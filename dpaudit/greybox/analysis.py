@@ -151,11 +151,11 @@ def analyse(fn, dataset, neighbor, *, traces: int = DEFAULT_TRACES, delta: float
         why_not_exact = why_not_exact or ("a declared distribution's privacy loss is bounded, not computed exactly "
                                           "(its normaliser has no closed form, or it is composed with other noise)")
     if bound == "bound" and all_exact:
-        for (_, _, _, j, family, size, what), (xs, ys) in points.items():
+        for (_, draw, _, j, family, size), (xs, ys) in points.items():
             if not one_to_one(family, size, xs, ys):
                 all_exact = False
-                why_not_exact = (f"release coordinate {j} is not one-to-one in {what} across the traces (a fold, a "
-                                 "wrap or a clamp): the release does not determine the draw")
+                why_not_exact = (f"release coordinate {j} is not one-to-one in draw #{draw + 1} ({family}) across the "
+                                 "traces (a fold, a wrap or a clamp): the release does not determine the draw")
                 break
     exact = bool(bound == "bound" and all_exact)
     if bound == "bound" and not exact and why_not_exact:

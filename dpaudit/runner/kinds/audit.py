@@ -182,9 +182,7 @@ def _bind_params(target, params: dict, path: str, spec: str):
             if key not in names:
                 raise ConfigError(f"{path}.params.{key}", f"{spec!r} takes no parameter {key!r}"
                                                           f"{did_you_mean(key, names)}; it takes {', '.join(names)}")
-    bound = functools.wraps(fn)(functools.partial(fn, **params)) if inspect.isfunction(fn) else functools.partial(
-        fn, **params)
-    return Target(bound, name=getattr(target, "name", None) or spec)
+    return Target(functools.partial(fn, **params), name=getattr(target, "name", None) or spec)
 
 
 def jsonable(value):
